@@ -1,0 +1,17 @@
+//! ferrokafka's native core: a sans-I/O Kafka protocol codec. Bytes in, values out; no sockets,
+//! no threads, no event loop. The `python` feature adds the PyO3 layer (`py`), which only
+//! re-exports what the core does.
+
+pub mod protocol;
+
+#[cfg(feature = "python")]
+mod py;
+
+#[cfg(feature = "python")]
+use pyo3::prelude::*;
+
+#[cfg(feature = "python")]
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    py::register(m)
+}

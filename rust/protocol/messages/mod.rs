@@ -1,0 +1,212 @@
+//! Kafka APIs, one per file. Each file declares its API (key, supported version range, first
+//! flexible version) and the request/response structs; this module frames them with headers.
+
+use std::fmt::Debug;
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use super::codec::{Reader, Version, Wire};
+use super::error::{DecodeError, Result};
+use super::header::{read_response_header, write_response_header, RequestHeader};
+
+pub mod api_versions;
+pub mod create_topics;
+pub mod delete_topics;
+pub mod find_coordinator;
+pub mod list_offsets;
+pub mod metadata;
+
+/// One Kafka API: its key, the versions ferrokafka speaks, and its message types.
+pub trait Api {
+    const NAME: &'static str;
+    const KEY: i16;
+    /// The lowest version ferrokafka can encode and decode.
+    const MIN_VERSION: i16;
+    /// The highest version ferrokafka can encode and decode.
+    const MAX_VERSION: i16;
+    /// The first version using compact forms and tagged fields (`i16::MAX` when none does).
+    const FIRST_FLEXIBLE: i16;
+
+    type Request: Wire + Serialize + DeserializeOwned + Default + Debug + Clone + PartialEq;
+    type Response: Wire + Serialize + DeserializeOwned + Default + Debug + Clone + PartialEq;
+
+    /// The layout of `version`, or an error when ferrokafka does not speak it.
+    fn layout(version: i16) -> Result<Version> {
+        if version < Self::MIN_VERSION || version > Self::MAX_VERSION {
+            return Err(DecodeError::UnsupportedVersion {
+                api: Self::NAME,
+                version,
+                min: Self::MIN_VERSION,
+                max: Self::MAX_VERSION,
+            });
+        }
+        Ok(Version::new(version, version >= Self::FIRST_FLEXIBLE))
+    }
+
+    /// Whether the response header at `version` is v1 (tagged fields).
+    fn flexible_response_header(version: i16) -> bool {
+        version >= Self::FIRST_FLEXIBLE
+    }
+}
+
+/// Encode a complete request frame: size prefix, header, body.
+pub fn encode_request<A: Api>(
+    version: i16,
+    correlation_id: i32,
+    client_id: Option<&str>,
+    request: &A::Request,
+) -> Result<Vec<u8>> {
+    let layout = A::layout(version)?;
+    let mut out = vec![0u8; 4];
+    RequestHeader {
+        api_key: A::KEY,
+        api_version: version,
+        correlation_id,
+        client_id: client_id.map(str::to_owned),
+    }
+    .write(&mut out, layout.flexible);
+    request.write(&mut out, layout);
+    finish_frame(out)
+}
+
+/// Decode a request body that follows an already-read fixed header (used by fake brokers in
+/// tests and by golden-byte checks).
+pub fn decode_request_body<A: Api>(r: &mut Reader<'_>, version: i16) -> Result<A::Request> {
+    let layout = A::layout(version)?;
+    if layout.flexible {
+        RequestHeader::read_tagged(r)?;
+    }
+    let request = A::Request::read(r, layout).map_err(|e| e.in_field(A::NAME))?;
+    r.finish(A::NAME)?;
+    Ok(request)
+}
+
+/// Encode a complete response frame: size prefix, header, body.
+pub fn encode_response<A: Api>(
+    version: i16,
+    correlation_id: i32,
+    response: &A::Response,
+) -> Result<Vec<u8>> {
+    let layout = A::layout(version)?;
+    let mut out = vec![0u8; 4];
+    write_response_header(&mut out, correlation_id, A::flexible_response_header(version));
+    response.write(&mut out, layout);
+    finish_frame(out)
+}
+
+/// Decode a response frame (without its size prefix): the correlation id and the body.
+pub fn decode_response<A: Api>(version: i16, frame: &[u8]) -> Result<(i32, A::Response)> {
+    let layout = A::layout(version)?;
+    let mut r = Reader::new(frame);
+    let correlation_id = read_response_header(&mut r, A::flexible_response_header(version))?;
+    let response = A::Response::read(&mut r, layout).map_err(|e| e.in_field(A::NAME))?;
+    r.finish(A::NAME)?;
+    Ok((correlation_id, response))
+}
+
+fn finish_frame(mut out: Vec<u8>) -> Result<Vec<u8>> {
+    let size = i32::try_from(out.len() - 4).map_err(|_| DecodeError::Unencodable {
+        what: "frame",
+        reason: format!("{} bytes exceed the int32 size prefix", out.len() - 4),
+    })?;
+    out[..4].copy_from_slice(&size.to_be_bytes());
+    Ok(out)
+}
+
+/// A row of the supported-API table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ApiInfo {
+    pub name: &'static str,
+    pub key: i16,
+    pub min_version: i16,
+    pub max_version: i16,
+    pub first_flexible: i16,
+}
+
+/// Run `$body` with the type alias `$A` bound to the API whose key is `$key`, or evaluate
+/// `$fallback` for a key ferrokafka does not speak. The one list of supported APIs.
+#[macro_export]
+macro_rules! with_api {
+    ($key:expr, $A:ident => $body:expr, else $fallback:expr) => {{
+        use $crate::protocol::messages::Api as _;
+        use $crate::protocol::messages::*;
+        match $key {
+            k if k == api_versions::ApiVersions::KEY => { type $A = api_versions::ApiVersions; $body }
+            _ => $fallback,
+        }
+    }};
+}
+
+fn info<A: Api>() -> ApiInfo {
+    ApiInfo {
+        name: A::NAME,
+        key: A::KEY,
+        min_version: A::MIN_VERSION,
+        max_version: A::MAX_VERSION,
+        first_flexible: A::FIRST_FLEXIBLE,
+    }
+}
+
+/// Every API ferrokafka speaks, by key.
+pub fn supported_apis() -> Vec<ApiInfo> {
+    (0..100)
+        .filter_map(|key: i16| with_api!(key, A => Some(info::<A>()), else None))
+        .collect()
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    //! Shared checks for the per-API test modules.
+    use super::*;
+
+    /// Encode -> frame -> decode must be the identity for requests and responses.
+    pub fn assert_round_trip<A: Api>(version: i16, request: &A::Request, response: &A::Response) {
+        let frame = encode_request::<A>(version, 11, Some("ferrokafka"), request).unwrap();
+        let mut r = Reader::new(&frame[4..]);
+        let header = RequestHeader::read_fixed(&mut r).unwrap();
+        assert_eq!((header.api_key, header.api_version, header.correlation_id), (A::KEY, version, 11));
+        let back = decode_request_body::<A>(&mut r, version).unwrap();
+        assert_eq!(&back, request, "{} v{version} request", A::NAME);
+
+        let frame = encode_response::<A>(version, 12, response).unwrap();
+        let (corr, back) = decode_response::<A>(version, &frame[4..]).unwrap();
+        assert_eq!(corr, 12);
+        assert_eq!(&back, response, "{} v{version} response", A::NAME);
+    }
+
+    /// Every strict prefix of an encoded response must fail to decode, never panic.
+    pub fn assert_truncations_fail<A: Api>(version: i16, response: &A::Response) {
+        let frame = encode_response::<A>(version, 1, response).unwrap();
+        let body = &frame[4..];
+        for cut in 0..body.len() {
+            assert!(
+                decode_response::<A>(version, &body[..cut]).is_err(),
+                "{} v{version}: a {cut}-byte prefix decoded",
+                A::NAME
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn supported_table_lists_each_api_once() {
+        let apis = supported_apis();
+        let keys: Vec<i16> = apis.iter().map(|a| a.key).collect();
+        assert_eq!(keys, vec![18]);
+        for a in apis {
+            assert!(a.min_version <= a.max_version, "{}", a.name);
+        }
+    }
+
+    #[test]
+    fn unsupported_version_is_a_typed_error() {
+        let err = encode_request::<api_versions::ApiVersions>(99, 1, None, &Default::default())
+            .unwrap_err();
+        assert!(matches!(err, DecodeError::UnsupportedVersion { version: 99, .. }));
+    }
+}

@@ -1,0 +1,172 @@
+//! The PyO3 layer: thin wrappers that move values between Python and the sans-I/O core.
+//! Nothing here decides protocol behaviour; it converts and re-exports.
+
+mod errors;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+use pythonize::{depythonize, pythonize};
+
+use crate::protocol::codec::Reader;
+use crate::protocol::error::DecodeError;
+use crate::protocol::error_code::ErrorCode;
+use crate::protocol::frame;
+use crate::protocol::header::{peek_correlation_id as peek, RequestHeader};
+use crate::protocol::messages;
+use crate::with_api;
+
+/// Splits the bytes of one connection into size-prefixed frames.
+#[pyclass(module = "ferrokafka._native")]
+struct FrameDecoder {
+    inner: frame::FrameDecoder,
+}
+
+#[pymethods]
+impl FrameDecoder {
+    #[new]
+    #[pyo3(signature = (max_frame_size = frame::DEFAULT_MAX_FRAME_SIZE))]
+    fn new(max_frame_size: usize) -> Self {
+        FrameDecoder {
+            inner: frame::FrameDecoder::new(max_frame_size),
+        }
+    }
+
+    /// Append `data`; return every frame body (without size prefix) now complete.
+    fn feed<'py>(&mut self, py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyList>> {
+        self.inner.feed(data);
+        let out = PyList::empty(py);
+        while let Some(body) = self.inner.next_frame().map_err(|e| errors::decode_error(py, e))? {
+            out.append(PyBytes::new(py, body))?;
+        }
+        Ok(out)
+    }
+
+    #[getter]
+    fn buffered(&self) -> usize {
+        self.inner.buffered()
+    }
+
+    #[getter]
+    fn max_frame_size(&self) -> usize {
+        self.inner.max_frame_size()
+    }
+}
+
+fn unknown_api(api_key: i16) -> DecodeError {
+    DecodeError::UnknownApiKey { api_key }
+}
+
+/// Encode a request frame (size prefix included) from a dict of the request's fields.
+#[pyfunction]
+#[pyo3(signature = (api_key, api_version, correlation_id, client_id, body))]
+fn encode_request<'py>(
+    py: Python<'py>,
+    api_key: i16,
+    api_version: i16,
+    correlation_id: i32,
+    client_id: Option<&str>,
+    body: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let frame = with_api!(api_key, A => {
+        let request: <A as messages::Api>::Request =
+            depythonize(body).map_err(|e| errors::shape_error(A::NAME, e))?;
+        messages::encode_request::<A>(api_version, correlation_id, client_id, &request)
+    }, else Err(unknown_api(api_key)))
+    .map_err(|e| errors::decode_error(py, e))?;
+    Ok(PyBytes::new(py, &frame))
+}
+
+/// Decode a response frame (without size prefix) into (correlation_id, dict of fields).
+#[pyfunction]
+fn decode_response<'py>(
+    py: Python<'py>,
+    api_key: i16,
+    api_version: i16,
+    frame: &[u8],
+) -> PyResult<(i32, Bound<'py, PyAny>)> {
+    with_api!(api_key, A => {
+        let (corr, response) = messages::decode_response::<A>(api_version, frame)
+            .map_err(|e| errors::decode_error(py, e))?;
+        let value = pythonize(py, &response).map_err(|e| errors::shape_error(A::NAME, e))?;
+        Ok((corr, value))
+    }, else Err(errors::decode_error(py, unknown_api(api_key))))
+}
+
+/// Decode a request frame (without size prefix):
+/// (api_key, api_version, correlation_id, client_id, dict of fields). For fake brokers in tests.
+#[pyfunction]
+fn decode_request<'py>(py: Python<'py>, frame: &[u8]) -> PyResult<Bound<'py, PyTuple>> {
+    let mut r = Reader::new(frame);
+    let header = RequestHeader::read_fixed(&mut r).map_err(|e| errors::decode_error(py, e))?;
+    let body = with_api!(header.api_key, A => {
+        let request = messages::decode_request_body::<A>(&mut r, header.api_version)
+            .map_err(|e| errors::decode_error(py, e))?;
+        pythonize(py, &request).map_err(|e| errors::shape_error(A::NAME, e))?
+    }, else return Err(errors::decode_error(py, unknown_api(header.api_key))));
+    (header.api_key, header.api_version, header.correlation_id, header.client_id, body)
+        .into_pyobject(py)
+}
+
+/// Encode a response frame (size prefix included). For fake brokers in tests.
+#[pyfunction]
+fn encode_response<'py>(
+    py: Python<'py>,
+    api_key: i16,
+    api_version: i16,
+    correlation_id: i32,
+    body: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let frame = with_api!(api_key, A => {
+        let response: <A as messages::Api>::Response =
+            depythonize(body).map_err(|e| errors::shape_error(A::NAME, e))?;
+        messages::encode_response::<A>(api_version, correlation_id, &response)
+    }, else Err(unknown_api(api_key)))
+    .map_err(|e| errors::decode_error(py, e))?;
+    Ok(PyBytes::new(py, &frame))
+}
+
+/// The correlation id at the start of a response frame.
+#[pyfunction]
+fn peek_correlation_id(py: Python<'_>, frame: &[u8]) -> PyResult<i32> {
+    peek(frame).map_err(|e| errors::decode_error(py, e))
+}
+
+/// True when an ApiVersions response frame is the broker's v0-layout UNSUPPORTED_VERSION reply.
+#[pyfunction]
+fn is_unsupported_version_reply(frame: &[u8]) -> bool {
+    messages::api_versions::is_unsupported_version_reply(frame)
+}
+
+/// api_key -> (name, min_version, max_version, first_flexible_version) for every API spoken.
+#[pyfunction]
+fn supported_apis(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let out = PyDict::new(py);
+    for a in messages::supported_apis() {
+        out.set_item(a.key, (a.name, a.min_version, a.max_version, a.first_flexible))?;
+    }
+    Ok(out)
+}
+
+/// Kafka error code -> (Kafka's constant name, retriable) for every code the core knows.
+#[pyfunction]
+fn error_codes(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let out = PyDict::new(py);
+    for code in ErrorCode::ALL {
+        out.set_item(code.code(), (code.name(), code.is_retriable()))?;
+    }
+    Ok(out)
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<FrameDecoder>()?;
+    m.add_function(wrap_pyfunction!(encode_request, m)?)?;
+    m.add_function(wrap_pyfunction!(decode_response, m)?)?;
+    m.add_function(wrap_pyfunction!(decode_request, m)?)?;
+    m.add_function(wrap_pyfunction!(encode_response, m)?)?;
+    m.add_function(wrap_pyfunction!(peek_correlation_id, m)?)?;
+    m.add_function(wrap_pyfunction!(is_unsupported_version_reply, m)?)?;
+    m.add_function(wrap_pyfunction!(supported_apis, m)?)?;
+    m.add_function(wrap_pyfunction!(error_codes, m)?)?;
+    m.add("DEFAULT_MAX_FRAME_SIZE", frame::DEFAULT_MAX_FRAME_SIZE)?;
+    Ok(())
+}
