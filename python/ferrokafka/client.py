@@ -1,0 +1,419 @@
+"""The connection pool and metadata owner shared by the consumer, producer and admin client.
+
+Connection keys follow the Java client (see SEMANTICS.md section 1):
+
+* bootstrap addresses are nodes -1, -2, ... in the order given, used until metadata names the
+  real brokers, then left to idle expiry;
+* data connections are keyed by broker id;
+* a group coordinator gets its own connection keyed ``2147483647 - broker_id``, so group
+  traffic never queues behind fetches to the same broker.
+
+No socket is opened before ``bootstrap()``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import ssl
+import time
+from typing import Any
+
+from . import errors as Errors
+from .cluster import ClusterMetadata
+from .conn import Body, Connection
+from .protocol import ApiKey, coordinator_node_id
+
+__all__ = ["AIOKafkaClient", "parse_bootstrap_servers"]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_PORT = 9092
+
+
+def parse_bootstrap_servers(servers: str | list[str]) -> list[tuple[str, int]]:
+    """``"a:1,b:2"`` or ``["a:1", "b"]`` -> ``[("a", 1), ("b", 9092)]``; IPv6 as ``[::1]:9092``."""
+    items = servers.split(",") if isinstance(servers, str) else list(servers)
+    out: list[tuple[str, int]] = []
+    for raw in items:
+        item = raw.strip()
+        if not item:
+            continue
+        host, port = item, DEFAULT_PORT
+        if item.startswith("["):
+            end = item.find("]")
+            if end < 0:
+                raise ValueError(f"bootstrap_servers: unbalanced brackets in {item!r}")
+            host = item[1:end]
+            rest = item[end + 1 :]
+            if rest:
+                port = _parse_port(rest.removeprefix(":"), item)
+        elif item.count(":") == 1:
+            host, port_s = item.split(":")
+            port = _parse_port(port_s, item)
+        out.append((host, port))
+    if not out:
+        raise ValueError("bootstrap_servers: no address given")
+    return out
+
+
+def _parse_port(text: str, item: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise ValueError(f"bootstrap_servers: bad port in {item!r}") from None
+    if not 0 < port < 65536:
+        raise ValueError(f"bootstrap_servers: port out of range in {item!r}")
+    return port
+
+
+class _Backoff:
+    """Exponential reconnect backoff per connection key, with +-20% jitter (as Java does)."""
+
+    def __init__(self, base_ms: int, max_ms: int) -> None:
+        self._base = base_ms / 1000
+        self._max = max(max_ms, base_ms) / 1000
+        self._failures: dict[int, int] = {}
+        self._not_before: dict[int, float] = {}
+
+    def failed(self, key: int) -> float:
+        n = self._failures.get(key, 0) + 1
+        self._failures[key] = n
+        delay = min(self._base * (2 ** (n - 1)), self._max) * random.uniform(0.8, 1.2)
+        self._not_before[key] = time.monotonic() + delay
+        return delay
+
+    def succeeded(self, key: int) -> None:
+        self._failures.pop(key, None)
+        self._not_before.pop(key, None)
+
+    def remaining(self, key: int) -> float:
+        return max(0.0, self._not_before.get(key, 0.0) - time.monotonic())
+
+
+class AIOKafkaClient:
+    """Connections to a Kafka cluster, and its metadata.
+
+    Parameters follow aiokafka's ``AIOKafkaClient``; ``reconnect_backoff_ms`` and
+    ``reconnect_backoff_max_ms`` follow the Java client.
+    """
+
+    def __init__(
+        self,
+        *,
+        bootstrap_servers: str | list[str] = "localhost",
+        client_id: str = "ferrokafka",
+        metadata_max_age_ms: int = 300000,
+        request_timeout_ms: int = 40000,
+        retry_backoff_ms: int = 100,
+        reconnect_backoff_ms: int = 50,
+        reconnect_backoff_max_ms: int = 1000,
+        connections_max_idle_ms: int | None = 540000,
+        ssl_context: ssl.SSLContext | None = None,
+        security_protocol: str = "PLAINTEXT",
+        tcp_keepalive: bool = True,
+    ) -> None:
+        if security_protocol not in ("PLAINTEXT", "SSL"):
+            raise ValueError(
+                f"security_protocol: {security_protocol!r} is not supported yet "
+                "(PLAINTEXT or SSL)"
+            )
+        if security_protocol == "SSL" and ssl_context is None:
+            raise ValueError("ssl_context is required when security_protocol is 'SSL'")
+        for name, value in (
+            ("metadata_max_age_ms", metadata_max_age_ms),
+            ("request_timeout_ms", request_timeout_ms),
+            ("retry_backoff_ms", retry_backoff_ms),
+            ("reconnect_backoff_ms", reconnect_backoff_ms),
+            ("reconnect_backoff_max_ms", reconnect_backoff_max_ms),
+        ):
+            if not isinstance(value, int) or value < 0:
+                raise ValueError(f"{name} must be a non-negative int, got {value!r}")
+        if connections_max_idle_ms is not None and connections_max_idle_ms <= 0:
+            raise ValueError(
+                f"connections_max_idle_ms must be positive or None, got {connections_max_idle_ms!r}"
+            )
+        self._bootstrap_addresses = parse_bootstrap_servers(bootstrap_servers)
+        self._client_id = client_id
+        self._metadata_max_age = metadata_max_age_ms / 1000
+        self._request_timeout_ms = request_timeout_ms
+        self._retry_backoff = retry_backoff_ms / 1000
+        self._idle_timeout = (
+            None if connections_max_idle_ms is None else connections_max_idle_ms / 1000
+        )
+        self._ssl_context = ssl_context if security_protocol == "SSL" else None
+        self._tcp_keepalive = tcp_keepalive
+        self._backoff = _Backoff(reconnect_backoff_ms, reconnect_backoff_max_ms)
+
+        self.cluster = ClusterMetadata(self._bootstrap_addresses)
+        self._addresses: dict[int, tuple[str, int]] = {
+            node: (b.host, b.port)
+            for node in self.cluster.bootstrap_ids()
+            if (b := self.cluster.broker_metadata(node)) is not None
+        }
+        self._conns: dict[int, Connection] = {}
+        self._connecting: dict[int, asyncio.Future[Connection]] = {}
+        self._topics: set[str] = set()
+        self._all_topics = True
+        self._md_refresh: asyncio.Future[None] | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self._closed = False
+        self._started = False
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    async def bootstrap(self) -> None:
+        """Reach a bootstrap node (-1, -2, ... in order) and load the cluster metadata."""
+        if self._closed:
+            raise Errors.IllegalStateError("client is closed")
+        failures: list[str] = []
+        for node_id in self.cluster.bootstrap_ids():
+            try:
+                conn = await self.ready(node_id)
+                response = await conn.send(ApiKey.METADATA, self._metadata_request())
+            except Errors.KafkaError as exc:
+                failures.append(f"node {node_id} {self._addresses[node_id]}: {exc}")
+                continue
+            self._install_metadata(response)
+            break
+        else:
+            raise Errors.KafkaConnectionError(
+                "unable to bootstrap from any of " + "; ".join(failures)
+            )
+        if not self._started:
+            self._started = True
+            self._tasks.append(asyncio.create_task(self._metadata_refresher()))
+            if self._idle_timeout is not None:
+                self._tasks.append(asyncio.create_task(self._idle_reaper(self._idle_timeout)))
+
+    async def close(self) -> None:
+        """Close every connection and stop the background tasks."""
+        self._closed = True
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._tasks.clear()
+        for conn in list(self._conns.values()):
+            conn.close()
+        self._conns.clear()
+
+    async def __aenter__(self) -> AIOKafkaClient:
+        await self.bootstrap()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    # -- connections -----------------------------------------------------------------------
+
+    @property
+    def connections(self) -> dict[int, Connection]:
+        """Open connections by key (a copy)."""
+        return {k: c for k, c in self._conns.items() if c.connected}
+
+    def _address_for(self, node_id: int) -> tuple[str, int]:
+        if node_id in self._addresses:
+            return self._addresses[node_id]
+        broker = self.cluster.broker_metadata(node_id)
+        if broker is None:
+            raise Errors.NodeNotReadyError(f"node {node_id} is not in the cluster metadata")
+        return broker.host, broker.port
+
+    async def ready(self, node_id: int) -> Connection:
+        """The open connection for key ``node_id``, connecting (after any backoff) if needed.
+
+        Concurrent callers share one connection attempt.
+        """
+        if self._closed:
+            raise Errors.IllegalStateError("client is closed")
+        conn = self._conns.get(node_id)
+        if conn is not None and conn.connected:
+            return conn
+        pending = self._connecting.get(node_id)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        fut: asyncio.Future[Connection] = asyncio.get_running_loop().create_future()
+        self._connecting[node_id] = fut
+        try:
+            conn = await self._connect(node_id)
+        except BaseException as exc:
+            fut.set_exception(exc)
+            fut.exception()  # retrieved: only the waiters above care
+            raise
+        else:
+            fut.set_result(conn)
+            return conn
+        finally:
+            del self._connecting[node_id]
+
+    async def _connect(self, node_id: int) -> Connection:
+        delay = self._backoff.remaining(node_id)
+        if delay:
+            await asyncio.sleep(delay)
+        host, port = self._address_for(node_id)
+        conn = Connection(
+            host,
+            port,
+            node_id=node_id,
+            client_id=self._client_id,
+            request_timeout_ms=self._request_timeout_ms,
+            ssl_context=self._ssl_context,
+            tcp_keepalive=self._tcp_keepalive,
+            on_close=self._on_connection_closed,
+        )
+        try:
+            await conn.connect()
+        except Errors.KafkaError as exc:
+            wait = self._backoff.failed(node_id)
+            log.warning("%s; next attempt in %.0f ms", exc, wait * 1000)
+            raise
+        self._backoff.succeeded(node_id)
+        self._conns[node_id] = conn
+        return conn
+
+    def _on_connection_closed(self, conn: Connection, reason: BaseException | None) -> None:
+        if self._conns.get(conn.node_id) is conn:
+            del self._conns[conn.node_id]
+        if reason is not None and not self._closed:
+            self._backoff.failed(conn.node_id)
+            log.info("connection to node %s closed: %s", conn.node_id, reason)
+
+    async def coordinator_connection(self, broker_id: int) -> Connection:
+        """The dedicated connection to ``broker_id`` as a group coordinator."""
+        key = coordinator_node_id(broker_id)
+        self._addresses[key] = self._address_for(broker_id)
+        return await self.ready(key)
+
+    def least_loaded_node(self) -> int:
+        """The node with the fewest in-flight requests among the known brokers (bootstrap
+        nodes until metadata names brokers). Connected nodes win over unconnected ones, and
+        nodes in reconnect backoff are chosen only when nothing else is left."""
+        candidates = self.cluster.broker_ids() or self.cluster.bootstrap_ids()
+        offset = random.randrange(len(candidates))
+        best: int | None = None
+        best_score = float("inf")
+        for node in candidates[offset:] + candidates[:offset]:
+            conn = self._conns.get(node)
+            if conn is not None and conn.connected:
+                score = float(conn.in_flight)
+            elif self._backoff.remaining(node) == 0:
+                score = 1e6
+            else:
+                score = 1e9 + self._backoff.remaining(node)
+            if score < best_score:
+                best, best_score = node, score
+        assert best is not None
+        return best
+
+    # -- requests --------------------------------------------------------------------------
+
+    async def send(
+        self,
+        node_id: int,
+        api_key: int,
+        body: Body,
+        *,
+        version: int | None = None,
+        timeout_ms: int | None = None,
+    ) -> Body:
+        """Send a request on the connection keyed ``node_id`` and return the response body."""
+        conn = await self.ready(node_id)
+        return await conn.send(api_key, body, version=version, timeout_ms=timeout_ms)
+
+    async def send_to_any(
+        self, api_key: int, body: Body, *, version: int | None = None
+    ) -> Body:
+        """Send to the least-loaded node (requests any broker can answer)."""
+        return await self.send(self.least_loaded_node(), api_key, body, version=version)
+
+    # -- metadata --------------------------------------------------------------------------
+
+    def add_topic(self, topic: str) -> None:
+        """Track ``topic`` in metadata refreshes (switches off all-topics mode)."""
+        self._all_topics = False
+        self._topics.add(topic)
+
+    def set_topics(self, topics: set[str] | list[str] | None) -> None:
+        """Track exactly ``topics``; ``None`` tracks every topic."""
+        if topics is None:
+            self._all_topics, self._topics = True, set()
+        else:
+            self._all_topics, self._topics = False, set(topics)
+
+    def _metadata_request(self, topics: set[str] | None = None) -> Body:
+        wanted = (None if self._all_topics else self._topics) if topics is None else topics
+        return {
+            "topics": None if wanted is None else [{"name": t} for t in sorted(wanted)],
+            "allow_auto_topic_creation": False,
+        }
+
+    def _install_metadata(self, response: Body, *, all_topics: bool | None = None) -> None:
+        self.cluster.update_metadata(
+            response, all_topics=self._all_topics if all_topics is None else all_topics
+        )
+        for broker in self.cluster.brokers():
+            self._addresses[broker.nodeId] = (broker.host, broker.port)
+            coord = coordinator_node_id(broker.nodeId)
+            if coord in self._addresses:
+                self._addresses[coord] = (broker.host, broker.port)
+
+    async def fetch_metadata(self, topics: set[str] | None = None) -> Body:
+        """One Metadata request to the least-loaded node, without installing it."""
+        return await self.send_to_any(ApiKey.METADATA, self._metadata_request(topics))
+
+    async def refresh_metadata(self) -> None:
+        """Refresh the tracked topics now; concurrent callers share one request."""
+        if self._md_refresh is not None:
+            await asyncio.shield(self._md_refresh)
+            return
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._md_refresh = fut
+        try:
+            self._install_metadata(await self.fetch_metadata())
+        except BaseException as exc:
+            fut.set_exception(exc)
+            fut.exception()
+            raise
+        else:
+            fut.set_result(None)
+        finally:
+            self._md_refresh = None
+
+    force_metadata_update = refresh_metadata
+
+    async def _metadata_refresher(self) -> None:
+        """Refresh every ``metadata_max_age_ms``, backing off on failure."""
+        while True:
+            last = self.cluster.last_refresh or 0.0
+            await asyncio.sleep(max(0.0, last + self._metadata_max_age - time.monotonic()))
+            try:
+                await self.refresh_metadata()
+            except Errors.KafkaError as exc:
+                log.warning("periodic metadata refresh failed: %s", exc)
+                await asyncio.sleep(self._retry_backoff)
+
+    async def _idle_reaper(self, idle: float) -> None:
+        """Close connections with nothing in flight for ``connections_max_idle_ms``."""
+        period = min(max(idle / 4, 0.01), 5.0)
+        while True:
+            await asyncio.sleep(period)
+            now = time.monotonic()
+            for conn in list(self._conns.values()):
+                if conn.in_flight == 0 and now - conn.last_activity >= idle:
+                    log.debug("closing idle connection %r", conn)
+                    conn.close()
+
+    def describe(self) -> dict[str, Any]:
+        """A snapshot for logs and the CLI: brokers, topics and open connections."""
+        return {
+            "cluster_id": self.cluster.cluster_id,
+            "controller": self.cluster.controller,
+            "brokers": sorted(
+                (b.nodeId, b.host, b.port, b.rack) for b in self.cluster.brokers()
+            ),
+            "connections": sorted(self.connections),
+        }

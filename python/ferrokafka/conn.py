@@ -1,0 +1,328 @@
+"""One broker connection: an asyncio Protocol with pipelined, correlated requests.
+
+The bytes are the native core's business (``_native.FrameDecoder`` splits the stream, and
+``encode_request``/``decode_response`` do the messages); this module owns only waiting: one
+future per in-flight request, each with its own timeout armed by ``loop.call_later``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+import ssl
+import time
+from collections.abc import Callable
+from typing import Any
+
+from . import _native
+from . import errors as Errors
+from .protocol import ApiKey
+
+log = logging.getLogger(__name__)
+
+CLIENT_SOFTWARE_NAME = "ferrokafka"
+CLIENT_SOFTWARE_VERSION = "0.1.0"
+
+Body = dict[str, Any]
+"""A request or response as a dict of its fields (snake_case names from Kafka's schemas)."""
+
+
+class _Pending:
+    __slots__ = ("api_key", "future", "timer", "version")
+
+    def __init__(
+        self,
+        api_key: int,
+        version: int,
+        future: asyncio.Future[bytes],
+        timer: asyncio.TimerHandle | None,
+    ) -> None:
+        self.api_key = api_key
+        self.version = version
+        self.future = future
+        self.timer = timer
+
+
+class _FrameProtocol(asyncio.Protocol):
+    """Feeds received bytes to the native frame decoder and hands frames to the connection."""
+
+    def __init__(self, conn: Connection, max_frame_size: int) -> None:
+        self._conn = conn
+        self._decoder = _native.FrameDecoder(max_frame_size)
+        self.transport: asyncio.Transport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        try:
+            frames = self._decoder.feed(data)
+        except Errors.KafkaError as exc:
+            # The stream can no longer be trusted (hostile or corrupt size prefix).
+            self._conn.close(exc)
+            return
+        for frame in frames:
+            self._conn._on_frame(frame)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._conn._on_connection_lost(exc)
+
+
+class Connection:
+    """A connection to one broker (or bootstrap address).
+
+    ``node_id`` is the key the pool knows it by: a bootstrap id (-1, -2, ...), a broker id, or a
+    coordinator key (2147483647 - broker id). Requests are pipelined: any number may be in
+    flight, matched to their responses by correlation id. A request that outlives its timeout
+    fails with ``RequestTimedOutError`` and closes the connection (the broker may be stuck, and
+    later responses could no longer be trusted); a lost socket fails every waiter at once with
+    ``KafkaConnectionError``.
+    """
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        *,
+        node_id: int,
+        client_id: str | None = "ferrokafka",
+        request_timeout_ms: int = 40000,
+        max_frame_size: int = _native.DEFAULT_MAX_FRAME_SIZE,
+        ssl_context: ssl.SSLContext | None = None,
+        tcp_keepalive: bool = True,
+        on_close: Callable[[Connection, BaseException | None], None] | None = None,
+    ) -> None:
+        self.host = host
+        self.port = port
+        self.node_id = node_id
+        self._client_id = client_id
+        self._request_timeout = request_timeout_ms / 1000
+        self._max_frame_size = max_frame_size
+        self._ssl_context = ssl_context
+        self._tcp_keepalive = tcp_keepalive
+        self._on_close = on_close
+        self._protocol: _FrameProtocol | None = None
+        self._pending: dict[int, _Pending] = {}
+        self._next_correlation_id = 0
+        self._closed = False
+        self._close_reason: BaseException | None = None
+        self._broker_versions: dict[int, tuple[int, int]] = {}
+        self.last_activity = time.monotonic()
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else "open"
+        return f"<Connection node_id={self.node_id} {self.host}:{self.port} {state}>"
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    async def connect(self, timeout: float | None = None) -> None:
+        """Open the socket and negotiate API versions. Raises ``KafkaConnectionError``."""
+        loop = asyncio.get_running_loop()
+        timeout = self._request_timeout if timeout is None else timeout
+        try:
+            transport, protocol = await asyncio.wait_for(
+                loop.create_connection(
+                    lambda: _FrameProtocol(self, self._max_frame_size),
+                    self.host,
+                    self.port,
+                    ssl=self._ssl_context,
+                ),
+                timeout,
+            )
+        except (OSError, TimeoutError) as exc:
+            self._closed = True
+            raise Errors.KafkaConnectionError(
+                f"cannot connect to node {self.node_id} at {self.host}:{self.port}: {exc!r}"
+            ) from exc
+        self._protocol = protocol
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            if self._tcp_keepalive:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+        try:
+            await self._negotiate_versions()
+        except BaseException as exc:
+            self.close(exc if isinstance(exc, Exception) else None)
+            raise
+
+    async def _negotiate_versions(self) -> None:
+        ours = _native.supported_apis()[ApiKey.API_VERSIONS]
+        version = ours[2]
+        body: Body = {
+            "client_software_name": CLIENT_SOFTWARE_NAME,
+            "client_software_version": CLIENT_SOFTWARE_VERSION,
+        }
+        frame = await self.send_raw(ApiKey.API_VERSIONS, version, body)
+        if _native.is_unsupported_version_reply(frame):
+            # The broker answered in the v0 layout with its own range; retry within it.
+            _, reply = _native.decode_response(ApiKey.API_VERSIONS, 0, frame)
+            theirs = {k["api_key"]: k["max_version"] for k in reply["api_keys"]}
+            version = min(version, theirs.get(ApiKey.API_VERSIONS, 0))
+            frame = await self.send_raw(ApiKey.API_VERSIONS, version, body)
+        _, reply = _native.decode_response(ApiKey.API_VERSIONS, version, frame)
+        if reply["error_code"]:
+            raise Errors.for_code(reply["error_code"])(
+                f"ApiVersions to node {self.node_id} failed"
+            )
+        self._broker_versions = {
+            k["api_key"]: (k["min_version"], k["max_version"]) for k in reply["api_keys"]
+        }
+
+    def close(self, reason: BaseException | None = None) -> None:
+        """Close the socket and fail every in-flight request. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        self._close_reason = reason
+        if self._protocol is not None and self._protocol.transport is not None:
+            self._protocol.transport.close()
+        self._fail_all(reason)
+        if self._on_close is not None:
+            self._on_close(self, reason)
+
+    def _fail_all(self, reason: BaseException | None) -> None:
+        pending, self._pending = self._pending, {}
+        for p in pending.values():
+            if p.timer is not None:
+                p.timer.cancel()
+            if not p.future.done():
+                exc = Errors.KafkaConnectionError(
+                    f"connection to node {self.node_id} at {self.host}:{self.port} closed"
+                    + (f": {reason}" if reason else "")
+                )
+                p.future.set_exception(exc)
+
+    def _on_connection_lost(self, exc: Exception | None) -> None:
+        if not self._closed:
+            self.close(exc or Errors.KafkaConnectionError("connection closed by the broker"))
+
+    # -- state -----------------------------------------------------------------------------
+
+    @property
+    def connected(self) -> bool:
+        return not self._closed and self._protocol is not None
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    @property
+    def in_flight(self) -> int:
+        return len(self._pending)
+
+    @property
+    def broker_versions(self) -> dict[int, tuple[int, int]]:
+        """The broker's (min, max) version per API key, from ApiVersions."""
+        return dict(self._broker_versions)
+
+    def version_for(self, api_key: int) -> int:
+        """The highest version of ``api_key`` both sides speak."""
+        info = _native.supported_apis().get(api_key)
+        if info is None:
+            raise Errors.IncompatibleBrokerVersion(f"ferrokafka does not speak api key {api_key}")
+        _, our_min, our_max, _ = info
+        theirs = self._broker_versions.get(api_key)
+        if theirs is None:
+            raise Errors.IncompatibleBrokerVersion(
+                f"node {self.node_id} does not support {info[0]} (api key {api_key})"
+            )
+        version = min(our_max, theirs[1])
+        if version < max(our_min, theirs[0]):
+            raise Errors.IncompatibleBrokerVersion(
+                f"node {self.node_id} speaks {info[0]} v{theirs[0]}-{theirs[1]}, "
+                f"ferrokafka v{our_min}-{our_max}"
+            )
+        return version
+
+    # -- requests --------------------------------------------------------------------------
+
+    async def send(
+        self,
+        api_key: int,
+        body: Body,
+        *,
+        version: int | None = None,
+        timeout_ms: int | None = None,
+    ) -> Body:
+        """Send a request and return the decoded response body."""
+        if version is None:
+            version = self.version_for(api_key)
+        frame = await self.send_raw(api_key, version, body, timeout_ms=timeout_ms)
+        _, response = _native.decode_response(api_key, version, frame)
+        return response
+
+    async def send_raw(
+        self,
+        api_key: int,
+        version: int,
+        body: Body,
+        *,
+        timeout_ms: int | None = None,
+        expect_response: bool = True,
+    ) -> bytes:
+        """Send a request; return the raw response frame (without size prefix).
+
+        With ``expect_response=False`` (produce with acks=0) nothing is awaited and ``b""``
+        is returned once the bytes are handed to the transport.
+        """
+        if self._closed or self._protocol is None or self._protocol.transport is None:
+            raise Errors.KafkaConnectionError(
+                f"connection to node {self.node_id} is not open"
+                + (f" ({self._close_reason})" if self._close_reason else "")
+            )
+        correlation_id = self._next_correlation_id
+        self._next_correlation_id = (correlation_id + 1) & 0x7FFFFFFF
+        frame = _native.encode_request(api_key, version, correlation_id, self._client_id, body)
+        transport = self._protocol.transport
+        self.last_activity = time.monotonic()
+        if not expect_response:
+            transport.write(frame)
+            return b""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[bytes] = loop.create_future()
+        timeout = self._request_timeout if timeout_ms is None else timeout_ms / 1000
+        timer = loop.call_later(timeout, self._on_timeout, correlation_id, timeout)
+        self._pending[correlation_id] = _Pending(api_key, version, future, timer)
+        transport.write(frame)
+        try:
+            return await future
+        finally:
+            self._pending.pop(correlation_id, None)
+            timer.cancel()
+            self.last_activity = time.monotonic()
+
+    def _on_frame(self, frame: bytes) -> None:
+        try:
+            correlation_id = _native.peek_correlation_id(frame)
+        except Errors.KafkaError as exc:
+            self.close(exc)
+            return
+        pending = self._pending.pop(correlation_id, None)
+        if pending is None:
+            # Kafka answers in order per connection, so an unknown id means the stream is
+            # out of step (or a timed-out request's late answer): nothing after it is safe.
+            self.close(
+                Errors.CorrelationIdError(
+                    f"node {self.node_id} answered unknown correlation id {correlation_id}"
+                )
+            )
+            return
+        if pending.timer is not None:
+            pending.timer.cancel()
+        if not pending.future.done():
+            pending.future.set_result(frame)
+
+    def _on_timeout(self, correlation_id: int, timeout: float) -> None:
+        pending = self._pending.pop(correlation_id, None)
+        if pending is None or pending.future.done():
+            return
+        name = _native.supported_apis().get(pending.api_key, (str(pending.api_key),))[0]
+        exc = Errors.RequestTimedOutError(
+            f"{name} v{pending.version} to node {self.node_id} ({self.host}:{self.port}) "
+            f"got no response within {timeout:.3f}s"
+        )
+        pending.future.set_exception(exc)
+        self.close(exc)

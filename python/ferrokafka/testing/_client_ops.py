@@ -1,0 +1,80 @@
+"""What the broker harness asks of the cluster, done through ferrokafka's own client: readiness
+(ApiVersions + Metadata), topic creation and deletion. Not a sleep, not a JVM tool."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from .. import errors as Errors
+from ..admin import AIOKafkaAdminClient, NewTopic
+from ..client import AIOKafkaClient
+
+__all__ = ["create_topic", "delete_topic", "wait_until_ready"]
+
+_TOPIC_ALREADY_EXISTS = 36
+_UNKNOWN_TOPIC_OR_PARTITION = 3
+
+
+async def wait_until_ready(bootstrap_servers: str, expected_brokers: int, timeout: float) -> None:
+    """Return once a bootstrap node answers ApiVersions and Metadata naming at least
+    ``expected_brokers`` brokers; raise ``KafkaTimeoutError`` after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    last = "no attempt yet"
+    while True:
+        client = AIOKafkaClient(
+            bootstrap_servers=bootstrap_servers,
+            request_timeout_ms=5000,
+            reconnect_backoff_ms=50,
+        )
+        try:
+            await client.bootstrap()
+            seen = len(client.cluster.broker_ids())
+            if seen >= expected_brokers:
+                return
+            last = f"metadata lists {seen} of {expected_brokers} brokers"
+        except Errors.KafkaError as exc:
+            last = str(exc)
+        finally:
+            await client.close()
+        if time.monotonic() >= deadline:
+            raise Errors.KafkaTimeoutError(
+                f"broker at {bootstrap_servers} not ready within {timeout:.1f}s: {last}"
+            )
+        await asyncio.sleep(0.1)
+
+
+async def create_topic(
+    bootstrap_servers: str,
+    name: str,
+    partitions: int = 1,
+    replication_factor: int = 1,
+    configs: dict[str, str] | None = None,
+    timeout: float = 30.0,
+) -> None:
+    """Create a topic and wait until every broker knows a leader for each partition."""
+    async with AIOKafkaAdminClient(bootstrap_servers=bootstrap_servers) as admin:
+        response = await admin.create_topics(
+            [NewTopic(name, partitions, replication_factor, topic_configs=configs)],
+            timeout_ms=int(timeout * 1000),
+        )
+        for topic in response["topics"]:
+            code = topic["error_code"]
+            if code and code != _TOPIC_ALREADY_EXISTS:
+                raise Errors.for_code(code)(
+                    f"create topic {topic['name']!r}: {topic.get('error_message') or ''}"
+                )
+        await admin.wait_for_topic(name, partitions=partitions, timeout=timeout)
+
+
+async def delete_topic(bootstrap_servers: str, name: str, timeout: float = 30.0) -> None:
+    """Delete a topic and wait until no broker lists it."""
+    async with AIOKafkaAdminClient(bootstrap_servers=bootstrap_servers) as admin:
+        response = await admin.delete_topics([name], timeout_ms=int(timeout * 1000))
+        for topic in response["responses"]:
+            code = topic["error_code"]
+            if code and code != _UNKNOWN_TOPIC_OR_PARTITION:
+                raise Errors.for_code(code)(
+                    f"delete topic {topic['name']!r}: {topic.get('error_message') or ''}"
+                )
+        await admin.wait_for_topic(name, present=False, timeout=timeout)

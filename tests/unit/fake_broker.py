@@ -1,0 +1,71 @@
+"""A minimal in-process Kafka peer for unit tests of edge cases a real broker will not produce
+on cue (silence, hostile frame sizes, wrong correlation ids). It speaks through the native codec:
+requests are decoded with ``decode_request`` and answers encoded with ``encode_response``.
+Integration tests use the real broker; this never replaces it."""
+
+from __future__ import annotations
+
+import asyncio
+import struct
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from ferrokafka import _native
+
+Handler = Callable[[int, int, int, dict[str, Any]], Awaitable[bytes | None]]
+
+API_VERSIONS_REPLY: dict[str, Any] = {
+    "error_code": 0,
+    "api_keys": [
+        {"api_key": key, "min_version": lo, "max_version": hi}
+        for key, (_, lo, hi, _) in _native.supported_apis().items()
+    ],
+}
+
+
+class FakeBroker:
+    """Answers ApiVersions itself and hands every other request to ``handler``, which returns
+    raw bytes to write (or None for silence)."""
+
+    def __init__(self, handler: Handler) -> None:
+        self.handler = handler
+        self.server: asyncio.Server | None = None
+        self.writers: list[asyncio.StreamWriter] = []
+        self.requests: list[tuple[int, int, int, dict[str, Any]]] = []
+
+    @property
+    def port(self) -> int:
+        assert self.server is not None
+        port: int = self.server.sockets[0].getsockname()[1]
+        return port
+
+    async def start(self) -> FakeBroker:
+        self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        return self
+
+    async def stop(self) -> None:
+        for w in self.writers:
+            w.close()
+        if self.server is not None:
+            self.server.close()
+            await self.server.wait_closed()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.writers.append(writer)
+        try:
+            while True:
+                size = struct.unpack(">i", await reader.readexactly(4))[0]
+                frame = await reader.readexactly(size)
+                key, version, corr, _client, body = _native.decode_request(frame)
+                self.requests.append((key, version, corr, body))
+                if key == 18:
+                    writer.write(_native.encode_response(18, version, corr, API_VERSIONS_REPLY))
+                else:
+                    out = await self.handler(key, version, corr, body)
+                    if out is not None:
+                        writer.write(out)
+                await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()

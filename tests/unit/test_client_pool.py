@@ -1,0 +1,127 @@
+"""The connection pool's bookkeeping, against the in-process fake peer (no real broker)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from ferrokafka import _native
+from ferrokafka import errors as Errors
+from ferrokafka.client import AIOKafkaClient, _Backoff, parse_bootstrap_servers
+from ferrokafka.protocol import coordinator_node_id
+
+from .fake_broker import FakeBroker
+
+
+def test_parse_bootstrap_servers() -> None:
+    assert parse_bootstrap_servers("a:1, b") == [("a", 1), ("b", 9092)]
+    assert parse_bootstrap_servers(["[::1]:9093", "[fe80::1]"]) == [
+        ("::1", 9093),
+        ("fe80::1", 9092),
+    ]
+    for bad in ["", "a:x", "a:70000", "[::1"]:
+        with pytest.raises(ValueError, match="bootstrap_servers"):
+            parse_bootstrap_servers(bad)
+
+
+def test_invalid_options_name_the_option() -> None:
+    with pytest.raises(ValueError, match="request_timeout_ms"):
+        AIOKafkaClient(request_timeout_ms=-1)
+    with pytest.raises(ValueError, match="connections_max_idle_ms"):
+        AIOKafkaClient(connections_max_idle_ms=0)
+    with pytest.raises(ValueError, match="security_protocol"):
+        AIOKafkaClient(security_protocol="CARRIER_PIGEON")
+
+
+def test_backoff_grows_exponentially_to_the_cap() -> None:
+    b = _Backoff(100, 1000)
+    delays = [b.failed(1) for _ in range(6)]
+    for n, d in enumerate(delays[:4]):
+        assert 0.8 * 0.1 * 2**n <= d <= 1.2 * 0.1 * 2**n
+    assert all(d <= 1.2 for d in delays)
+    assert b.remaining(1) > 0
+    b.succeeded(1)
+    assert b.remaining(1) == 0
+
+
+def test_coordinator_key() -> None:
+    assert coordinator_node_id(1) == 2147483646
+    assert coordinator_node_id(0) == 2147483647
+
+
+def _metadata(port: int, broker_ids: list[int]) -> dict[str, Any]:
+    return {
+        "brokers": [
+            {"node_id": b, "host": "127.0.0.1", "port": port, "rack": None} for b in broker_ids
+        ],
+        "topics": [],
+        "cluster_id": "fake",
+        "controller_id": broker_ids[0],
+    }
+
+
+async def test_no_socket_before_bootstrap_then_ids_and_idle_close() -> None:
+    holder: dict[str, FakeBroker] = {}
+
+    async def handler(key: int, version: int, corr: int, body: dict[str, Any]) -> bytes:
+        return _native.encode_response(key, version, corr, _metadata(holder["b"].port, [1, 2]))
+
+    broker = holder["b"] = await FakeBroker(handler).start()
+    try:
+        client = AIOKafkaClient(
+            bootstrap_servers=f"127.0.0.1:{broker.port}", connections_max_idle_ms=300
+        )
+        assert broker.writers == []
+        assert client.connections == {}
+        await client.bootstrap()
+        assert list(client.connections) == [-1]
+        assert client.cluster.broker_ids() == [1, 2]
+        # Least-loaded routing now picks real brokers, never the bootstrap node.
+        assert {client.least_loaded_node() for _ in range(50)} <= {1, 2}
+        await client.send(1, 3, {"topics": None})
+        coord = await client.coordinator_connection(2)
+        assert coord.node_id == 2147483645
+        assert set(client.connections) == {-1, 1, 2147483645}
+        assert client.connections[1] is not coord
+        await asyncio.sleep(0.8)
+        assert client.connections == {}, "idle connections were not closed"
+        await client.close()
+    finally:
+        await broker.stop()
+
+
+async def test_least_loaded_prefers_fewest_in_flight() -> None:
+    gate = asyncio.Event()
+    holder: dict[str, FakeBroker] = {}
+
+    async def handler(key: int, version: int, corr: int, body: dict[str, Any]) -> bytes:
+        if body.get("topics") == [{"name": "slow", "topic_id": bytes(16)}]:
+            await gate.wait()
+        return _native.encode_response(key, version, corr, _metadata(holder["b"].port, [1, 2]))
+
+    broker = holder["b"] = await FakeBroker(handler).start()
+    client = AIOKafkaClient(bootstrap_servers=f"127.0.0.1:{broker.port}")
+    try:
+        await client.bootstrap()
+        await client.ready(1)
+        await client.ready(2)
+        slow = asyncio.ensure_future(client.send(1, 3, {"topics": [{"name": "slow"}]}))
+        await asyncio.sleep(0.05)
+        assert client.connections[1].in_flight == 1
+        assert {client.least_loaded_node() for _ in range(30)} == {2}
+        gate.set()
+        await slow
+    finally:
+        await client.close()
+        await broker.stop()
+
+
+async def test_bootstrap_failure_lists_every_node() -> None:
+    client = AIOKafkaClient(
+        bootstrap_servers="127.0.0.1:1,127.0.0.1:2", request_timeout_ms=1000
+    )
+    with pytest.raises(Errors.KafkaConnectionError, match=r"node -1 .*node -2"):
+        await client.bootstrap()
+    await client.close()
