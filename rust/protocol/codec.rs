@@ -181,10 +181,7 @@ impl<'a> Reader<'a> {
 
     /// Read the tagged-field section, handing each (tag, payload) to `f`; unknown tags are for
     /// `f` to ignore.
-    pub fn tagged_fields(
-        &mut self,
-        mut f: impl FnMut(u32, &'a [u8]) -> Result<()>,
-    ) -> Result<()> {
+    pub fn tagged_fields(&mut self, mut f: impl FnMut(u32, &'a [u8]) -> Result<()>) -> Result<()> {
         let offset = self.pos;
         let count = self.unsigned_varint()? as usize;
         if count > self.remaining() {
@@ -696,7 +693,10 @@ mod tests {
         let data = (-1i16).to_be_bytes();
         let err = String::read(&mut Reader::new(&data), CLASSIC).unwrap_err();
         assert!(matches!(err, DecodeError::UnexpectedNull { .. }));
-        assert_eq!(<Option<String>>::read(&mut Reader::new(&data), CLASSIC).unwrap(), None);
+        assert_eq!(
+            <Option<String>>::read(&mut Reader::new(&data), CLASSIC).unwrap(),
+            None
+        );
     }
 
     #[test]

@@ -141,7 +141,13 @@ mod tests {
         let mut d = FrameDecoder::new(16);
         d.feed(&(1_000_000_000i32).to_be_bytes());
         let err = d.next_frame().unwrap_err();
-        assert_eq!(err, DecodeError::FrameTooLarge { size: 1_000_000_000, max: 16 });
+        assert_eq!(
+            err,
+            DecodeError::FrameTooLarge {
+                size: 1_000_000_000,
+                max: 16
+            }
+        );
         assert!(d.buf.capacity() < 1024);
         d.feed(&frame(b"ok"));
         assert!(d.next_frame().is_err());
@@ -151,7 +157,10 @@ mod tests {
     fn negative_size_is_rejected() {
         let mut d = FrameDecoder::new(16);
         d.feed(&(-5i32).to_be_bytes());
-        assert_eq!(d.next_frame().unwrap_err(), DecodeError::NegativeFrameSize { size: -5 });
+        assert_eq!(
+            d.next_frame().unwrap_err(),
+            DecodeError::NegativeFrameSize { size: -5 }
+        );
     }
 
     #[test]

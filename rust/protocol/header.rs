@@ -109,7 +109,11 @@ mod tests {
         assert_eq!(w, [0, 18, 0, 3, 0, 0, 0, 7, 0, 2, b'f', b'k']);
         let mut w2 = Vec::new();
         h.write(&mut w2, true);
-        assert_eq!(&w2[..w.len()], &w[..], "client_id keeps the int16 form in v2");
+        assert_eq!(
+            &w2[..w.len()],
+            &w[..],
+            "client_id keeps the int16 form in v2"
+        );
         assert_eq!(w2[w.len()..], [0]);
         let mut r = Reader::new(&w2);
         assert_eq!(RequestHeader::read_fixed(&mut r).unwrap(), h);
@@ -136,7 +140,10 @@ mod tests {
         let mut w = Vec::new();
         write_response_header(&mut w, 42, true);
         assert_eq!(w, [0, 0, 0, 42, 0]);
-        assert_eq!(read_response_header(&mut Reader::new(&w), true).unwrap(), 42);
+        assert_eq!(
+            read_response_header(&mut Reader::new(&w), true).unwrap(),
+            42
+        );
         assert_eq!(peek_correlation_id(&w).unwrap(), 42);
         assert!(peek_correlation_id(&[0, 1]).is_err());
     }

@@ -35,7 +35,11 @@ impl FrameDecoder {
     fn feed<'py>(&mut self, py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyList>> {
         self.inner.feed(data);
         let out = PyList::empty(py);
-        while let Some(body) = self.inner.next_frame().map_err(|e| errors::decode_error(py, e))? {
+        while let Some(body) = self
+            .inner
+            .next_frame()
+            .map_err(|e| errors::decode_error(py, e))?
+        {
             out.append(PyBytes::new(py, body))?;
         }
         Ok(out)
@@ -103,7 +107,13 @@ fn decode_request<'py>(py: Python<'py>, frame: &[u8]) -> PyResult<Bound<'py, PyT
             .map_err(|e| errors::decode_error(py, e))?;
         pythonize(py, &request).map_err(|e| errors::shape_error(A::NAME, e))?
     }, else return Err(errors::decode_error(py, unknown_api(header.api_key))));
-    (header.api_key, header.api_version, header.correlation_id, header.client_id, body)
+    (
+        header.api_key,
+        header.api_version,
+        header.correlation_id,
+        header.client_id,
+        body,
+    )
         .into_pyobject(py)
 }
 
@@ -142,7 +152,10 @@ fn is_unsupported_version_reply(frame: &[u8]) -> bool {
 fn supported_apis(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let out = PyDict::new(py);
     for a in messages::supported_apis() {
-        out.set_item(a.key, (a.name, a.min_version, a.max_version, a.first_flexible))?;
+        out.set_item(
+            a.key,
+            (a.name, a.min_version, a.max_version, a.first_flexible),
+        )?;
     }
     Ok(out)
 }

@@ -82,16 +82,22 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn response(version: i16, keys: Vec<(i16, i16, i16)>, epoch: Option<i64>) -> ApiVersionsResponse {
+    fn response(
+        version: i16,
+        keys: Vec<(i16, i16, i16)>,
+        epoch: Option<i64>,
+    ) -> ApiVersionsResponse {
         ApiVersionsResponse {
             error_code: 0,
             api_keys: keys
                 .into_iter()
-                .map(|(api_key, min_version, max_version)| ApiVersionsResponseKey {
-                    api_key,
-                    min_version,
-                    max_version,
-                })
+                .map(
+                    |(api_key, min_version, max_version)| ApiVersionsResponseKey {
+                        api_key,
+                        min_version,
+                        max_version,
+                    },
+                )
                 .collect(),
             throttle_time_ms: if version >= 1 { 5 } else { 0 },
             finalized_features_epoch: if version >= 3 { epoch } else { None },
@@ -127,7 +133,10 @@ mod tests {
     #[test]
     fn truncated_responses_fail() {
         for version in 0..=3 {
-            assert_truncations_fail::<ApiVersions>(version, &response(version, vec![(0, 3, 13), (1, 4, 17)], Some(9)));
+            assert_truncations_fail::<ApiVersions>(
+                version,
+                &response(version, vec![(0, 3, 13), (1, 4, 17)], Some(9)),
+            );
         }
     }
 

@@ -90,7 +90,11 @@ pub fn encode_response<A: Api>(
 ) -> Result<Vec<u8>> {
     let layout = A::layout(version)?;
     let mut out = vec![0u8; 4];
-    write_response_header(&mut out, correlation_id, A::flexible_response_header(version));
+    write_response_header(
+        &mut out,
+        correlation_id,
+        A::flexible_response_header(version),
+    );
     response.write(&mut out, layout);
     finish_frame(out)
 }
@@ -132,7 +136,10 @@ macro_rules! with_api {
         use $crate::protocol::messages::Api as _;
         use $crate::protocol::messages::*;
         match $key {
-            k if k == api_versions::ApiVersions::KEY => { type $A = api_versions::ApiVersions; $body }
+            k if k == api_versions::ApiVersions::KEY => {
+                type $A = api_versions::ApiVersions;
+                $body
+            }
             _ => $fallback,
         }
     }};
@@ -165,7 +172,10 @@ pub(crate) mod testing {
         let frame = encode_request::<A>(version, 11, Some("ferrokafka"), request).unwrap();
         let mut r = Reader::new(&frame[4..]);
         let header = RequestHeader::read_fixed(&mut r).unwrap();
-        assert_eq!((header.api_key, header.api_version, header.correlation_id), (A::KEY, version, 11));
+        assert_eq!(
+            (header.api_key, header.api_version, header.correlation_id),
+            (A::KEY, version, 11)
+        );
         let back = decode_request_body::<A>(&mut r, version).unwrap();
         assert_eq!(&back, request, "{} v{version} request", A::NAME);
 
@@ -207,6 +217,9 @@ mod tests {
     fn unsupported_version_is_a_typed_error() {
         let err = encode_request::<api_versions::ApiVersions>(99, 1, None, &Default::default())
             .unwrap_err();
-        assert!(matches!(err, DecodeError::UnsupportedVersion { version: 99, .. }));
+        assert!(matches!(
+            err,
+            DecodeError::UnsupportedVersion { version: 99, .. }
+        ));
     }
 }
