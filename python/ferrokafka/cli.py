@@ -1,0 +1,234 @@
+"""The ``ferrokafka`` command.
+
+``ferrokafka broker start|stop|status`` runs a local Apache Kafka broker (or KRaft cluster) that
+outlives the command, for trying the client by hand, the demo and benchmarks. Each subcommand
+registers itself through a small ``add_*_command`` function listed in :data:`COMMANDS`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .testing.broker import (
+    BrokerStartError,
+    KafkaBroker,
+    KafkaCluster,
+    detached_status,
+    kafka_version,
+    stop_detached,
+)
+from .testing.maven import cache_root
+
+if TYPE_CHECKING:
+    Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]
+
+__all__ = ["COMMANDS", "add_broker_command", "add_demo_command", "build_parser", "main"]
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+def _state_dir() -> Path:
+    return cache_root() / "run"
+
+
+def _state_path(name: str) -> Path:
+    return _state_dir() / f"{name}.json"
+
+
+def _name(value: str) -> str:
+    if not _NAME.match(value):
+        raise argparse.ArgumentTypeError(
+            f"{value!r}: use letters, digits, '.', '_' or '-' (at most 64)"
+        )
+    return value
+
+
+def _positive(value: str) -> int:
+    number = int(value)
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a positive number")
+    return number
+
+
+def _read_state(path: Path) -> dict[str, Any] | None:
+    try:
+        state = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return state if isinstance(state, dict) else None
+
+
+def _write_state(path: Path, state: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    partial.write_text(json.dumps(state, indent=2) + "\n")
+    partial.replace(path)
+
+
+def _err(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+# ---- broker -----------------------------------------------------------------------------------
+
+
+def _broker_start(args: argparse.Namespace) -> int:
+    name: str = args.name
+    path = _state_path(name)
+    previous = _read_state(path)
+    if previous is not None:
+        alive = [pid for pid in detached_status(previous).values() if pid is not None]
+        if alive:
+            _err(
+                f"broker {name!r} is already running at {previous.get('bootstrap_servers')} "
+                f"(pids {alive}); stop it first: ferrokafka broker stop --name {name}"
+            )
+            return 1
+        stop_detached(previous)  # stale: remove what it left behind
+        path.unlink(missing_ok=True)
+
+    version = args.kafka_version or kafka_version()
+    _err(f"starting Kafka {version} ({args.nodes} node(s)) as {name!r}...")
+    harness: KafkaBroker | KafkaCluster
+    if args.nodes == 1:
+        harness = KafkaBroker(version=version, start_timeout=args.timeout, new_session=True)
+    else:
+        harness = KafkaCluster(
+            args.nodes, version=version, start_timeout=args.timeout, new_session=True
+        )
+    began = time.monotonic()
+    try:
+        harness.start()
+    except BrokerStartError as exc:
+        _err(f"ferrokafka: broker did not start: {exc}")
+        return 1
+    try:
+        state = harness.detach()
+        state.update(name=name, started_at=time.time())
+        _write_state(path, state)
+    except BaseException:
+        harness.stop()
+        raise
+    _err(
+        f"started in {time.monotonic() - began:.1f}s; logs under {state['directory']}; "
+        f"stop with: ferrokafka broker stop --name {name}"
+    )
+    print(state["bootstrap_servers"], flush=True)
+    return 0
+
+
+def _broker_stop(args: argparse.Namespace) -> int:
+    path = _state_path(args.name)
+    state = _read_state(path)
+    if state is None:
+        _err(f"no broker named {args.name!r} (no {path})")
+        return 1
+    pids = stop_detached(state, timeout=args.timeout)
+    path.unlink(missing_ok=True)
+    print(f"stopped {args.name!r} (pids {pids})" if pids else f"{args.name!r} was not running")
+    return 0
+
+
+def _broker_status(args: argparse.Namespace) -> int:
+    if args.name is not None:
+        paths = [_state_path(args.name)]
+    else:
+        paths = sorted(_state_dir().glob("*.json")) if _state_dir().is_dir() else []
+    if not paths:
+        print("no brokers started by ferrokafka")
+        return 0
+    all_running = True
+    for path in paths:
+        state = _read_state(path)
+        if state is None:
+            print(
+                f"{path.stem}: not started"
+                if not path.exists()
+                else f"{path.stem}: unreadable {path}"
+            )
+            all_running = False
+            continue
+        status = detached_status(state)
+        up = sum(1 for pid in status.values() if pid is not None)
+        word = "running" if up == len(status) else ("stopped" if up == 0 else "degraded")
+        all_running = all_running and word == "running"
+        nodes = " ".join(f"{i}={pid if pid is not None else '-'}" for i, pid in status.items())
+        print(
+            f"{path.stem}: {word} {state.get('bootstrap_servers')} "
+            f"Kafka {state.get('kafka_version')} nodes {nodes}"
+        )
+    return 0 if args.name is None or all_running else 1
+
+
+def add_broker_command(subcommands: Subcommands) -> None:
+    """``ferrokafka broker start|stop|status``."""
+    broker = subcommands.add_parser(
+        "broker", help="run a local Apache Kafka broker or KRaft cluster (needs java and mvn)"
+    )
+    broker.set_defaults(handler=lambda _args: _usage(broker))
+    actions = broker.add_subparsers(metavar="ACTION")
+
+    start = actions.add_parser(
+        "start", help="start a broker that keeps running; prints its bootstrap address"
+    )
+    start.add_argument("--nodes", type=_positive, default=1, help="KRaft nodes (default 1)")
+    start.add_argument("--name", type=_name, default="default", help="default: 'default'")
+    start.add_argument("--kafka-version", help="Apache Kafka release (default: the pinned one)")
+    start.add_argument("--timeout", type=float, default=120.0, help="start timeout, seconds")
+    start.set_defaults(handler=_broker_start)
+
+    stop = actions.add_parser("stop", help="stop a broker started with 'broker start'")
+    stop.add_argument("--name", type=_name, default="default")
+    stop.add_argument("--timeout", type=float, default=30.0, help="SIGKILL after this long")
+    stop.set_defaults(handler=_broker_stop)
+
+    status = actions.add_parser("status", help="list brokers started with 'broker start'")
+    status.add_argument("--name", type=_name, default=None, help="only this one")
+    status.set_defaults(handler=_broker_status)
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help(sys.stderr)
+    return 2
+
+
+#: Every subcommand's registration function, in help order.
+def _demo(args: argparse.Namespace) -> int:
+    from .demo import run_demo
+
+    return run_demo(sys.stdout)
+
+
+def add_demo_command(subcommands: Subcommands) -> None:
+    demo = subcommands.add_parser(
+        "demo", help="the main job: start a local broker, create a topic, show the cluster"
+    )
+    demo.set_defaults(handler=_demo)
+
+
+COMMANDS: list[Callable[[Subcommands], None]] = [add_broker_command, add_demo_command]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ferrokafka", description="ferrokafka: an asyncio Kafka client with a Rust core"
+    )
+    parser.set_defaults(handler=lambda _args: _usage(parser))
+    subcommands = parser.add_subparsers(metavar="COMMAND")
+    for register in COMMANDS:
+        register(subcommands)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    handler: Callable[[argparse.Namespace], int] = args.handler
+    return handler(args)

@@ -1,0 +1,162 @@
+"""Fixtures over ``ferrokafka.testing``: a real Kafka broker per session, random topics per test,
+and a guard that fails any test whose event loop logged an unhandled exception.
+
+``FERROKAFKA_BOOTSTRAP=host:port`` makes ``kafka_broker`` use that running broker instead of
+starting one. A broker that cannot start is a test error, never a skip.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import os
+import re
+import uuid
+from collections.abc import Generator, Iterator, Mapping
+from typing import Any, Protocol
+
+import pytest
+from ferrokafka.testing import QUICK_START_JVM_OPTIONS, ExternalKafka, KafkaBroker, KafkaCluster
+
+_LOOP_ERRORS = pytest.StashKey[list[dict[str, Any]]]()
+_LOOP_ERRORS_SEEN = pytest.StashKey[int]()
+
+
+class TopicFactory(Protocol):
+    def __call__(
+        self,
+        partitions: int = 1,
+        replication_factor: int | None = None,
+        configs: Mapping[str, str] | None = None,
+        name: str | None = None,
+    ) -> str: ...
+
+
+def _topic_name(test_name: str) -> str:
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", test_name).strip("-")[:60]
+    return f"fk-{slug}-{uuid.uuid4().hex[:10]}"
+
+
+# ---- brokers ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def kafka_broker() -> Iterator[KafkaBroker | ExternalKafka]:
+    """One real broker for the whole session (or the external one named by
+    ``FERROKAFKA_BOOTSTRAP``)."""
+    external = os.environ.get("FERROKAFKA_BOOTSTRAP")
+    if external:
+        yield ExternalKafka(external).start()
+        return
+    broker = KafkaBroker(jvm_options=QUICK_START_JVM_OPTIONS)
+    broker.start()
+    try:
+        yield broker
+    finally:
+        broker.stop()
+
+
+@pytest.fixture(scope="session")
+def bootstrap_servers(kafka_broker: KafkaBroker | ExternalKafka) -> str:
+    return kafka_broker.bootstrap_servers
+
+
+@pytest.fixture(scope="session")
+def kafka_cluster() -> Iterator[KafkaCluster]:
+    """A three-node KRaft cluster (replication factor 3, min ISR 2), started on first use.
+    Tests may kill and restart its nodes; they should restart what they kill."""
+    cluster = KafkaCluster(3, jvm_options=QUICK_START_JVM_OPTIONS)
+    cluster.start()
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+# ---- topics -----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def make_topic(
+    kafka_broker: KafkaBroker | ExternalKafka, request: pytest.FixtureRequest
+) -> Iterator[TopicFactory]:
+    """``make_topic(partitions=3, ...)`` creates a fresh topic on the session broker and returns
+    its name; every topic made is deleted after the test. Callable from async tests too."""
+    created: list[str] = []
+
+    def make(
+        partitions: int = 1,
+        replication_factor: int | None = None,
+        configs: Mapping[str, str] | None = None,
+        name: str | None = None,
+    ) -> str:
+        topic = name or _topic_name(request.node.name)
+        kafka_broker.create_topic(
+            topic, partitions=partitions, replication_factor=replication_factor, configs=configs
+        )
+        created.append(topic)
+        return topic
+
+    yield make
+    for topic in created:
+        kafka_broker.delete_topic(topic)
+
+
+@pytest.fixture
+def topic(make_topic: TopicFactory) -> str:
+    """A fresh single-partition topic, deleted after the test."""
+    return make_topic(partitions=1)
+
+
+# ---- unhandled exceptions in event loops ------------------------------------------------------
+
+
+def _loop_error_report(errors: list[dict[str, Any]]) -> str:
+    lines = [f"the event loop logged {len(errors)} unhandled exception(s):"]
+    for context in errors:
+        exc = context.get("exception")
+        lines.append(f"- {context.get('message', '')}: {exc!r}" if exc else f"- {context}")
+    return "\n".join(lines)
+
+
+def _new_loop_errors(item: pytest.Item) -> list[dict[str, Any]]:
+    errors = item.stash.get(_LOOP_ERRORS, [])
+    seen = item.stash.get(_LOOP_ERRORS_SEEN, 0)
+    item.stash[_LOOP_ERRORS_SEEN] = len(errors)
+    return errors[seen:]
+
+
+@pytest.fixture(autouse=True)
+def _fail_on_unhandled_loop_exceptions(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
+    """Record what any asyncio loop hands to its *default* exception handler during the test
+    (a loop with a handler the test installed is the test's business)."""
+    gc.collect()  # let earlier tests' garbage report itself before recording starts
+    errors: list[dict[str, Any]] = []
+    original = asyncio.BaseEventLoop.call_exception_handler
+
+    def recording(self: asyncio.BaseEventLoop, context: dict[str, Any]) -> None:
+        if self.get_exception_handler() is None:
+            errors.append(context)
+        original(self, context)
+
+    monkeypatch.setattr(asyncio.BaseEventLoop, "call_exception_handler", recording)
+    request.node.stash[_LOOP_ERRORS] = errors
+    yield
+    # Tasks that died unobserved report when collected; the test's loop is closed by now.
+    gc.collect()
+    late = _new_loop_errors(request.node)
+    if late:
+        pytest.fail(_loop_error_report(late), pytrace=False)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
+    # Fail the test itself (not only its teardown) when its body left loop errors behind.
+    result = yield
+    gc.collect()
+    errors = _new_loop_errors(item)
+    if errors:
+        pytest.fail(_loop_error_report(errors), pytrace=False)
+    return result
