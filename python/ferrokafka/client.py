@@ -117,8 +117,7 @@ class AIOKafkaClient:
     ) -> None:
         if security_protocol not in ("PLAINTEXT", "SSL"):
             raise ValueError(
-                f"security_protocol: {security_protocol!r} is not supported yet "
-                "(PLAINTEXT or SSL)"
+                f"security_protocol: {security_protocol!r} is not supported yet (PLAINTEXT or SSL)"
             )
         if security_protocol == "SSL" and ssl_context is None:
             raise ValueError("ssl_context is required when security_protocol is 'SSL'")
@@ -324,9 +323,7 @@ class AIOKafkaClient:
         conn = await self.ready(node_id)
         return await conn.send(api_key, body, version=version, timeout_ms=timeout_ms)
 
-    async def send_to_any(
-        self, api_key: int, body: Body, *, version: int | None = None
-    ) -> Body:
+    async def send_to_any(self, api_key: int, body: Body, *, version: int | None = None) -> Body:
         """Send to the least-loaded node (requests any broker can answer)."""
         return await self.send(self.least_loaded_node(), api_key, body, version=version)
 
@@ -412,8 +409,6 @@ class AIOKafkaClient:
         return {
             "cluster_id": self.cluster.cluster_id,
             "controller": self.cluster.controller,
-            "brokers": sorted(
-                (b.nodeId, b.host, b.port, b.rack) for b in self.cluster.brokers()
-            ),
+            "brokers": sorted((b.nodeId, b.host, b.port, b.rack) for b in self.cluster.brokers()),
             "connections": sorted(self.connections),
         }

@@ -164,9 +164,7 @@ class Connection:
             frame = await self.send_raw(ApiKey.API_VERSIONS, version, body)
         _, reply = _native.decode_response(ApiKey.API_VERSIONS, version, frame)
         if reply["error_code"]:
-            raise Errors.for_code(reply["error_code"])(
-                f"ApiVersions to node {self.node_id} failed"
-            )
+            raise Errors.for_code(reply["error_code"])(f"ApiVersions to node {self.node_id} failed")
         self._broker_versions = {
             k["api_key"]: (k["min_version"], k["max_version"]) for k in reply["api_keys"]
         }

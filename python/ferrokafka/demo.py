@@ -66,9 +66,7 @@ def run_demo(out: TextIO) -> int:
     out.write("starting a local Kafka broker (KRaft, loopback) ...\n")
     out.flush()
     with KafkaBroker() as broker:
-        out.write(
-            f"broker up at {broker.bootstrap_servers} in {time.monotonic() - started:.1f}s\n"
-        )
+        out.write(f"broker up at {broker.bootstrap_servers} in {time.monotonic() - started:.1f}s\n")
         broker.create_topic(DEMO_TOPIC, partitions=DEMO_PARTITIONS)
         out.write(f"created topic {DEMO_TOPIC!r} with {DEMO_PARTITIONS} partitions\n")
         asyncio.run(_describe(broker.bootstrap_servers, out))

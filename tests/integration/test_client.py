@@ -9,7 +9,6 @@ import time
 from typing import Any
 
 import pytest
-
 from ferrokafka import errors as Errors
 from ferrokafka.client import AIOKafkaClient
 from ferrokafka.protocol import ApiKey, coordinator_node_id
@@ -143,8 +142,7 @@ async def test_broker_killed_mid_request_fails_waiters_and_pool_reconnects(
         os.kill(pid, signal.SIGSTOP)  # freeze: requests stay in flight, unanswered
         try:
             waiters = [
-                asyncio.ensure_future(conn.send(ApiKey.METADATA, {"topics": []}))
-                for _ in range(10)
+                asyncio.ensure_future(conn.send(ApiKey.METADATA, {"topics": []})) for _ in range(10)
             ]
             await asyncio.sleep(0.3)
             assert conn.in_flight == 10

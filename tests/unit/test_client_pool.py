@@ -6,7 +6,6 @@ import asyncio
 from typing import Any
 
 import pytest
-
 from ferrokafka import _native
 from ferrokafka import errors as Errors
 from ferrokafka.client import AIOKafkaClient, _Backoff, parse_bootstrap_servers
@@ -119,9 +118,7 @@ async def test_least_loaded_prefers_fewest_in_flight() -> None:
 
 
 async def test_bootstrap_failure_lists_every_node() -> None:
-    client = AIOKafkaClient(
-        bootstrap_servers="127.0.0.1:1,127.0.0.1:2", request_timeout_ms=1000
-    )
+    client = AIOKafkaClient(bootstrap_servers="127.0.0.1:1,127.0.0.1:2", request_timeout_ms=1000)
     with pytest.raises(Errors.KafkaConnectionError, match=r"node -1 .*node -2"):
         await client.bootstrap()
     await client.close()

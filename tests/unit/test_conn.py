@@ -8,16 +8,20 @@ import time
 from typing import Any
 
 import pytest
-
-from ferrokafka import errors as Errors
 from ferrokafka import _native
+from ferrokafka import errors as Errors
 from ferrokafka.conn import Connection
 from ferrokafka.protocol import ApiKey
 
 from .fake_broker import FakeBroker
 
 METADATA_V = 12
-EMPTY_METADATA: dict[str, Any] = {"brokers": [], "topics": [], "cluster_id": "c", "controller_id": 1}
+EMPTY_METADATA: dict[str, Any] = {
+    "brokers": [],
+    "topics": [],
+    "cluster_id": "c",
+    "controller_id": 1,
+}
 
 
 async def _answer_metadata(key: int, version: int, corr: int, body: dict[str, Any]) -> bytes:
