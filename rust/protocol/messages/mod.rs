@@ -13,9 +13,11 @@ use super::header::{read_response_header, write_response_header, RequestHeader};
 pub mod api_versions;
 pub mod create_topics;
 pub mod delete_topics;
+pub mod fetch;
 pub mod find_coordinator;
 pub mod list_offsets;
 pub mod metadata;
+pub mod produce;
 
 /// One Kafka API: its key, the versions ferrokafka speaks, and its message types.
 pub trait Api {
