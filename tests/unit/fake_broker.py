@@ -31,6 +31,7 @@ class FakeBroker:
         self.handler = handler
         self.server: asyncio.Server | None = None
         self.writers: list[asyncio.StreamWriter] = []
+        self.tasks: set[asyncio.Task[None]] = set()
         self.requests: list[tuple[int, int, int, dict[str, Any]]] = []
 
     @property
@@ -44,14 +45,23 @@ class FakeBroker:
         return self
 
     async def stop(self) -> None:
-        for w in self.writers:
-            w.close()
+        """Close every connection and wait until each handler has returned."""
         if self.server is not None:
             self.server.close()
+        for w in self.writers:
+            w.close()
+        for task in list(self.tasks):
+            task.cancel()
+        if self.tasks:
+            await asyncio.wait(self.tasks)
+        if self.server is not None:
             await self.server.wait_closed()
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.writers.append(writer)
+        task = asyncio.current_task()
+        assert task is not None
+        self.tasks.add(task)
         try:
             while True:
                 size = struct.unpack(">i", await reader.readexactly(4))[0]
@@ -65,7 +75,8 @@ class FakeBroker:
                     if out is not None:
                         writer.write(out)
                 await writer.drain()
-        except (asyncio.IncompleteReadError, ConnectionError):
+        except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError):
             pass
         finally:
             writer.close()
+            self.tasks.discard(task)
