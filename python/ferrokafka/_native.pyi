@@ -7,11 +7,25 @@ size ``FrameTooLargeError``); an API or version ferrokafka does not speak raises
 ``ferrokafka.errors.IncompatibleBrokerVersion``; a dict of the wrong shape raises ``TypeError``.
 """
 
-from typing import Any
+from typing import Any, final
+
+__all__ = [
+    "DEFAULT_MAX_FRAME_SIZE",
+    "FrameDecoder",
+    "decode_request",
+    "decode_response",
+    "encode_request",
+    "encode_response",
+    "error_codes",
+    "is_unsupported_version_reply",
+    "peek_correlation_id",
+    "supported_apis",
+]
 
 DEFAULT_MAX_FRAME_SIZE: int
 """The default cap on one frame (100 MiB)."""
 
+@final
 class FrameDecoder:
     """Splits a connection's byte stream into size-prefixed frames.
 
@@ -19,7 +33,7 @@ class FrameDecoder:
     as its four bytes arrive, before the body is buffered; the decoder then stays failed.
     """
 
-    def __init__(self, max_frame_size: int = ...) -> None: ...
+    def __new__(cls, max_frame_size: int = ...) -> FrameDecoder: ...
     def feed(self, data: bytes) -> list[bytes]:
         """Append ``data``; return every frame body (without size prefix) now complete."""
     @property

@@ -81,7 +81,7 @@ class _Backoff:
     def failed(self, key: int) -> float:
         n = self._failures.get(key, 0) + 1
         self._failures[key] = n
-        delay = min(self._base * (2 ** (n - 1)), self._max) * random.uniform(0.8, 1.2)
+        delay: float = min(self._base * 2.0 ** (n - 1), self._max) * random.uniform(0.8, 1.2)
         self._not_before[key] = time.monotonic() + delay
         return delay
 
@@ -353,8 +353,9 @@ class AIOKafkaClient:
             response, all_topics=self._all_topics if all_topics is None else all_topics
         )
         for broker in self.cluster.brokers():
-            self._addresses[broker.nodeId] = (broker.host, broker.port)
-            coord = coordinator_node_id(broker.nodeId)
+            node_id = int(broker.nodeId)
+            self._addresses[node_id] = (broker.host, broker.port)
+            coord = coordinator_node_id(node_id)
             if coord in self._addresses:
                 self._addresses[coord] = (broker.host, broker.port)
 

@@ -77,7 +77,10 @@ async def test_request_timeout_fails_waiter_and_closes() -> None:
         conn = await _connect(broker, request_timeout_ms=200)
         other = asyncio.ensure_future(conn.send(ApiKey.METADATA, {"topics": None}, timeout_ms=5000))
         start = time.monotonic()
-        with pytest.raises(Errors.RequestTimedOutError, match=f"Metadata v{_native.supported_apis()[3][2]} to node -1"):
+        with pytest.raises(
+            Errors.RequestTimedOutError,
+            match=f"Metadata v{_native.supported_apis()[3][2]} to node -1",
+        ):
             await conn.send(ApiKey.METADATA, {"topics": None})
         assert time.monotonic() - start < 2
         # The connection closed, so the other waiter failed too instead of hanging.
