@@ -29,7 +29,7 @@ class TopicPartition(NamedTuple):
 class BrokerMetadata(NamedTuple):
     """A broker as cluster metadata describes it (``nodeId`` is aiokafka's spelling)."""
 
-    nodeId: int | str  # noqa: N815
+    nodeId: int | str
     host: str
     port: int
     rack: str | None

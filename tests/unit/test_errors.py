@@ -38,7 +38,7 @@ def test_aiokafka_aliases_are_the_same_class() -> None:
 def test_one_class_per_kafka_code_matching_the_rust_table() -> None:
     native = _native.error_codes()
     assert len(native) >= 130 and max(native) >= 133
-    for code, (name, retriable) in native.items():
+    for code, (name, _retriable) in native.items():
         cls = Errors.for_code(code)
         assert cls is not Errors.UnknownError or code == -1, f"no class for {code} {name}"
         assert cls.errno == code
