@@ -27,8 +27,9 @@ class FakeBroker:
     """Answers ApiVersions itself and hands every other request to ``handler``, which returns
     raw bytes to write (or None for silence)."""
 
-    def __init__(self, handler: Handler) -> None:
+    def __init__(self, handler: Handler, *, api_versions_max: int | None = None) -> None:
         self.handler = handler
+        self.api_versions_max = api_versions_max
         self.server: asyncio.Server | None = None
         self.writers: list[asyncio.StreamWriter] = []
         self.tasks: set[asyncio.Task[None]] = set()
@@ -68,7 +69,17 @@ class FakeBroker:
                 frame = await reader.readexactly(size)
                 key, version, corr, _client, body = _native.decode_request(frame)
                 self.requests.append((key, version, corr, body))
-                if key == 18:
+                if key == 18 and self.api_versions_max is not None and (
+                    version > self.api_versions_max
+                ):
+                    # What an older broker does: UNSUPPORTED_VERSION in the v0 layout.
+                    reply = dict(API_VERSIONS_REPLY, error_code=35)
+                    reply["api_keys"] = [
+                        dict(k, max_version=self.api_versions_max) if k["api_key"] == 18 else k
+                        for k in reply["api_keys"]
+                    ]
+                    writer.write(_native.encode_response(18, 0, corr, reply))
+                elif key == 18:
                     writer.write(_native.encode_response(18, version, corr, API_VERSIONS_REPLY))
                 else:
                     out = await self.handler(key, version, corr, body)

@@ -161,3 +161,15 @@ async def test_connect_refused_is_typed() -> None:
     conn = Connection("127.0.0.1", port, node_id=7)
     with pytest.raises(Errors.KafkaConnectionError, match=f"node 7 at 127.0.0.1:{port}"):
         await conn.connect(timeout=2)
+
+
+async def test_older_broker_unsupported_api_versions_is_retried_lower() -> None:
+    broker = await FakeBroker(_answer_metadata, api_versions_max=2).start()
+    try:
+        conn = await _connect(broker)
+        sent = [(k, v) for k, v, _, _ in broker.requests if k == 18]
+        assert sent == [(18, _native.supported_apis()[18][2]), (18, 2)]
+        assert conn.version_for(ApiKey.METADATA) == _native.supported_apis()[3][2]
+        conn.close()
+    finally:
+        await broker.stop()

@@ -1,5 +1,5 @@
 //! ApiVersions (key 18): which APIs and versions a broker speaks. The first request on every
-//! connection. Versions 0-3 are spoken by Kafka 2.4+ through 4.x (4.x adds v4, same layout).
+//! connection. Versions 0-3 are spoken by Kafka 2.4+ through 4.x; v4 (Kafka 3.9+/4.x) has v3's layout.
 //!
 //! A broker that does not know the requested version answers in the v0 layout with
 //! UNSUPPORTED_VERSION (35) and its own range; see [`is_unsupported_version_reply`].
@@ -13,7 +13,7 @@ impl Api for ApiVersions {
     const NAME: &'static str = "ApiVersions";
     const KEY: i16 = 18;
     const MIN_VERSION: i16 = 0;
-    const MAX_VERSION: i16 = 3;
+    const MAX_VERSION: i16 = 4;
     const FIRST_FLEXIBLE: i16 = 3;
     type Request = ApiVersionsRequest;
     type Response = ApiVersionsResponse;
@@ -117,7 +117,7 @@ mod tests {
     proptest! {
         #[test]
         fn round_trips(
-            version in 0i16..=3,
+            version in 0i16..=4,
             name in "[a-z-]{0,20}",
             keys in proptest::collection::vec((0i16..100, 0i16..5, 0i16..20), 0..30),
             epoch in proptest::option::of(any::<i64>()),
@@ -132,7 +132,7 @@ mod tests {
 
     #[test]
     fn truncated_responses_fail() {
-        for version in 0..=3 {
+        for version in 0..=4 {
             assert_truncations_fail::<ApiVersions>(
                 version,
                 &response(version, vec![(0, 3, 13), (1, 4, 17)], Some(9)),

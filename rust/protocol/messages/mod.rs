@@ -19,6 +19,9 @@ pub mod list_offsets;
 pub mod metadata;
 pub mod produce;
 
+#[cfg(test)]
+mod golden;
+
 /// One Kafka API: its key, the versions ferrokafka speaks, and its message types.
 pub trait Api {
     const NAME: &'static str;
