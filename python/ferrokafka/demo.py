@@ -7,6 +7,7 @@ import asyncio
 import time
 from typing import TextIO
 
+from . import errors as Errors
 from .client import AIOKafkaClient
 from .protocol import ApiKey
 from .structs import TopicPartition
@@ -39,25 +40,14 @@ async def _describe(bootstrap: str, out: TextIO) -> None:
         leader = cluster.leader_for_partition(TopicPartition(DEMO_TOPIC, 0))
         assert leader is not None
         conn = await client.ready(leader)
-        versions = {
-            ApiKey(k).name: conn.version_for(k)
-            for k in sorted(conn.broker_versions)
-            if k in {int(a) for a in ApiKey} and _speaks(conn, k)
-        }
-        out.write("negotiated      " + ", ".join(f"{k} v{v}" for k, v in versions.items()) + "\n")
+        versions = []
+        for key in ApiKey:
+            try:
+                versions.append(f"{key.name} v{conn.version_for(key)}")
+            except Errors.IncompatibleBrokerVersion:
+                continue  # an API ferrokafka does not speak yet
+        out.write("negotiated      " + ", ".join(versions) + "\n")
         out.write(f"connections     {sorted(client.connections)} (bootstrap node is -1)\n")
-
-
-def _speaks(conn: object, key: int) -> bool:
-    from . import errors as Errors
-    from .conn import Connection
-
-    assert isinstance(conn, Connection)
-    try:
-        conn.version_for(key)
-    except Errors.IncompatibleBrokerVersion:
-        return False
-    return True
 
 
 def run_demo(out: TextIO) -> int:

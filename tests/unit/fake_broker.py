@@ -69,8 +69,10 @@ class FakeBroker:
                 frame = await reader.readexactly(size)
                 key, version, corr, _client, body = _native.decode_request(frame)
                 self.requests.append((key, version, corr, body))
-                if key == 18 and self.api_versions_max is not None and (
-                    version > self.api_versions_max
+                if (
+                    key == 18
+                    and self.api_versions_max is not None
+                    and (version > self.api_versions_max)
                 ):
                     # What an older broker does: UNSUPPORTED_VERSION in the v0 layout.
                     reply = dict(API_VERSIONS_REPLY, error_code=35)

@@ -122,3 +122,47 @@ async def test_bootstrap_failure_lists_every_node() -> None:
     with pytest.raises(Errors.KafkaConnectionError, match=r"node -1 .*node -2"):
         await client.bootstrap()
     await client.close()
+
+
+async def test_metadata_refreshes_every_max_age() -> None:
+    holder: dict[str, FakeBroker] = {}
+
+    async def handler(key: int, version: int, corr: int, body: dict[str, Any]) -> bytes:
+        return _native.encode_response(key, version, corr, _metadata(holder["b"].port, [1]))
+
+    broker = holder["b"] = await FakeBroker(handler).start()
+    client = AIOKafkaClient(bootstrap_servers=f"127.0.0.1:{broker.port}", metadata_max_age_ms=100)
+    try:
+        await client.bootstrap()
+        first = client.cluster.last_refresh
+        await asyncio.sleep(0.55)
+        metadata_requests = [r for r in broker.requests if r[0] == 3]
+        assert 4 <= len(metadata_requests) <= 8, len(metadata_requests)
+        assert client.cluster.last_refresh is not None and first is not None
+        assert client.cluster.last_refresh > first
+    finally:
+        await client.close()
+        await broker.stop()
+
+
+async def test_concurrent_refreshes_share_one_request() -> None:
+    holder: dict[str, FakeBroker] = {}
+
+    async def handler(key: int, version: int, corr: int, body: dict[str, Any]) -> bytes:
+        await asyncio.sleep(0.05)
+        return _native.encode_response(key, version, corr, _metadata(holder["b"].port, [1]))
+
+    broker = holder["b"] = await FakeBroker(handler).start()
+    client = AIOKafkaClient(bootstrap_servers=f"127.0.0.1:{broker.port}")
+    try:
+        await client.bootstrap()
+
+        def metadata_requests() -> int:
+            return sum(1 for r in broker.requests if r[0] == 3)
+
+        before = metadata_requests()
+        await asyncio.gather(*(client.refresh_metadata() for _ in range(20)))
+        assert metadata_requests() - before == 1
+    finally:
+        await client.close()
+        await broker.stop()

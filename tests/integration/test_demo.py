@@ -1,0 +1,22 @@
+"""The README's main job (``ferrokafka demo``) runs end to end against a broker it starts."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import pytest
+from ferrokafka.demo import DEMO_PARTITIONS, run_demo
+
+pytestmark = pytest.mark.integration
+
+
+def test_demo_starts_a_broker_and_describes_the_cluster() -> None:
+    out = io.StringIO()
+    assert run_demo(out) == 0
+    text = out.getvalue()
+    assert re.search(r"broker up at 127\.0\.0\.1:\d+", text)
+    assert len(re.findall(r"partition \d+ +leader=1 ", text)) == DEMO_PARTITIONS
+    assert "METADATA v" in text and "API_VERSIONS v" in text
+    assert "connections     [-1, 1]" in text
+    assert text.rstrip().endswith("s") and "broker stopped" in text
