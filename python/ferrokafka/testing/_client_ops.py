@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import Any
 
 from .. import errors as Errors
 from ..admin import AIOKafkaAdminClient, NewTopic
@@ -14,6 +15,16 @@ __all__ = ["create_topic", "delete_topic", "wait_until_ready"]
 
 _TOPIC_ALREADY_EXISTS = 36
 _UNKNOWN_TOPIC_OR_PARTITION = 3
+
+
+def _raise_topic_errors(action: str, results: list[dict[str, Any]], *, ignore: int) -> None:
+    """Raise the error of the first per-topic result that failed (other than ``ignore``)."""
+    for topic in results:
+        code = topic["error_code"]
+        if code and code != ignore:
+            raise Errors.for_code(code)(
+                f"{action} topic {topic['name']!r}: {topic.get('error_message') or ''}"
+            )
 
 
 async def wait_until_ready(bootstrap_servers: str, expected_brokers: int, timeout: float) -> None:
@@ -58,12 +69,7 @@ async def create_topic(
             [NewTopic(name, partitions, replication_factor, topic_configs=configs)],
             timeout_ms=int(timeout * 1000),
         )
-        for topic in response["topics"]:
-            code = topic["error_code"]
-            if code and code != _TOPIC_ALREADY_EXISTS:
-                raise Errors.for_code(code)(
-                    f"create topic {topic['name']!r}: {topic.get('error_message') or ''}"
-                )
+        _raise_topic_errors("create", response["topics"], ignore=_TOPIC_ALREADY_EXISTS)
         await admin.wait_for_topic(name, partitions=partitions, timeout=timeout)
 
 
@@ -71,10 +77,5 @@ async def delete_topic(bootstrap_servers: str, name: str, timeout: float = 30.0)
     """Delete a topic and wait until no broker lists it."""
     async with AIOKafkaAdminClient(bootstrap_servers=bootstrap_servers) as admin:
         response = await admin.delete_topics([name], timeout_ms=int(timeout * 1000))
-        for topic in response["responses"]:
-            code = topic["error_code"]
-            if code and code != _UNKNOWN_TOPIC_OR_PARTITION:
-                raise Errors.for_code(code)(
-                    f"delete topic {topic['name']!r}: {topic.get('error_message') or ''}"
-                )
+        _raise_topic_errors("delete", response["responses"], ignore=_UNKNOWN_TOPIC_OR_PARTITION)
         await admin.wait_for_topic(name, present=False, timeout=timeout)

@@ -10,6 +10,7 @@
 
 use serde_bytes::ByteBuf;
 
+use super::common::{LeaderIdAndEpoch, NodeEndpoint};
 use super::Api;
 use crate::kafka_struct;
 use crate::protocol::codec::Uuid;
@@ -91,13 +92,6 @@ kafka_struct! {
 }
 
 kafka_struct! {
-    pub struct LeaderIdAndEpoch {
-        leader_id: i32 [12, _] = -1,
-        leader_epoch: i32 [12, _] = -1,
-    }
-}
-
-kafka_struct! {
     pub struct SnapshotId {
         end_offset: i64 [0, _] = -1,
         epoch: i32 [0, _] = -1,
@@ -134,15 +128,6 @@ kafka_struct! {
         topic: String [0, 12],
         topic_id: Uuid [13, _],
         partitions: Vec<PartitionData> [0, _],
-    }
-}
-
-kafka_struct! {
-    pub struct NodeEndpoint {
-        node_id: i32 [16, _],
-        host: String [16, _],
-        port: i32 [16, _],
-        rack: Option<String> [16, _],
     }
 }
 

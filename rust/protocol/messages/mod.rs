@@ -11,6 +11,7 @@ use super::error::{DecodeError, Result};
 use super::header::{read_response_header, write_response_header, RequestHeader};
 
 pub mod api_versions;
+pub mod common;
 pub mod create_topics;
 pub mod delete_topics;
 pub mod fetch;

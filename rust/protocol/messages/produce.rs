@@ -5,6 +5,7 @@
 
 use serde_bytes::ByteBuf;
 
+use super::common::{LeaderIdAndEpoch, NodeEndpoint};
 use super::Api;
 use crate::kafka_struct;
 use crate::protocol::codec::Uuid;
@@ -53,13 +54,6 @@ kafka_struct! {
 }
 
 kafka_struct! {
-    pub struct ProduceLeaderIdAndEpoch {
-        leader_id: i32 [10, _] = -1,
-        leader_epoch: i32 [10, _] = -1,
-    }
-}
-
-kafka_struct! {
     pub struct PartitionProduceResponse {
         index: i32 [0, _],
         error_code: i16 [0, _],
@@ -70,7 +64,7 @@ kafka_struct! {
         error_message: Option<String> [8, _],
     }
     tagged {
-        current_leader: ProduceLeaderIdAndEpoch = 0 [10, _],
+        current_leader: LeaderIdAndEpoch = 0 [10, _],
     }
 }
 
@@ -83,21 +77,12 @@ kafka_struct! {
 }
 
 kafka_struct! {
-    pub struct ProduceNodeEndpoint {
-        node_id: i32 [10, _],
-        host: String [10, _],
-        port: i32 [10, _],
-        rack: Option<String> [10, _],
-    }
-}
-
-kafka_struct! {
     pub struct ProduceResponse {
         responses: Vec<TopicProduceResponse> [0, _],
         throttle_time_ms: i32 [1, _],
     }
     tagged {
-        node_endpoints: Vec<ProduceNodeEndpoint> = 0 [10, _],
+        node_endpoints: Vec<NodeEndpoint> = 0 [10, _],
     }
 }
 
@@ -159,7 +144,7 @@ mod tests {
                         vec![]
                     },
                     error_message: None,
-                    current_leader: (version >= 10).then_some(ProduceLeaderIdAndEpoch {
+                    current_leader: (version >= 10).then_some(LeaderIdAndEpoch {
                         leader_id: 1,
                         leader_epoch: 2,
                     }),
