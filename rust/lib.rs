@@ -3,6 +3,7 @@
 //! re-exports what the core does.
 
 pub mod protocol;
+pub mod records;
 
 #[cfg(feature = "python")]
 mod py;

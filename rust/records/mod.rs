@@ -1,0 +1,15 @@
+//! Record batches (magic v2): decoding with CRC-32C checks, the four codecs, control records and
+//! read_committed filtering, and encoding for the producer. Sans-I/O like the protocol core.
+
+pub mod batch;
+pub mod builder;
+pub mod compression;
+pub mod error;
+
+pub use batch::{decode_records, BatchHeader, DecodeOptions, DecodedRecords, HeaderSlot, Slot};
+pub use builder::{build_batch, build_control_batch, BatchOptions, Record};
+pub use compression::Codec;
+pub use error::RecordsError;
+
+#[cfg(test)]
+mod tests;
