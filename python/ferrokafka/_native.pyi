@@ -7,13 +7,18 @@ size ``FrameTooLargeError``); an API or version ferrokafka does not speak raises
 ``ferrokafka.errors.IncompatibleBrokerVersion``; a dict of the wrong shape raises ``TypeError``.
 """
 
-from typing import Any, final
+from collections.abc import Callable, Sequence
+from typing import Any, Generic, TypeVar, final
 
 __all__ = [
     "DEFAULT_MAX_FRAME_SIZE",
+    "ConsumerRecord",
+    "DecodedPartition",
     "FrameDecoder",
+    "decode_records",
     "decode_request",
     "decode_response",
+    "encode_batch",
     "encode_request",
     "encode_response",
     "error_codes",
@@ -74,3 +79,96 @@ def supported_apis() -> dict[int, tuple[str, int, int, int]]:
 
 def error_codes() -> dict[int, tuple[str, bool]]:
     """Kafka error code -> (Kafka's constant name, retriable) for every code the core knows."""
+
+_KT = TypeVar("_KT")
+_VT = TypeVar("_VT")
+
+@final
+class ConsumerRecord(Generic[_KT, _VT]):
+    """A record read from Kafka, with aiokafka's fields in aiokafka's order."""
+
+    topic: str
+    partition: int
+    offset: int
+    timestamp: int
+    timestamp_type: int
+    """0 CreateTime, 1 LogAppendTime."""
+    key: _KT | None
+    value: _VT | None
+    checksum: int | None
+    """The CRC-32C of the batch the record came from."""
+    serialized_key_size: int
+    """Bytes of the key on the wire (-1 for a null key)."""
+    serialized_value_size: int
+    headers: Sequence[tuple[str, bytes | None]]
+    def __new__(
+        cls,
+        topic: str,
+        partition: int,
+        offset: int,
+        timestamp: int,
+        timestamp_type: int,
+        key: _KT | None,
+        value: _VT | None,
+        checksum: int | None,
+        serialized_key_size: int,
+        serialized_value_size: int,
+        headers: Sequence[tuple[str, bytes | None]],
+    ) -> ConsumerRecord[_KT, _VT]: ...
+    def _astuple(self) -> tuple[Any, ...]: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def __class_getitem__(cls, item: Any) -> Any: ...
+
+@final
+class DecodedPartition:
+    """What ``decode_records`` read from one partition's records bytes."""
+
+    @property
+    def records(self) -> list[ConsumerRecord[Any, Any]]: ...
+    @property
+    def next_offset(self) -> int | None:
+        """The position after the last whole batch (None when none was whole)."""
+    @property
+    def truncated(self) -> bool:
+        """The bytes ended inside a batch (normal at the fetch size limit)."""
+    @property
+    def batches(self) -> int: ...
+    @property
+    def skipped_below_start(self) -> int: ...
+    @property
+    def skipped_control(self) -> int: ...
+    @property
+    def skipped_aborted(self) -> int: ...
+
+def decode_records(
+    records: bytes,
+    topic: str,
+    partition: int,
+    *,
+    check_crcs: bool = True,
+    read_committed: bool = False,
+    aborted_transactions: Sequence[tuple[int, int]] | None = None,
+    start_offset: int = 0,
+    max_decompressed_batch: int = 268435456,
+    key_deserializer: Callable[[bytes | None], Any] | None = None,
+    value_deserializer: Callable[[bytes | None], Any] | None = None,
+) -> DecodedPartition:
+    """Decode one partition's raw ``records`` bytes (record batches v2, any codec).
+
+    Raises ``ferrokafka.errors.CorruptRecordException`` naming topic, partition, batch offset
+    and byte position for a CRC mismatch, a legacy (magic < 2) message set, a corrupt record,
+    or a batch that decompresses past ``max_decompressed_batch``.
+    """
+
+def encode_batch(
+    records: Sequence[tuple[int, bytes | None, bytes | None, Sequence[tuple[str, bytes | None]]]],
+    *,
+    base_offset: int = 0,
+    compression: str = "none",
+    transactional: bool = False,
+    producer_id: int = ...,
+    producer_epoch: int = ...,
+    base_sequence: int = ...,
+    log_append_time: bool = False,
+) -> bytes:
+    """One record batch from ``(timestamp, key, value, headers)`` tuples."""

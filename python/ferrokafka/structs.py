@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Generic, NamedTuple, TypeVar
+from typing import NamedTuple
 
+from . import _native
 from .errors import KafkaError
 
 __all__ = [
@@ -67,25 +66,9 @@ class RecordMetadata(NamedTuple):
     log_start_offset: int | None
 
 
-KT = TypeVar("KT")
-VT = TypeVar("VT")
-
-
-@dataclass
-class ConsumerRecord(Generic[KT, VT]):
-    """A record read from Kafka."""
-
-    topic: str
-    partition: int
-    offset: int
-    timestamp: int
-    timestamp_type: int
-    key: KT | None
-    value: VT | None
-    checksum: int | None
-    serialized_key_size: int
-    serialized_value_size: int
-    headers: Sequence[tuple[str, bytes]]
+# Built by the native decoder (one call per partition), with aiokafka's fields in aiokafka's
+# order; generic like aiokafka's (``ConsumerRecord[bytes, bytes]``).
+ConsumerRecord = _native.ConsumerRecord
 
 
 class OffsetAndTimestamp(NamedTuple):

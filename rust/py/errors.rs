@@ -6,6 +6,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyType;
 
 use crate::protocol::error::DecodeError;
+use crate::records::RecordsError;
 
 fn ferrokafka_error(py: Python<'_>, class: &str, message: String) -> PyErr {
     let cls = py
@@ -40,4 +41,16 @@ pub fn decode_error(py: Python<'_>, err: DecodeError) -> PyErr {
 /// A request/response value from Python that does not fit the message's shape.
 pub fn shape_error(what: &str, err: pythonize::PythonizeError) -> PyErr {
     PyTypeError::new_err(format!("{what}: {err}"))
+}
+
+/// Map a record-batch error, naming the topic and partition it came from.
+pub fn records_error(py: Python<'_>, topic: &str, partition: i32, err: RecordsError) -> PyErr {
+    match err {
+        RecordsError::Unencodable(reason) => PyValueError::new_err(reason),
+        other => ferrokafka_error(
+            py,
+            "CorruptRecordException",
+            format!("topic {topic:?} partition {partition}: {other}"),
+        ),
+    }
 }

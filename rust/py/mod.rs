@@ -2,6 +2,7 @@
 //! Nothing here decides protocol behaviour; it converts and re-exports.
 
 mod errors;
+mod records;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
@@ -172,6 +173,10 @@ fn error_codes(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<FrameDecoder>()?;
+    m.add_class::<records::ConsumerRecord>()?;
+    m.add_class::<records::DecodedPartition>()?;
+    m.add_function(wrap_pyfunction!(records::decode_records, m)?)?;
+    m.add_function(wrap_pyfunction!(records::encode_batch, m)?)?;
     m.add_function(wrap_pyfunction!(encode_request, m)?)?;
     m.add_function(wrap_pyfunction!(decode_response, m)?)?;
     m.add_function(wrap_pyfunction!(decode_request, m)?)?;

@@ -17,10 +17,18 @@ def test_named_tuple_fields_match(name: str) -> None:
     assert getattr(structs, name)._fields == getattr(aio, name)._fields
 
 
-def test_consumer_record_fields_match() -> None:
-    ours = [f.name for f in dataclasses.fields(structs.ConsumerRecord)]
-    theirs = [f.name for f in dataclasses.fields(aio.ConsumerRecord)]
-    assert ours == theirs
+def test_consumer_record_fields_match_in_order() -> None:
+    names = [f.name for f in dataclasses.fields(aio.ConsumerRecord)]
+    values = ["t", 1, 2, 3, 0, b"k", b"v", 4, 1, 1, (("h", b"x"),)]
+    positional = structs.ConsumerRecord(*values)
+    keywords = structs.ConsumerRecord(**dict(zip(names, values, strict=True)))
+    for name, value in zip(names, values, strict=True):
+        assert getattr(positional, name) == value, name
+    assert positional == keywords
+    assert positional != structs.ConsumerRecord(*values[:2], 99, *values[3:])
+    assert repr(positional).startswith("ConsumerRecord(topic='t', partition=1, offset=2,")
+    positional.value = b"changed"  # mutable, like aiokafka's dataclass
+    assert positional.value == b"changed"
 
 
 def test_topic_partition_behaves_like_a_tuple_key() -> None:

@@ -1,0 +1,16 @@
+"""Decode one partition's raw ``records`` bytes without a broker: the low-level entry under the
+consumer (like franz-go's ``ProcessFetchPartition``). The work happens in Rust, in one call per
+partition; large inputs decode with the GIL released.
+
+>>> from ferrokafka.records import decode_records, encode_batch
+>>> raw = encode_batch([(1000, b"k", b"v", [("h", b"1")])], base_offset=5, compression="zstd")
+>>> part = decode_records(raw, "topic", 0)
+>>> [(r.offset, r.key, r.value, r.headers) for r in part.records]
+[(5, b'k', b'v', (('h', b'1'),))]
+>>> part.next_offset
+6
+"""
+
+from ._native import DecodedPartition, decode_records, encode_batch
+
+__all__ = ["DecodedPartition", "decode_records", "encode_batch"]

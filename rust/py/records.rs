@@ -1,0 +1,278 @@
+//! Records reach Python as `ConsumerRecord` objects built here, one native call per partition:
+//! no per-record Python frame is entered unless the user asked for a deserializer.
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyString, PyTuple, PyType};
+
+use super::errors;
+use crate::records::{decode_records as decode, DecodeOptions, DecodedRecords, Slot};
+
+/// A record read from Kafka (aiokafka's `ConsumerRecord` fields, in its order).
+#[pyclass(module = "ferrokafka._native", get_all, set_all)]
+pub struct ConsumerRecord {
+    topic: Py<PyAny>,
+    partition: i32,
+    offset: i64,
+    timestamp: i64,
+    timestamp_type: i32,
+    key: Py<PyAny>,
+    value: Py<PyAny>,
+    checksum: Py<PyAny>,
+    serialized_key_size: i32,
+    serialized_value_size: i32,
+    headers: Py<PyAny>,
+}
+
+const FIELDS: [&str; 11] = [
+    "topic",
+    "partition",
+    "offset",
+    "timestamp",
+    "timestamp_type",
+    "key",
+    "value",
+    "checksum",
+    "serialized_key_size",
+    "serialized_value_size",
+    "headers",
+];
+
+#[pymethods]
+impl ConsumerRecord {
+    #[new]
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (topic, partition, offset, timestamp, timestamp_type, key, value, checksum, serialized_key_size, serialized_value_size, headers))]
+    fn new(
+        topic: Py<PyAny>,
+        partition: i32,
+        offset: i64,
+        timestamp: i64,
+        timestamp_type: i32,
+        key: Py<PyAny>,
+        value: Py<PyAny>,
+        checksum: Py<PyAny>,
+        serialized_key_size: i32,
+        serialized_value_size: i32,
+        headers: Py<PyAny>,
+    ) -> Self {
+        ConsumerRecord {
+            topic,
+            partition,
+            offset,
+            timestamp,
+            timestamp_type,
+            key,
+            value,
+            checksum,
+            serialized_key_size,
+            serialized_value_size,
+            headers,
+        }
+    }
+
+    /// `ConsumerRecord[K, V]` works as with aiokafka's generic dataclass.
+    #[classmethod]
+    fn __class_getitem__<'py>(
+        cls: &Bound<'py, PyType>,
+        item: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = cls.py();
+        py.import("types")?
+            .getattr("GenericAlias")?
+            .call1((cls, item))
+    }
+
+    fn _astuple<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
+        let items: Vec<Bound<'py, PyAny>> = FIELDS
+            .iter()
+            .map(|f| slf.getattr(*f))
+            .collect::<PyResult<_>>()?;
+        PyTuple::new(slf.py(), items)
+    }
+
+    fn __eq__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let Ok(other) = other.cast::<ConsumerRecord>() else {
+            return Ok(false);
+        };
+        Self::_astuple(slf)?.eq(Self::_astuple(other)?)
+    }
+
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        let mut parts = Vec::with_capacity(FIELDS.len());
+        for f in FIELDS {
+            parts.push(format!("{f}={}", slf.getattr(f)?.repr()?));
+        }
+        Ok(format!("ConsumerRecord({})", parts.join(", ")))
+    }
+}
+
+/// The outcome of decoding one partition's records.
+#[pyclass(module = "ferrokafka._native", get_all, frozen)]
+pub struct DecodedPartition {
+    records: Py<PyAny>,
+    next_offset: Option<i64>,
+    truncated: bool,
+    batches: u64,
+    skipped_below_start: u64,
+    skipped_control: u64,
+    skipped_aborted: u64,
+}
+
+fn slot_bytes<'py>(
+    py: Python<'py>,
+    d: &DecodedRecords,
+    input: &[u8],
+    slot: Option<Slot>,
+) -> Bound<'py, PyAny> {
+    match slot {
+        None => py.None().into_bound(py),
+        Some(s) => PyBytes::new(py, d.bytes(input, s)).into_any(),
+    }
+}
+
+fn deserialize<'py>(
+    value: Bound<'py, PyAny>,
+    with: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    match with {
+        Some(f) => f.call1((value,)),
+        None => Ok(value),
+    }
+}
+
+/// Decode one partition's raw `records` bytes (from a Fetch response) into `ConsumerRecord`s.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (records, topic, partition, *, check_crcs = true, read_committed = false, aborted_transactions = None, start_offset = 0, max_decompressed_batch = 268435456, key_deserializer = None, value_deserializer = None))]
+pub fn decode_records<'py>(
+    py: Python<'py>,
+    records: &Bound<'py, PyBytes>,
+    topic: &Bound<'py, PyString>,
+    partition: i32,
+    check_crcs: bool,
+    read_committed: bool,
+    aborted_transactions: Option<Vec<(i64, i64)>>,
+    start_offset: i64,
+    max_decompressed_batch: usize,
+    key_deserializer: Option<Bound<'py, PyAny>>,
+    value_deserializer: Option<Bound<'py, PyAny>>,
+) -> PyResult<DecodedPartition> {
+    let input = records.as_bytes();
+    let opts = DecodeOptions {
+        check_crcs,
+        read_committed,
+        aborted_transactions: aborted_transactions.unwrap_or_default(),
+        start_offset,
+        max_decompressed_batch,
+    };
+    // Large inputs decode without the GIL; small ones are not worth the handoff.
+    let result = if input.len() >= 64 * 1024 {
+        py.detach(|| decode(input, &opts))
+    } else {
+        decode(input, &opts)
+    };
+    let d = result
+        .map_err(|e| errors::records_error(py, topic.to_str().unwrap_or("?"), partition, e))?;
+    let empty = PyTuple::empty(py);
+    let mut out: Vec<Bound<'py, PyAny>> = Vec::with_capacity(d.len());
+    let topic_obj = topic.clone().into_any().unbind();
+    for i in 0..d.len() {
+        let headers = if d.header_starts[i] == d.header_starts[i + 1] {
+            empty.clone()
+        } else {
+            let items: Vec<Bound<'py, PyTuple>> = d.headers[d.header_range(i)]
+                .iter()
+                .map(|h| {
+                    let key = std::str::from_utf8(d.bytes(input, h.key)).unwrap_or_default();
+                    PyTuple::new(
+                        py,
+                        [
+                            PyString::new(py, key).into_any(),
+                            slot_bytes(py, &d, input, h.value),
+                        ],
+                    )
+                })
+                .collect::<PyResult<_>>()?;
+            PyTuple::new(py, items)?
+        };
+        let key = d.keys[i];
+        let value = d.values[i];
+        let record = ConsumerRecord {
+            topic: topic_obj.clone_ref(py),
+            partition,
+            offset: d.offsets[i],
+            timestamp: d.timestamps[i],
+            timestamp_type: i32::from(d.timestamp_types[i]),
+            key: deserialize(slot_bytes(py, &d, input, key), key_deserializer.as_ref())?.unbind(),
+            value: deserialize(
+                slot_bytes(py, &d, input, value),
+                value_deserializer.as_ref(),
+            )?
+            .unbind(),
+            checksum: d.checksums[i].into_pyobject(py)?.into_any().unbind(),
+            serialized_key_size: key.map_or(-1, |s| s.len as i32),
+            serialized_value_size: value.map_or(-1, |s| s.len as i32),
+            headers: headers.into_any().unbind(),
+        };
+        out.push(Bound::new(py, record)?.into_any());
+    }
+    Ok(DecodedPartition {
+        records: pyo3::types::PyList::new(py, out)?.into_any().unbind(),
+        next_offset: d.next_offset,
+        truncated: d.truncated,
+        batches: d.batches,
+        skipped_below_start: d.skipped_below_start,
+        skipped_control: d.skipped_control,
+        skipped_aborted: d.skipped_aborted,
+    })
+}
+
+/// Encode one record batch (producer side and tests). `records` are
+/// `(timestamp, key, value, headers)` tuples.
+#[pyfunction]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+#[pyo3(signature = (records, *, base_offset = 0, compression = "none", transactional = false, producer_id = -1, producer_epoch = -1, base_sequence = -1, log_append_time = false))]
+pub fn encode_batch<'py>(
+    py: Python<'py>,
+    records: Vec<(
+        i64,
+        Option<Vec<u8>>,
+        Option<Vec<u8>>,
+        Vec<(String, Option<Vec<u8>>)>,
+    )>,
+    base_offset: i64,
+    compression: &str,
+    transactional: bool,
+    producer_id: i64,
+    producer_epoch: i16,
+    base_sequence: i32,
+    log_append_time: bool,
+) -> PyResult<Bound<'py, PyBytes>> {
+    use crate::records::{build_batch, BatchOptions, Codec, Record};
+    let codec = Codec::from_name(compression).ok_or_else(|| {
+        pyo3::exceptions::PyValueError::new_err(format!(
+            "compression: {compression:?} is not one of none, gzip, snappy, lz4, zstd"
+        ))
+    })?;
+    let records: Vec<Record> = records
+        .into_iter()
+        .map(|(timestamp, key, value, headers)| Record {
+            timestamp,
+            key,
+            value,
+            headers,
+        })
+        .collect();
+    let opts = BatchOptions {
+        base_offset,
+        codec,
+        log_append_time,
+        transactional,
+        producer_id,
+        producer_epoch,
+        base_sequence,
+        ..Default::default()
+    };
+    let batch = build_batch(&records, &opts).map_err(|e| errors::records_error(py, "", -1, e))?;
+    Ok(PyBytes::new(py, &batch))
+}
