@@ -1,0 +1,116 @@
+"""Decode throughput of the Python-visible record path: raw partition bytes (as a Fetch response
+carries them) to ConsumerRecord objects, ferrokafka beside aiokafka's own path (its
+``PartitionRecords`` over ``MemoryRecords``, C extension included) on the same bytes.
+
+Batches are built like a Java producer's defaults (16 KiB batches); one "fetch" is ~1 MiB of one
+partition (max_partition_fetch_bytes). Prints a Markdown table. Run with a release build:
+
+    .venv/bin/python benches/decode_records.py [--records N] [--repeat R]
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import time
+from collections.abc import Callable
+
+from ferrokafka.records import decode_records, encode_batch
+
+CODECS = ["none", "gzip", "snappy", "lz4", "zstd"]
+BATCH_BYTES = 16 * 1024
+FETCH_BYTES = 1 << 20
+
+
+def build_fetch(value_size: int, codec: str, total_records: int) -> tuple[list[bytes], int]:
+    """Partition buffers of ~FETCH_BYTES each holding `total_records` records in all."""
+    per_batch = max(1, BATCH_BYTES // (value_size + 30))
+    value = bytes(range(256)) * (value_size // 256 + 1)
+    fetches: list[bytes] = []
+    current = bytearray()
+    offset = 0
+    while offset < total_records:
+        n = min(per_batch, total_records - offset)
+        records = [
+            (1_700_000_000_000 + offset + i, b"key-%06d" % (offset + i), value[:value_size], [])
+            for i in range(n)
+        ]
+        current += encode_batch(records, base_offset=offset, compression=codec)
+        offset += n
+        if len(current) >= FETCH_BYTES:
+            fetches.append(bytes(current))
+            current = bytearray()
+    if current:
+        fetches.append(bytes(current))
+    return fetches, offset
+
+
+def time_best(fn: Callable[[], int], repeat: int) -> tuple[float, int]:
+    best = float("inf")
+    count = 0
+    for _ in range(repeat):
+        start = time.perf_counter()
+        count = fn()
+        best = min(best, time.perf_counter() - start)
+    return best, count
+
+
+def ferrokafka_path(fetches: list[bytes], check_crcs: bool) -> Callable[[], int]:
+    def run() -> int:
+        n = 0
+        for raw in fetches:
+            n += len(decode_records(raw, "bench", 0, check_crcs=check_crcs).records)
+        return n
+
+    return run
+
+
+def aiokafka_path(fetches: list[bytes]) -> Callable[[], int]:
+    from aiokafka.consumer.fetcher import PartitionRecords
+    from aiokafka.record.memory_records import MemoryRecords
+    from aiokafka.structs import TopicPartition
+
+    tp = TopicPartition("bench", 0)
+
+    def run() -> int:
+        n = 0
+        for raw in fetches:
+            part = PartitionRecords(tp, MemoryRecords(raw), [], 0, None, None, True, 0)
+            n += len(list(part))
+        return n
+
+    return run
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--records", type=int, default=500_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="20k records, one round")
+    args = parser.parse_args()
+    total = 20_000 if args.quick else args.records
+    repeat = 1 if args.quick else args.repeat
+    print(f"# record decode to ConsumerRecord objects ({platform.processor() or platform.machine()}, "
+          f"Python {platform.python_version()}, {total} records, best of {repeat})\n")
+    print("| value | codec | wire MB | ferrokafka rec/s | MB/s | no-CRC rec/s | aiokafka rec/s | ratio |")
+    print("|---|---|---|---|---|---|---|---|")
+    for value_size in (100, 1024):
+        for codec in CODECS:
+            fetches, n = build_fetch(value_size, codec, total)
+            wire = sum(map(len, fetches))
+            payload = n * (value_size + 10)
+            fk, got = time_best(ferrokafka_path(fetches, True), repeat)
+            assert got == n, (got, n)
+            fk_nocrc, _ = time_best(ferrokafka_path(fetches, False), repeat)
+            aio, got_aio = time_best(aiokafka_path(fetches), repeat)
+            assert got_aio == n, (got_aio, n)
+            print(
+                f"| {value_size} B | {codec} | {wire / 1e6:.1f} | {n / fk / 1e6:.2f} M | "
+                f"{payload / fk / 1e6:.0f} | {n / fk_nocrc / 1e6:.2f} M | {n / aio / 1e6:.2f} M | "
+                f"{aio / fk:.1f}x |",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()
