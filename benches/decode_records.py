@@ -90,9 +90,15 @@ def main() -> None:
     args = parser.parse_args()
     total = 20_000 if args.quick else args.records
     repeat = 1 if args.quick else args.repeat
-    print(f"# record decode to ConsumerRecord objects ({platform.processor() or platform.machine()}, "
-          f"Python {platform.python_version()}, {total} records, best of {repeat})\n")
-    print("| value | codec | wire MB | ferrokafka rec/s | MB/s | no-CRC rec/s | aiokafka rec/s | ratio |")
+    cpu = platform.processor() or platform.machine()
+    print(
+        f"# record decode to ConsumerRecord objects ({cpu}, Python "
+        f"{platform.python_version()}, {total} records, best of {repeat})\n"
+    )
+    print(
+        "| value | codec | wire MB | ferrokafka rec/s | MB/s | no-CRC rec/s "
+        "| aiokafka rec/s | ratio |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for value_size in (100, 1024):
         for codec in CODECS:
