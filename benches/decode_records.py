@@ -1,6 +1,7 @@
-"""Decode throughput of the Python-visible record path: raw partition bytes (as a Fetch response
-carries them) to ConsumerRecord objects, ferrokafka beside aiokafka's own path (its
-``PartitionRecords`` over ``MemoryRecords``, C extension included) on the same bytes.
+"""Decode throughput of the Python-visible record paths: raw partition bytes (as a Fetch response
+carries them) to ConsumerRecord objects and to Arrow columns (a ``pyarrow.RecordBatch`` in
+Spark's Kafka schema), ferrokafka beside aiokafka's own path (its ``PartitionRecords`` over
+``MemoryRecords``, C extension included) on the same bytes.
 
 Batches are built like a Java producer's defaults (16 KiB batches); one "fetch" is ~1 MiB of one
 partition (max_partition_fetch_bytes). Prints a Markdown table. Run with a release build:
@@ -15,7 +16,7 @@ import platform
 import time
 from collections.abc import Callable
 
-from ferrokafka.records import decode_records, encode_batch
+from ferrokafka.records import decode_columns, decode_records, encode_batch
 
 CODECS = ["none", "gzip", "snappy", "lz4", "zstd"]
 BATCH_BYTES = 16 * 1024
@@ -65,6 +66,16 @@ def ferrokafka_path(fetches: list[bytes], check_crcs: bool) -> Callable[[], int]
     return run
 
 
+def columns_path(fetches: list[bytes]) -> Callable[[], int]:
+    def run() -> int:
+        n = 0
+        for raw in fetches:
+            n += decode_columns(raw, "bench", 0).records.to_pyarrow().num_rows
+        return n
+
+    return run
+
+
 def aiokafka_path(fetches: list[bytes]) -> Callable[[], int]:
     from aiokafka.consumer.fetcher import PartitionRecords
     from aiokafka.record.memory_records import MemoryRecords
@@ -92,14 +103,14 @@ def main() -> None:
     repeat = 1 if args.quick else args.repeat
     cpu = platform.processor() or platform.machine()
     print(
-        f"# record decode to ConsumerRecord objects ({cpu}, Python "
+        f"# record decode to ConsumerRecord objects and Arrow columns ({cpu}, Python "
         f"{platform.python_version()}, {total} records, best of {repeat})\n"
     )
     print(
-        "| value | codec | wire MB | ferrokafka rec/s | MB/s | no-CRC rec/s "
-        "| aiokafka rec/s | ratio |"
+        "| value | codec | wire MB | records rec/s | MB/s | no-CRC rec/s "
+        "| Arrow rec/s | Arrow GB/s | aiokafka rec/s | records vs aiokafka |"
     )
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for value_size in (100, 1024):
         for codec in CODECS:
             fetches, n = build_fetch(value_size, codec, total)
@@ -108,11 +119,14 @@ def main() -> None:
             fk, got = time_best(ferrokafka_path(fetches, True), repeat)
             assert got == n, (got, n)
             fk_nocrc, _ = time_best(ferrokafka_path(fetches, False), repeat)
+            cols, got_cols = time_best(columns_path(fetches), repeat)
+            assert got_cols == n, (got_cols, n)
             aio, got_aio = time_best(aiokafka_path(fetches), repeat)
             assert got_aio == n, (got_aio, n)
             print(
                 f"| {value_size} B | {codec} | {wire / 1e6:.1f} | {n / fk / 1e6:.2f} M | "
-                f"{payload / fk / 1e6:.0f} | {n / fk_nocrc / 1e6:.2f} M | {n / aio / 1e6:.2f} M | "
+                f"{payload / fk / 1e6:.0f} | {n / fk_nocrc / 1e6:.2f} M | {n / cols / 1e6:.2f} M | "
+                f"{payload / cols / 1e9:.2f} | {n / aio / 1e6:.2f} M | "
                 f"{aio / fk:.1f}x |",
                 flush=True,
             )

@@ -12,9 +12,11 @@ from typing import Any, Generic, TypeVar, final
 
 __all__ = [
     "DEFAULT_MAX_FRAME_SIZE",
+    "ArrowColumns",
     "ConsumerRecord",
     "DecodedPartition",
     "FrameDecoder",
+    "decode_columns",
     "decode_records",
     "decode_request",
     "decode_response",
@@ -119,12 +121,31 @@ class ConsumerRecord(Generic[_KT, _VT]):
     def __eq__(self, other: object, /) -> bool: ...
     def __class_getitem__(cls, item: Any) -> Any: ...
 
+_R = TypeVar("_R", covariant=True)
+
 @final
-class DecodedPartition:
-    """What ``decode_records`` read from one partition's records bytes."""
+class ArrowColumns:
+    """One partition's records as Arrow columns in Spark's Kafka schema (``key`` binary,
+    ``value`` binary, ``topic`` string, ``partition`` int32, ``offset`` int64, ``timestamp``
+    timestamp[us, UTC], ``timestampType`` int32, ``headers`` list<struct<key string, value
+    binary>>). Implements the Arrow PyCapsule interface: ``pyarrow.record_batch(cols)`` reads
+    the buffers in place."""
 
     @property
-    def records(self) -> list[ConsumerRecord[Any, Any]]: ...
+    def num_rows(self) -> int: ...
+    def __len__(self) -> int: ...
+    def __arrow_c_schema__(self) -> Any: ...
+    def __arrow_c_array__(self, requested_schema: Any | None = None) -> tuple[Any, Any]: ...
+    def to_pyarrow(self) -> Any:
+        """A ``pyarrow.RecordBatch`` over the same buffers (needs pyarrow)."""
+
+@final
+class DecodedPartition(Generic[_R]):
+    """What ``decode_records`` (a list of ``ConsumerRecord``) or ``decode_columns`` (an
+    ``ArrowColumns``) read from one partition's records bytes."""
+
+    @property
+    def records(self) -> _R: ...
     @property
     def next_offset(self) -> int | None:
         """The position after the last whole batch (None when none was whole)."""
@@ -152,13 +173,26 @@ def decode_records(
     max_decompressed_batch: int = 268435456,
     key_deserializer: Callable[[bytes | None], Any] | None = None,
     value_deserializer: Callable[[bytes | None], Any] | None = None,
-) -> DecodedPartition:
+) -> DecodedPartition[list[ConsumerRecord[Any, Any]]]:
     """Decode one partition's raw ``records`` bytes (record batches v2, any codec).
 
     Raises ``ferrokafka.errors.CorruptRecordException`` naming topic, partition, batch offset
     and byte position for a CRC mismatch, a legacy (magic < 2) message set, a corrupt record,
     or a batch that decompresses past ``max_decompressed_batch``.
     """
+
+def decode_columns(
+    records: bytes,
+    topic: str,
+    partition: int,
+    *,
+    check_crcs: bool = True,
+    read_committed: bool = False,
+    aborted_transactions: Sequence[tuple[int, int]] | None = None,
+    start_offset: int = 0,
+    max_decompressed_batch: int = 268435456,
+) -> DecodedPartition[ArrowColumns]:
+    """Like ``decode_records``, but into Arrow columns built in Rust (one copy of each value)."""
 
 def encode_batch(
     records: Sequence[tuple[int, bytes | None, bytes | None, Sequence[tuple[str, bytes | None]]]],

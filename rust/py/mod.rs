@@ -1,6 +1,7 @@
 //! The PyO3 layer: thin wrappers that move values between Python and the sans-I/O core.
 //! Nothing here decides protocol behaviour; it converts and re-exports.
 
+mod columns;
 mod errors;
 mod records;
 
@@ -177,6 +178,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<records::DecodedPartition>()?;
     m.add_function(wrap_pyfunction!(records::decode_records, m)?)?;
     m.add_function(wrap_pyfunction!(records::encode_batch, m)?)?;
+    m.add_class::<columns::ArrowColumns>()?;
+    m.add_function(wrap_pyfunction!(columns::decode_columns, m)?)?;
     m.add_function(wrap_pyfunction!(encode_request, m)?)?;
     m.add_function(wrap_pyfunction!(decode_response, m)?)?;
     m.add_function(wrap_pyfunction!(decode_request, m)?)?;

@@ -8,7 +8,8 @@ use super::errors;
 use crate::records::{decode_records as decode, DecodeOptions, DecodedRecords, Slot};
 
 /// A record read from Kafka (aiokafka's `ConsumerRecord` fields, in its order).
-#[pyclass(module = "ferrokafka._native", get_all, set_all)]
+/// Freed records are recycled (freelist): a consumer loop allocates and drops them at speed.
+#[pyclass(module = "ferrokafka._native", get_all, set_all, freelist = 4096)]
 pub struct ConsumerRecord {
     topic: Py<PyAny>,
     partition: i32,
@@ -106,7 +107,8 @@ impl ConsumerRecord {
     }
 }
 
-/// The outcome of decoding one partition's records.
+/// The outcome of decoding one partition's records: `records` is a list of `ConsumerRecord`
+/// (`decode_records`) or an `ArrowColumns` (`decode_columns`).
 #[pyclass(module = "ferrokafka._native", get_all, frozen)]
 pub struct DecodedPartition {
     records: Py<PyAny>,
@@ -116,6 +118,20 @@ pub struct DecodedPartition {
     skipped_below_start: u64,
     skipped_control: u64,
     skipped_aborted: u64,
+}
+
+impl DecodedPartition {
+    pub(crate) fn new(records: Py<PyAny>, d: &DecodedRecords) -> Self {
+        DecodedPartition {
+            records,
+            next_offset: d.next_offset,
+            truncated: d.truncated,
+            batches: d.batches,
+            skipped_below_start: d.skipped_below_start,
+            skipped_control: d.skipped_control,
+            skipped_aborted: d.skipped_aborted,
+        }
+    }
 }
 
 fn slot_bytes<'py>(
@@ -140,6 +156,23 @@ fn deserialize<'py>(
     }
 }
 
+/// Decode with the GIL released for large inputs (small ones are not worth the handoff), and
+/// name the topic and partition in any error.
+pub(crate) fn decode_input(
+    py: Python<'_>,
+    input: &[u8],
+    topic: &str,
+    partition: i32,
+    opts: DecodeOptions,
+) -> PyResult<DecodedRecords> {
+    let result = if input.len() >= 64 * 1024 {
+        py.detach(|| decode(input, &opts))
+    } else {
+        decode(input, &opts)
+    };
+    result.map_err(|e| errors::records_error(py, topic, partition, e))
+}
+
 /// Decode one partition's raw `records` bytes (from a Fetch response) into `ConsumerRecord`s.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
@@ -158,24 +191,25 @@ pub fn decode_records<'py>(
     value_deserializer: Option<Bound<'py, PyAny>>,
 ) -> PyResult<DecodedPartition> {
     let input = records.as_bytes();
-    let opts = DecodeOptions {
-        check_crcs,
-        read_committed,
-        aborted_transactions: aborted_transactions.unwrap_or_default(),
-        start_offset,
-        max_decompressed_batch,
-    };
-    // Large inputs decode without the GIL; small ones are not worth the handoff.
-    let result = if input.len() >= 64 * 1024 {
-        py.detach(|| decode(input, &opts))
-    } else {
-        decode(input, &opts)
-    };
-    let d = result
-        .map_err(|e| errors::records_error(py, topic.to_str().unwrap_or("?"), partition, e))?;
+    let topic_name = topic.to_str()?;
+    let d = decode_input(
+        py,
+        input,
+        topic_name,
+        partition,
+        DecodeOptions {
+            check_crcs,
+            read_committed,
+            aborted_transactions: aborted_transactions.unwrap_or_default(),
+            start_offset,
+            max_decompressed_batch,
+        },
+    )?;
     let empty = PyTuple::empty(py);
     let mut out: Vec<Bound<'py, PyAny>> = Vec::with_capacity(d.len());
     let topic_obj = topic.clone().into_any().unbind();
+    // Every record of a batch shares the batch's CRC: one int object per batch.
+    let mut checksum: Option<(u32, Py<PyAny>)> = None;
     for i in 0..d.len() {
         let headers = if d.header_starts[i] == d.header_starts[i + 1] {
             empty.clone()
@@ -209,22 +243,24 @@ pub fn decode_records<'py>(
                 value_deserializer.as_ref(),
             )?
             .unbind(),
-            checksum: d.checksums[i].into_pyobject(py)?.into_any().unbind(),
+            checksum: match &checksum {
+                Some((crc, obj)) if *crc == d.checksums[i] => obj.clone_ref(py),
+                _ => {
+                    let obj = d.checksums[i].into_pyobject(py)?.into_any().unbind();
+                    checksum = Some((d.checksums[i], obj.clone_ref(py)));
+                    obj
+                }
+            },
             serialized_key_size: key.map_or(-1, |s| s.len as i32),
             serialized_value_size: value.map_or(-1, |s| s.len as i32),
             headers: headers.into_any().unbind(),
         };
         out.push(Bound::new(py, record)?.into_any());
     }
-    Ok(DecodedPartition {
-        records: pyo3::types::PyList::new(py, out)?.into_any().unbind(),
-        next_offset: d.next_offset,
-        truncated: d.truncated,
-        batches: d.batches,
-        skipped_below_start: d.skipped_below_start,
-        skipped_control: d.skipped_control,
-        skipped_aborted: d.skipped_aborted,
-    })
+    Ok(DecodedPartition::new(
+        pyo3::types::PyList::new(py, out)?.into_any().unbind(),
+        &d,
+    ))
 }
 
 /// Encode one record batch (producer side and tests). `records` are
