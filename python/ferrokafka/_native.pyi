@@ -26,6 +26,7 @@ __all__ = [
     "error_codes",
     "is_unsupported_version_reply",
     "peek_correlation_id",
+    "records_end",
     "supported_apis",
 ]
 
@@ -150,6 +151,9 @@ class DecodedPartition(Generic[_R]):
     def next_offset(self) -> int | None:
         """The position after the last whole batch (None when none was whole)."""
     @property
+    def last_leader_epoch(self) -> int | None:
+        """The partition leader epoch of the last whole batch (None when none was whole)."""
+    @property
     def truncated(self) -> bool:
         """The bytes ended inside a batch (normal at the fetch size limit)."""
     @property
@@ -193,6 +197,11 @@ def decode_columns(
     max_decompressed_batch: int = 268435456,
 ) -> DecodedPartition[ArrowColumns]:
     """Like ``decode_records``, but into Arrow columns built in Rust (one copy of each value)."""
+
+def records_end(records: bytes) -> tuple[int, int] | None:
+    """``(next_offset, last_leader_epoch)`` of the last whole batch in a partition's records
+    bytes, read from batch headers only (no CRC check): where the next fetch starts. None when
+    no batch is whole."""
 
 def encode_batch(
     records: Sequence[tuple[int, bytes | None, bytes | None, Sequence[tuple[str, bytes | None]]]],

@@ -210,6 +210,19 @@ class OffsetOutOfRangeError(BrokerResponseError):
     description = "Offset out of range."
 
 
+class LogTruncationError(OffsetOutOfRangeError):
+    """The leader's log was truncated below the consumed position (KIP-320, an unclean leader
+    election): records the application consumed may no longer exist. Raised only with
+    ``auto_offset_reset="none"``; ``divergent_offsets`` maps each partition to the first offset
+    known to diverge."""
+
+    def __init__(
+        self, message: str = "", divergent_offsets: dict[Any, int] | None = None
+    ) -> None:
+        super().__init__(message)
+        self.divergent_offsets = dict(divergent_offsets or {})
+
+
 class CorruptRecordException(BrokerResponseError):
     errno = 2
     message = "CORRUPT_MESSAGE"

@@ -105,7 +105,15 @@ impl<'a> Reader<'a> {
         self.unsigned_varlong_max(10)
     }
 
+    #[inline]
     fn unsigned_varlong_max(&mut self, max_bytes: usize) -> Result<u64> {
+        // Most varints of a record (lengths, deltas) are one byte.
+        if let Some(&b) = self.buf.get(self.pos) {
+            if b & 0x80 == 0 {
+                self.pos += 1;
+                return Ok(u64::from(b));
+            }
+        }
         let start = self.pos;
         let mut value: u64 = 0;
         for i in 0..max_bytes {

@@ -113,6 +113,7 @@ impl ConsumerRecord {
 pub struct DecodedPartition {
     records: Py<PyAny>,
     next_offset: Option<i64>,
+    last_leader_epoch: Option<i32>,
     truncated: bool,
     batches: u64,
     skipped_below_start: u64,
@@ -125,6 +126,7 @@ impl DecodedPartition {
         DecodedPartition {
             records,
             next_offset: d.next_offset,
+            last_leader_epoch: d.last_leader_epoch,
             truncated: d.truncated,
             batches: d.batches,
             skipped_below_start: d.skipped_below_start,
@@ -311,4 +313,12 @@ pub fn encode_batch<'py>(
     };
     let batch = build_batch(&records, &opts).map_err(|e| errors::records_error(py, "", -1, e))?;
     Ok(PyBytes::new(py, &batch))
+}
+
+/// Where the next fetch of a partition starts after these records bytes: `(next_offset,
+/// last_leader_epoch)` of the last whole batch, from the batch headers alone; None when no
+/// batch is whole.
+#[pyfunction]
+pub fn records_end(records: &[u8]) -> Option<(i64, i32)> {
+    crate::records::records_end(records)
 }

@@ -151,6 +151,9 @@ pub struct DecodedRecords {
     pub checksums: Vec<u32>,
     /// The position after the last whole batch read (None when no batch was complete).
     pub next_offset: Option<i64>,
+    /// The partition leader epoch of the last whole batch read (for KIP-320's
+    /// `last_fetched_epoch`; None when no batch was complete).
+    pub last_leader_epoch: Option<i32>,
     /// The input ended inside a batch (normal at the fetch size limit).
     pub truncated: bool,
     pub skipped_below_start: u64,
@@ -217,6 +220,31 @@ fn control_type(key: &[u8]) -> Option<i16> {
     (key.len() >= 4).then(|| i16::from_be_bytes([key[2], key[3]]))
 }
 
+/// The position after the last whole batch in `input`, and that batch's partition leader
+/// epoch, read from the batch headers alone (no CRC check, no decoding): where the next fetch
+/// of the partition starts. `None` when no whole batch is present.
+pub fn records_end(input: &[u8]) -> Option<(i64, i32)> {
+    let mut pos = 0usize;
+    let mut end = None;
+    while let Some(rest) = input.get(pos..) {
+        if rest.len() < BATCH_HEADER_LEN {
+            break;
+        }
+        let batch_length = i32::from_be_bytes(rest[8..12].try_into().unwrap_or([0; 4]));
+        let Ok(length) = usize::try_from(batch_length) else {
+            break;
+        };
+        let total = LENGTH_OFFSET + length;
+        if length < BATCH_HEADER_LEN - LENGTH_OFFSET || rest.len() < total {
+            break;
+        }
+        let header = BatchHeader::parse(&rest[..total]);
+        end = Some((header.next_offset(), header.partition_leader_epoch));
+        pos += total;
+    }
+    end
+}
+
 /// Decode one partition's records bytes.
 pub fn decode_records(input: &[u8], opts: &DecodeOptions) -> Result<DecodedRecords> {
     let mut out = DecodedRecords {
@@ -279,6 +307,7 @@ pub fn decode_records(input: &[u8], opts: &DecodeOptions) -> Result<DecodedRecor
         decode_batch(input, pos, &header, opts, aborts.as_mut(), &mut out)?;
         out.batches += 1;
         out.next_offset = Some(header.next_offset());
+        out.last_leader_epoch = Some(header.partition_leader_epoch);
         pos += total;
     }
     Ok(out)

@@ -79,7 +79,7 @@ fn read_bounded(
     codec: Codec,
 ) -> Result<Vec<u8>> {
     let mut out = Vec::with_capacity(hint.min(limit));
-    let mut limited = (&mut reader).take(limit as u64 + 1);
+    let mut limited = (&mut reader).take((limit as u64).saturating_add(1));
     limited
         .read_to_end(&mut out)
         .map_err(|e| failed(base_offset, codec, e))?;
@@ -128,6 +128,11 @@ fn snappy_decode(data: &[u8], limit: usize, base_offset: i64) -> Result<Vec<u8>>
     Ok(out)
 }
 
+thread_local! {
+    static ZSTD_CONTEXT: std::cell::RefCell<Option<zstd::zstd_safe::DCtx<'static>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
 /// Decompress one batch's records section; `limit` caps the output size.
 pub fn decompress(codec: Codec, data: &[u8], limit: usize, base_offset: i64) -> Result<Vec<u8>> {
     let hint = data.len().saturating_mul(4);
@@ -148,11 +153,25 @@ pub fn decompress(codec: Codec, data: &[u8], limit: usize, base_offset: i64) -> 
             base_offset,
             codec,
         ),
-        Codec::Zstd => {
-            let decoder = zstd::stream::read::Decoder::with_buffer(data)
-                .map_err(|e| failed(base_offset, codec, e))?;
+        Codec::Zstd => ZSTD_CONTEXT.with(|cell| {
+            // A decompression context costs more to create than a small batch costs to
+            // decode, so each thread keeps one (reset before every frame).
+            let mut guard = cell.borrow_mut();
+            let context = match guard.as_mut() {
+                Some(context) => context,
+                None => guard.insert(
+                    zstd::zstd_safe::DCtx::try_create()
+                        .ok_or_else(|| failed(base_offset, codec, "cannot allocate a context"))?,
+                ),
+            };
+            context
+                .reset(zstd::zstd_safe::ResetDirective::SessionOnly)
+                .map_err(|code| {
+                    failed(base_offset, codec, zstd::zstd_safe::get_error_name(code))
+                })?;
+            let decoder = zstd::stream::read::Decoder::with_context(data, context);
             read_bounded(decoder, hint, limit, base_offset, codec)
-        }
+        }),
     }
 }
 
@@ -222,6 +241,38 @@ mod tests {
             for codec in ALL {
                 let _ = decompress(codec, &data, 1 << 20, 7);
             }
+        }
+    }
+
+    #[test]
+    fn reused_decoders_recover_from_failed_frames() {
+        // zstd keeps a decoder per thread: a frame that fails half-way (too large, truncated,
+        // garbage) or ends without its end mark must not leak state into the next one. (A
+        // reused lz4 frame decoder did: fuzz/regressions/decompress_lz4-unfinished-frame.)
+        let a: Vec<u8> = (0..50_000u32)
+            .flat_map(|i| (i % 251).to_le_bytes())
+            .collect();
+        let b = b"the next batch".repeat(100);
+        for codec in [Codec::Lz4, Codec::Zstd] {
+            let (pa, pb) = (compress(codec, &a).unwrap(), compress(codec, &b).unwrap());
+            assert!(decompress(codec, &pa, 1000, 0).is_err(), "{codec:?} limit");
+            assert_eq!(
+                decompress(codec, &pb, usize::MAX, 0).unwrap(),
+                b,
+                "{codec:?}"
+            );
+            assert!(decompress(codec, &pa[..pa.len() / 2], usize::MAX, 0).is_err());
+            assert_eq!(
+                decompress(codec, &pa, usize::MAX, 0).unwrap(),
+                a,
+                "{codec:?}"
+            );
+            assert!(decompress(codec, b"\x04\x22\x4d\x18garbage", usize::MAX, 0).is_err());
+            assert_eq!(
+                decompress(codec, &pb, usize::MAX, 0).unwrap(),
+                b,
+                "{codec:?}"
+            );
         }
     }
 

@@ -112,6 +112,7 @@ proptest! {
     #[test]
     fn arbitrary_bytes_never_panic(data in proptest::collection::vec(any::<u8>(), 0..400), check_crcs: bool) {
         let _ = decode_records(&data, &DecodeOptions { check_crcs, ..Default::default() });
+        let _ = records_end(&data);
     }
 }
 
@@ -228,6 +229,12 @@ fn truncated_trailing_batch_stops_cleanly() {
     assert_eq!(d.len(), 4);
     assert!(d.truncated);
     assert_eq!(d.next_offset, Some(4));
+    assert_eq!(d.last_leader_epoch, Some(-1));
+    // The header scan agrees with the decoder, and sees nothing in a lone partial batch.
+    assert_eq!(records_end(&input), Some((4, -1)));
+    assert_eq!(records_end(&second[..second.len() - 1]), None);
+    assert_eq!(records_end(&second), Some((8, -1)));
+    assert_eq!(records_end(&[]), None);
 }
 
 #[test]

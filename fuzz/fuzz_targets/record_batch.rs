@@ -1,0 +1,53 @@
+//! Arbitrary partition bytes through the record-batch decoder (CRC checks off so the fuzzer
+//! reaches the records) and on to the Arrow columns: records or a typed error, never a panic,
+//! and never more than the decompression limit per batch.
+//!
+//! Input: byte 0 = flags (bit 0 read_committed, bits 1-2 the number of aborted transactions,
+//! bits 4-7 start_offset); then two bytes per aborted transaction (producer id, first offset);
+//! the rest is the records section of a partition.
+#![no_main]
+use _native::records::{decode_records, to_spark_batch, DecodeOptions};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&flags, rest)) = data.split_first() else {
+        return;
+    };
+    let aborted_len = 2 * usize::from((flags >> 1) & 3);
+    if rest.len() < aborted_len {
+        return;
+    }
+    let (aborted, input) = rest.split_at(aborted_len);
+    let opts = DecodeOptions {
+        check_crcs: false,
+        read_committed: flags & 1 != 0,
+        aborted_transactions: aborted
+            .chunks(2)
+            .map(|p| (i64::from(p[0]), i64::from(p[1])))
+            .collect(),
+        start_offset: i64::from(flags >> 4),
+        max_decompressed_batch: 1 << 20,
+    };
+    let Ok(decoded) = decode_records(input, &opts) else {
+        return;
+    };
+    let n = decoded.len();
+    assert_eq!(decoded.offsets.len(), n);
+    assert_eq!(decoded.timestamps.len(), n);
+    assert_eq!(decoded.values.len(), n);
+    assert_eq!(decoded.header_starts.len(), n + 1);
+    assert!(decoded.offsets.iter().all(|&o| o >= opts.start_offset));
+    for buffer in &decoded.owned {
+        assert!(buffer.len() <= opts.max_decompressed_batch);
+    }
+    for slot in decoded.keys.iter().chain(&decoded.values).flatten() {
+        let _ = decoded.bytes(input, *slot);
+    }
+    for i in 0..n {
+        for h in &decoded.headers[decoded.header_range(i)] {
+            let _ = decoded.bytes(input, h.key);
+        }
+    }
+    let batch = to_spark_batch(&decoded, input, "fuzz", 0).expect("columns of decoded records");
+    assert_eq!(batch.num_rows(), n);
+});
