@@ -1,0 +1,588 @@
+"""``AIOKafkaConsumer``: aiokafka 0.14's consumer API over ferrokafka's fetcher.
+
+Group membership (``subscribe`` with a ``group_id``) is the group coordinator's job; without a
+``group_id``, ``subscribe`` assigns every partition of the subscribed topics, as aiokafka does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Iterable
+from typing import Any, Generic, TypeVar
+
+from .. import errors as Errors
+from ..abc import ConsumerRebalanceListener
+from ..client import AIOKafkaClient
+from ..structs import ConsumerRecord, OffsetAndMetadata, OffsetAndTimestamp, TopicPartition
+from .fetcher import Fetcher
+from .group_coordinator import OffsetsCoordinator
+from .subscription_state import OffsetResetStrategy, SubscriptionState
+
+__all__ = ["AIOKafkaConsumer"]
+
+log = logging.getLogger(__name__)
+
+KT = TypeVar("KT")
+VT = TypeVar("VT")
+
+_VERSION = "0.1.0"
+
+
+def _positive(name: str, value: Any, *, zero_ok: bool = False) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < (0 if zero_ok else 1):
+        kind = "a non-negative" if zero_ok else "a positive"
+        raise ValueError(f"{name} must be {kind} int, got {value!r}")
+
+
+class AIOKafkaConsumer(Generic[KT, VT]):
+    """A Kafka consumer with aiokafka's constructor, methods and errors.
+
+    ``getmany_arrow`` (beyond aiokafka) returns each partition's records as one
+    ``pyarrow.RecordBatch`` in Spark's Kafka schema, decoded by the Rust core.
+    """
+
+    def __init__(
+        self,
+        *topics: str,
+        loop: asyncio.AbstractEventLoop | None = None,
+        bootstrap_servers: str | list[str] = "localhost",
+        client_id: str = "ferrokafka-" + _VERSION,
+        group_id: str | None = None,
+        group_instance_id: str | None = None,
+        key_deserializer: Callable[[bytes | None], KT] | None = None,
+        value_deserializer: Callable[[bytes | None], VT] | None = None,
+        fetch_max_wait_ms: int = 500,
+        fetch_max_bytes: int = 52428800,
+        fetch_min_bytes: int = 1,
+        max_partition_fetch_bytes: int = 1 * 1024 * 1024,
+        request_timeout_ms: int = 40 * 1000,
+        retry_backoff_ms: int = 100,
+        auto_offset_reset: str = "latest",
+        enable_auto_commit: bool = True,
+        auto_commit_interval_ms: int = 5000,
+        check_crcs: bool = True,
+        metadata_max_age_ms: int = 5 * 60 * 1000,
+        partition_assignment_strategy: tuple[Any, ...] | list[Any] = (),
+        max_poll_interval_ms: int = 300000,
+        rebalance_timeout_ms: int | None = None,
+        session_timeout_ms: int = 10000,
+        heartbeat_interval_ms: int = 3000,
+        consumer_timeout_ms: int = 200,
+        max_poll_records: int | None = None,
+        ssl_context: Any = None,
+        security_protocol: str = "PLAINTEXT",
+        api_version: str | None = None,
+        exclude_internal_topics: bool = True,
+        connections_max_idle_ms: int = 540000,
+        isolation_level: str = "read_uncommitted",
+        sasl_mechanism: str = "PLAIN",
+        sasl_plain_password: str | None = None,
+        sasl_plain_username: str | None = None,
+        sasl_kerberos_service_name: str = "kafka",
+        sasl_kerberos_domain_name: str | None = None,
+        sasl_oauth_token_provider: Any = None,
+        client_rack: str | None = None,
+    ) -> None:
+        for name, value in (
+            ("fetch_max_bytes", fetch_max_bytes),
+            ("max_partition_fetch_bytes", max_partition_fetch_bytes),
+            ("request_timeout_ms", request_timeout_ms),
+            ("metadata_max_age_ms", metadata_max_age_ms),
+            ("max_poll_interval_ms", max_poll_interval_ms),
+            ("session_timeout_ms", session_timeout_ms),
+            ("heartbeat_interval_ms", heartbeat_interval_ms),
+            ("auto_commit_interval_ms", auto_commit_interval_ms),
+            ("connections_max_idle_ms", connections_max_idle_ms),
+        ):
+            _positive(name, value)
+        for name, value in (
+            ("fetch_max_wait_ms", fetch_max_wait_ms),
+            ("fetch_min_bytes", fetch_min_bytes),
+            ("retry_backoff_ms", retry_backoff_ms),
+            ("consumer_timeout_ms", consumer_timeout_ms),
+        ):
+            _positive(name, value, zero_ok=True)
+        if max_poll_records is not None:
+            _positive("max_poll_records", max_poll_records)
+        if rebalance_timeout_ms is not None:
+            _positive("rebalance_timeout_ms", rebalance_timeout_ms)
+        OffsetResetStrategy.from_config(auto_offset_reset)
+        if isolation_level not in ("read_uncommitted", "read_committed"):
+            raise ValueError(
+                "isolation_level must be 'read_uncommitted' or 'read_committed', "
+                f"got {isolation_level!r}"
+            )
+        if heartbeat_interval_ms >= session_timeout_ms:
+            raise ValueError(
+                f"heartbeat_interval_ms ({heartbeat_interval_ms}) must be lower than "
+                f"session_timeout_ms ({session_timeout_ms})"
+            )
+        for name, fn in (
+            ("key_deserializer", key_deserializer),
+            ("value_deserializer", value_deserializer),
+        ):
+            if fn is not None and not callable(fn):
+                raise ValueError(f"{name} must be callable or None, got {fn!r}")
+        if security_protocol not in ("PLAINTEXT", "SSL"):
+            raise ValueError(
+                f"security_protocol {security_protocol!r} is not supported yet "
+                "(PLAINTEXT or SSL; SASL comes with the security work)"
+            )
+        if group_id is None and group_instance_id is not None:
+            raise ValueError("group_instance_id needs a group_id")
+        if api_version not in (None, "auto") and not isinstance(api_version, str):
+            raise ValueError(f"api_version must be a version string or 'auto', got {api_version!r}")
+        if client_rack is not None and not isinstance(client_rack, str):
+            raise ValueError(f"client_rack must be a string or None, got {client_rack!r}")
+
+        self._client = AIOKafkaClient(
+            bootstrap_servers=bootstrap_servers,
+            client_id=client_id,
+            metadata_max_age_ms=metadata_max_age_ms,
+            request_timeout_ms=request_timeout_ms,
+            retry_backoff_ms=retry_backoff_ms,
+            connections_max_idle_ms=connections_max_idle_ms,
+            ssl_context=ssl_context,
+            security_protocol=security_protocol,
+        )
+        self._group_id = group_id
+        self._group_instance_id = group_instance_id
+        self._key_deserializer = key_deserializer
+        self._value_deserializer = value_deserializer
+        self._fetch_config: dict[str, Any] = {
+            "fetch_min_bytes": fetch_min_bytes,
+            "fetch_max_bytes": fetch_max_bytes,
+            "fetch_max_wait_ms": fetch_max_wait_ms,
+            "max_partition_fetch_bytes": max_partition_fetch_bytes,
+            "check_crcs": check_crcs,
+            "retry_backoff_ms": retry_backoff_ms,
+            "request_timeout_ms": request_timeout_ms,
+            "auto_offset_reset": auto_offset_reset,
+            "isolation_level": isolation_level,
+            "client_rack": client_rack,
+            "metadata_max_age_ms": metadata_max_age_ms,
+        }
+        self._retry_backoff_ms = retry_backoff_ms
+        self._request_timeout_ms = request_timeout_ms
+        self._max_poll_records = max_poll_records
+        self._consumer_timeout = consumer_timeout_ms / 1000
+        self._exclude_internal_topics = exclude_internal_topics
+        self._enable_auto_commit = enable_auto_commit and group_id is not None
+
+        self._subscription = SubscriptionState()
+        self._fetcher: Fetcher | None = None
+        self._coordinator: OffsetsCoordinator | None = None
+        self._started = False
+        self._closed = False
+        self._stopped = asyncio.Event()
+        if topics:
+            self.subscribe(list(topics))
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Connect to the cluster and start fetching for what is assigned or subscribed."""
+        if self._started:
+            raise Errors.IllegalStateError("start() was already called")
+        if self._closed:
+            raise Errors.IllegalStateError("the consumer is stopped")
+        self._started = True
+        await self._client.bootstrap()
+        if self._group_id is not None:
+            self._coordinator = OffsetsCoordinator(
+                self._client,
+                self._group_id,
+                retry_backoff_ms=self._retry_backoff_ms,
+                request_timeout_ms=self._request_timeout_ms,
+                group_instance_id=self._group_instance_id,
+            )
+        self._fetcher = Fetcher(
+            self._client,
+            self._subscription,
+            key_deserializer=self._key_deserializer,
+            value_deserializer=self._value_deserializer,
+            committed_lookup=self._committed_for_positions if self._coordinator else None,
+            **self._fetch_config,
+        )
+        if self._subscription.partitions_auto_assigned():
+            await self._assign_all_subscribed()
+        self._fetcher.start()
+
+    async def stop(self) -> None:
+        """Stop fetching and close every connection; pending ``getone``/``getmany`` calls raise
+        ``ConsumerStoppedError``."""
+        if self._closed:
+            return
+        self._closed = True
+        self._stopped.set()
+        if self._fetcher is not None:
+            await self._fetcher.close()
+        await self._client.close()
+
+    async def __aenter__(self) -> AIOKafkaConsumer[KT, VT]:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    def __aiter__(self) -> AIOKafkaConsumer[KT, VT]:
+        return self
+
+    async def __anext__(self) -> ConsumerRecord[KT, VT]:
+        try:
+            return await self.getone()
+        except Errors.ConsumerStoppedError:
+            raise StopAsyncIteration from None
+
+    def _running(self) -> Fetcher:
+        if self._closed:
+            raise Errors.ConsumerStoppedError()
+        if self._fetcher is None:
+            raise Errors.IllegalStateError("call start() first")
+        return self._fetcher
+
+    # -- assignment and subscription -----------------------------------------------------------
+
+    def assign(self, partitions: Iterable[TopicPartition]) -> None:
+        """Read exactly these partitions (no group management)."""
+        parts = list(partitions)
+        self._subscription.assign_from_user(parts)
+        self._client.set_topics({tp.topic for tp in parts})
+        self._refresh_metadata_in_background()
+
+    def assignment(self) -> set[TopicPartition]:
+        return self._subscription.assigned_partitions()
+
+    def subscribe(
+        self,
+        topics: Iterable[str] = (),
+        pattern: str | None = None,
+        listener: ConsumerRebalanceListener | None = None,
+    ) -> None:
+        """Subscribe to topics by name or by a regular expression matched against whole names.
+        Without a ``group_id`` every partition of them is assigned to this consumer."""
+        if isinstance(topics, str) or not isinstance(topics, tuple | set | list | frozenset):
+            raise TypeError("Topics should be list of strings")
+        topic_list = list(topics)
+        if bool(topic_list) == (pattern is not None):
+            raise ValueError("Subscription needs either topics or pattern, not both")
+        if listener is not None and not isinstance(listener, ConsumerRebalanceListener):
+            raise TypeError(f"listener should be a ConsumerRebalanceListener, got {listener!r}")
+        if self._group_id is not None:
+            raise Errors.IllegalOperation(
+                "subscribe() with a group_id needs group membership, which is not built yet; "
+                "use assign() (commit() and committed() work with it)"
+            )
+        if pattern is not None:
+            self._subscription.subscribe_pattern(pattern, listener)
+            self._client.set_topics(None)
+        else:
+            self._subscription.subscribe(topic_list, listener)
+            self._client.set_topics(set(topic_list))
+        if self._started and not self._closed:
+            task = asyncio.ensure_future(self._assign_all_subscribed())
+            task.add_done_callback(_log_failure)
+
+    async def _assign_all_subscribed(self) -> None:
+        await self._client.refresh_metadata()
+        cluster = self._client.cluster
+        if self._subscription.pattern is not None:
+            self._subscription.match_topics(cluster.topics(self._exclude_internal_topics))
+        parts = {
+            TopicPartition(topic, p)
+            for topic in self._subscription.subscription
+            for p in cluster.partitions_for_topic(topic) or ()
+        }
+        self._subscription.assign_from_subscribed(parts)
+
+    def subscription(self) -> frozenset[str]:
+        return self._subscription.subscription
+
+    def unsubscribe(self) -> None:
+        self._subscription.unsubscribe()
+        self._client.set_topics(None)
+
+    def _refresh_metadata_in_background(self) -> None:
+        if self._started and not self._closed:
+            task = asyncio.ensure_future(self._client.refresh_metadata())
+            task.add_done_callback(_log_failure)
+
+    # -- positions -----------------------------------------------------------------------------
+
+    def _check_partitions(self, partitions: Iterable[Any]) -> list[TopicPartition]:
+        parts = list(partitions)
+        for tp in parts:
+            if not isinstance(tp, TopicPartition):
+                raise TypeError(f"partitions must be TopicPartition objects, got {tp!r}")
+            if not self._subscription.is_assigned(tp):
+                raise Errors.IllegalStateError(f"Partition {tp} is not assigned")
+        return parts
+
+    async def position(self, partition: TopicPartition) -> int:
+        """The offset of the next record that will be returned for ``partition``."""
+        fetcher = self._running()
+        while True:
+            state = self._subscription.state(partition)
+            if state.error is not None:
+                raise state.error
+            if state.has_valid_position and state.position is not None:
+                return state.position
+            version = self._subscription.version
+            fetcher.wake()
+            await self._subscription.wait_for_change(version, self._retry_backoff_ms / 1000)
+            if self._closed:
+                raise Errors.ConsumerStoppedError()
+
+    def highwater(self, partition: TopicPartition) -> int | None:
+        """The high watermark the last fetch of ``partition`` reported (None before one)."""
+        return self._subscription.state(partition).highwater
+
+    def last_stable_offset(self, partition: TopicPartition) -> int | None:
+        return self._subscription.state(partition).last_stable_offset
+
+    def last_poll_timestamp(self, partition: TopicPartition) -> int | None:
+        """Wall-clock ms of the last fetch response that covered ``partition``."""
+        return self._subscription.state(partition).timestamp
+
+    def seek(self, partition: TopicPartition, offset: int) -> None:
+        """Make ``offset`` the next record returned for ``partition``."""
+        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+            raise ValueError(f"Offset must be a non-negative integer, got {offset!r}")
+        self._check_partitions([partition])
+        self._subscription.seek(partition, offset)
+        if self._fetcher is not None:
+            self._fetcher.seeked(partition)
+
+    async def _reset(self, partitions: tuple[Any, ...], strategy: OffsetResetStrategy) -> None:
+        self._running()
+        parts = self._check_partitions(partitions) or list(self.assignment())
+        for tp in parts:
+            self._subscription.request_reset(tp, strategy)
+            assert self._fetcher is not None
+            self._fetcher.seeked(tp)
+        for tp in parts:
+            await self.position(tp)
+
+    async def seek_to_beginning(self, *partitions: TopicPartition) -> None:
+        """Seek to the earliest offset of the given (default: all assigned) partitions."""
+        await self._reset(partitions, OffsetResetStrategy.EARLIEST)
+
+    async def seek_to_end(self, *partitions: TopicPartition) -> None:
+        """Seek to the end (high watermark, or LSO with read_committed) of the partitions."""
+        await self._reset(partitions, OffsetResetStrategy.LATEST)
+
+    async def seek_to_committed(self, *partitions: TopicPartition) -> dict[TopicPartition, int]:
+        """Seek to the group's committed offsets; returns them (None where none is)."""
+        coordinator = self._need_group()
+        parts = self._check_partitions(partitions) or sorted(self.assignment())
+        committed = await coordinator.fetch_committed_offsets(parts)
+        out: dict[TopicPartition, Any] = {}
+        for tp in parts:
+            om = committed.get(tp)
+            out[tp] = None if om is None else om.offset
+            if om is not None and om.offset >= 0:
+                self.seek(tp, om.offset)
+        return out
+
+    def pause(self, *partitions: TopicPartition) -> None:
+        """Stop returning and fetching records of these partitions (they stay assigned)."""
+        for tp in self._check_partitions(partitions):
+            self._subscription.pause(tp)
+
+    def resume(self, *partitions: TopicPartition) -> None:
+        for tp in self._check_partitions(partitions):
+            self._subscription.resume(tp)
+
+    def paused(self) -> set[TopicPartition]:
+        return self._subscription.paused_partitions()
+
+    # -- offsets by time and watermarks --------------------------------------------------------
+
+    async def beginning_offsets(
+        self, partitions: Iterable[TopicPartition]
+    ) -> dict[TopicPartition, int]:
+        """The earliest offset of each partition (assigned or not)."""
+        found = await self._running().list_offsets({tp: -2 for tp in partitions})
+        return {tp: v[0] for tp, v in found.items()}
+
+    async def end_offsets(self, partitions: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
+        """The offset after the last record (the LSO with read_committed) of each partition."""
+        found = await self._running().list_offsets({tp: -1 for tp in partitions})
+        return {tp: v[0] for tp, v in found.items()}
+
+    async def offsets_for_times(
+        self, timestamps: dict[TopicPartition, int]
+    ) -> dict[TopicPartition, OffsetAndTimestamp | None]:
+        """The earliest offset whose timestamp is >= the given one (ms), per partition; None
+        where no record is that new."""
+        for tp, ts in timestamps.items():
+            if isinstance(ts, bool) or not isinstance(ts, int) or ts < 0:
+                raise ValueError(f"The target time for partition {tp} is {ts!r}: must be >= 0")
+        found = await self._running().list_offsets(dict(timestamps))
+        return {
+            tp: None if offset < 0 else OffsetAndTimestamp(offset, ts)
+            for tp, (offset, ts, _) in found.items()
+        }
+
+    # -- committed offsets ---------------------------------------------------------------------
+
+    def _need_group(self) -> OffsetsCoordinator:
+        self._running()
+        if self._coordinator is None:
+            raise Errors.IllegalOperation("Requires group_id")
+        return self._coordinator
+
+    async def _committed_for_positions(
+        self, parts: list[TopicPartition]
+    ) -> dict[TopicPartition, int]:
+        assert self._coordinator is not None
+        committed = await self._coordinator.fetch_committed_offsets(parts)
+        return {tp: om.offset for tp, om in committed.items() if om is not None}
+
+    async def committed(self, partition: TopicPartition) -> int | None:
+        """The group's committed offset of ``partition`` (None when nothing is committed)."""
+        coordinator = self._need_group()
+        om = (await coordinator.fetch_committed_offsets([partition])).get(partition)
+        return None if om is None else om.offset
+
+    async def commit(
+        self,
+        offsets: dict[TopicPartition, int | tuple[int, str] | OffsetAndMetadata] | None = None,
+    ) -> None:
+        """Commit ``offsets`` (the next offset to read, optionally with metadata), or the
+        positions of every assigned partition."""
+        coordinator = self._need_group()
+        if offsets is None:
+            to_commit = self._subscription.all_consumed_offsets()
+        else:
+            to_commit = {}
+            for tp, value in offsets.items():
+                if not isinstance(tp, TopicPartition):
+                    raise ValueError(f"commit() keys must be TopicPartition, got {tp!r}")
+                if isinstance(value, OffsetAndMetadata):
+                    om = value
+                elif isinstance(value, int) and not isinstance(value, bool):
+                    om = OffsetAndMetadata(value, "")
+                elif (
+                    isinstance(value, tuple)
+                    and len(value) == 2
+                    and isinstance(value[0], int)
+                    and isinstance(value[1], str)
+                ):
+                    om = OffsetAndMetadata(value[0], value[1])
+                else:
+                    raise ValueError(
+                        f"commit() offset for {tp} must be an int, (int, str) or "
+                        f"OffsetAndMetadata, got {value!r}"
+                    )
+                if om.offset < 0:
+                    raise ValueError(f"commit() offset for {tp} must be >= 0, got {om.offset}")
+                to_commit[tp] = om
+            self._check_partitions(to_commit)
+        epochs = {
+            tp: self._subscription.state(tp).position_epoch
+            for tp in to_commit
+            if self._subscription.is_assigned(tp)
+        }
+        await coordinator.commit_offsets(to_commit, leader_epochs=epochs)
+        for tp, om in to_commit.items():
+            if self._subscription.is_assigned(tp):
+                self._subscription.state(tp).committed = om
+
+    # -- metadata ------------------------------------------------------------------------------
+
+    async def topics(self) -> set[str]:
+        """Every topic the cluster shows this client."""
+        self._running()
+        response = await self._client.fetch_metadata(topics=None)
+        return {
+            t["name"]
+            for t in response["topics"]
+            if t["name"] and not (self._exclude_internal_topics and t.get("is_internal"))
+        }
+
+    def partitions_for_topic(self, topic: str) -> set[int] | None:
+        """The partition ids of ``topic`` from the metadata in hand (None if unknown)."""
+        return self._client.cluster.partitions_for_topic(topic)
+
+    # -- records -------------------------------------------------------------------------------
+
+    async def getone(self, *partitions: TopicPartition) -> ConsumerRecord[KT, VT]:
+        """The next record (of the given partitions, or any assigned one), waiting for it."""
+        while True:
+            data = await self._poll(partitions, None, 1, "records")
+            for records in data.values():
+                record: ConsumerRecord[KT, VT] = records[0]
+                return record
+
+    async def getmany(
+        self,
+        *partitions: TopicPartition,
+        timeout_ms: int = 0,
+        max_records: int | None = None,
+    ) -> dict[TopicPartition, list[ConsumerRecord[KT, VT]]]:
+        """Records fetched so far, by partition; waits up to ``timeout_ms`` if none are."""
+        if timeout_ms < 0:
+            raise ValueError(f"timeout_ms must not be negative, got {timeout_ms}")
+        if max_records is not None:
+            _positive("max_records", max_records)
+        result: dict[TopicPartition, list[ConsumerRecord[KT, VT]]] = await self._poll(
+            partitions, timeout_ms / 1000, max_records or self._max_poll_records, "records"
+        )
+        return result
+
+    async def getmany_arrow(
+        self,
+        *partitions: TopicPartition,
+        timeout_ms: int = 0,
+        max_records: int | None = None,
+    ) -> dict[TopicPartition, Any]:
+        """Like ``getmany``, but each partition's records as one ``pyarrow.RecordBatch`` in
+        Spark's Kafka schema (key, value, topic, partition, offset, timestamp, timestampType,
+        headers), built by the Rust decoder. Deserializers are not applied. Needs pyarrow."""
+        if timeout_ms < 0:
+            raise ValueError(f"timeout_ms must not be negative, got {timeout_ms}")
+        if max_records is not None:
+            _positive("max_records", max_records)
+        return await self._poll(
+            partitions, timeout_ms / 1000, max_records or self._max_poll_records, "arrow"
+        )
+
+    async def _poll(
+        self,
+        partitions: tuple[TopicPartition, ...],
+        timeout: float | None,
+        max_records: int | None,
+        form: str,
+    ) -> dict[TopicPartition, Any]:
+        fetcher = self._running()
+        wanted = set(self._check_partitions(partitions)) if partitions else None
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            fetcher.data_ready.clear()
+            data = fetcher.drain(wanted, max_records, form)
+            if data:
+                return data
+            fetcher.raise_pending_error(wanted)
+            remaining = None if deadline is None else deadline - time.monotonic()
+            if remaining is not None and remaining <= 0:
+                return {}
+            stopped = asyncio.ensure_future(self._stopped.wait())
+            ready = asyncio.ensure_future(fetcher.data_ready.wait())
+            try:
+                await asyncio.wait(
+                    (stopped, ready), timeout=remaining, return_when=asyncio.FIRST_COMPLETED
+                )
+            finally:
+                stopped.cancel()
+                ready.cancel()
+            if self._closed:
+                raise Errors.ConsumerStoppedError()
+
+
+def _log_failure(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.warning("background consumer task failed: %s", task.exception())

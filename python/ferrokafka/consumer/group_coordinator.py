@@ -1,0 +1,269 @@
+"""Talking to a group's coordinator: finding it, committing offsets and fetching committed ones
+(SEMANTICS.md section 4).
+
+``OffsetsCoordinator`` needs no membership: with generation -1 and an empty member id, the
+broker accepts OffsetCommit from any client (what ``commit()`` with explicit offsets does in
+``assign()`` mode). Group membership builds on it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Any
+
+from .. import errors as Errors
+from ..client import AIOKafkaClient
+from ..protocol import ApiKey
+from ..structs import OffsetAndMetadata, TopicPartition
+
+__all__ = ["OffsetsCoordinator"]
+
+log = logging.getLogger(__name__)
+
+# Versions with topic names (newer ones address topics by id).
+OFFSET_COMMIT_MAX_VERSION = 8
+OFFSET_FETCH_MAX_VERSION = 8
+
+_COORDINATOR_ERRORS = (
+    Errors.NotCoordinatorForGroupError,
+    Errors.GroupCoordinatorNotAvailableError,
+)
+
+
+class OffsetsCoordinator:
+    """The group coordinator of ``group_id``, for offset commits and fetches."""
+
+    def __init__(
+        self,
+        client: AIOKafkaClient,
+        group_id: str,
+        *,
+        retry_backoff_ms: int = 100,
+        request_timeout_ms: int = 40000,
+        group_instance_id: str | None = None,
+    ) -> None:
+        self._client = client
+        self.group_id = group_id
+        self.group_instance_id = group_instance_id
+        self._retry_backoff = retry_backoff_ms / 1000
+        self._request_timeout = request_timeout_ms / 1000
+        self.coordinator_id: int | None = None
+        self.generation = -1
+        self.member_id = ""
+        self._lookup: asyncio.Future[int] | None = None
+
+    # -- the coordinator ---------------------------------------------------------------------
+
+    def coordinator_dead(self, reason: object) -> None:
+        if self.coordinator_id is not None:
+            log.info(
+                "group %s: coordinator %s marked dead (%s)",
+                self.group_id,
+                self.coordinator_id,
+                reason,
+            )
+        self.coordinator_id = None
+
+    async def ensure_coordinator(self) -> int:
+        """The coordinator's broker id, found with FindCoordinator (least-loaded node) when not
+        known; concurrent callers share one lookup."""
+        if self.coordinator_id is not None:
+            return self.coordinator_id
+        if self._lookup is not None:
+            return await asyncio.shield(self._lookup)
+        fut: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        self._lookup = fut
+        try:
+            node = await self._find_coordinator()
+        except BaseException as exc:
+            fut.set_exception(exc)
+            fut.exception()
+            raise
+        else:
+            fut.set_result(node)
+            return node
+        finally:
+            self._lookup = None
+
+    async def _find_coordinator(self) -> int:
+        deadline = time.monotonic() + self._request_timeout
+        while True:
+            try:
+                node = await self._find_coordinator_once()
+            except Errors.KafkaError as exc:
+                if not (exc.retriable or isinstance(exc, Errors.KafkaConnectionError)):
+                    raise
+                if time.monotonic() >= deadline:
+                    raise Errors.KafkaTimeoutError(
+                        f"no coordinator found for group {self.group_id!r}: {exc}"
+                    ) from exc
+                await asyncio.sleep(self._retry_backoff)
+                continue
+            self.coordinator_id = node
+            return node
+
+    async def _find_coordinator_once(self) -> int:
+        node = self._client.least_loaded_node()
+        conn = await self._client.ready(node)
+        version = conn.version_for(ApiKey.FIND_COORDINATOR)
+        if version >= 4:
+            body: dict[str, Any] = {"key_type": 0, "coordinator_keys": [self.group_id]}
+        else:
+            body = {"key": self.group_id, "key_type": 0}
+        response = await conn.send(ApiKey.FIND_COORDINATOR, body, version=version)
+        entry = response["coordinators"][0] if version >= 4 else response
+        if entry["error_code"]:
+            raise Errors.for_code(entry["error_code"])(
+                f"FindCoordinator for group {self.group_id!r}: {entry.get('error_message')}"
+            )
+        broker_id: int = entry["node_id"]
+        if self._client.cluster.broker_metadata(broker_id) is None:
+            await self._client.refresh_metadata()
+        return broker_id
+
+    async def _send(self, api_key: int, body: dict[str, Any], max_version: int) -> Any:
+        broker = await self.ensure_coordinator()
+        try:
+            conn = await self._client.coordinator_connection(broker)
+            version = min(conn.version_for(api_key), max_version)
+            return await conn.send(api_key, body, version=version), version
+        except Errors.KafkaConnectionError as exc:
+            self.coordinator_dead(exc)
+            raise
+
+    # -- offsets -----------------------------------------------------------------------------
+
+    async def commit_offsets(
+        self, offsets: dict[TopicPartition, OffsetAndMetadata], *, leader_epochs: Any = None
+    ) -> None:
+        """OffsetCommit, retried on retriable errors (coordinator moved or loading, a lost
+        connection) until ``request_timeout_ms``. Raises ``CommitFailedError`` when the group
+        has moved on without this member, other errors as their classes."""
+        if not offsets:
+            return
+        deadline = time.monotonic() + self._request_timeout
+        while True:
+            try:
+                await self._commit_once(offsets, leader_epochs or {})
+                return
+            except Errors.KafkaError as exc:
+                if not (exc.retriable or isinstance(exc, Errors.KafkaConnectionError)):
+                    raise
+                if time.monotonic() >= deadline:
+                    raise Errors.KafkaTimeoutError(
+                        f"committing offsets for group {self.group_id!r} failed: {exc}"
+                    ) from exc
+                log.info("group %s: commit failed (%s); retrying", self.group_id, exc)
+                await asyncio.sleep(self._retry_backoff)
+
+    async def _commit_once(
+        self, offsets: dict[TopicPartition, OffsetAndMetadata], leader_epochs: dict[Any, int]
+    ) -> None:
+        by_topic: dict[str, list[dict[str, Any]]] = {}
+        for tp, om in sorted(offsets.items()):
+            by_topic.setdefault(tp.topic, []).append(
+                {
+                    "partition_index": tp.partition,
+                    "committed_offset": om.offset,
+                    "committed_leader_epoch": leader_epochs.get(tp, -1),
+                    "committed_metadata": om.metadata,
+                }
+            )
+        body = {
+            "group_id": self.group_id,
+            "generation_id_or_member_epoch": self.generation,
+            "member_id": self.member_id,
+            "group_instance_id": self.group_instance_id,
+            "topics": [{"name": t, "partitions": p} for t, p in by_topic.items()],
+        }
+        response, _ = await self._send(ApiKey.OFFSET_COMMIT, body, OFFSET_COMMIT_MAX_VERSION)
+        errors: dict[TopicPartition, int] = {}
+        for t in response["topics"]:
+            for p in t["partitions"]:
+                if p["error_code"]:
+                    errors[TopicPartition(t["name"], p["partition_index"])] = p["error_code"]
+        if not errors:
+            return
+        tp, code = next(iter(sorted(errors.items())))
+        cls = Errors.for_code(code)
+        if issubclass(cls, _COORDINATOR_ERRORS):
+            self.coordinator_dead(cls.__name__)
+        if cls in (
+            Errors.UnknownMemberIdError,
+            Errors.IllegalGenerationError,
+            Errors.RebalanceInProgressError,
+            Errors.FencedInstanceIdError,
+        ):
+            raise Errors.CommitFailedError(
+                f"Commit cannot be completed since the group {self.group_id!r} has already "
+                f"rebalanced and assigned the partitions to another member ({cls.__name__}). "
+                "This means the time between polls was longer than max_poll_interval_ms, or "
+                "the member was removed; raise max_poll_interval_ms or lower max_poll_records."
+            )
+        raise cls(
+            f"OffsetCommit for group {self.group_id!r}: {len(errors)} partition(s) failed, "
+            f"first {tp}"
+        )
+
+    async def fetch_committed_offsets(
+        self, partitions: list[TopicPartition]
+    ) -> dict[TopicPartition, OffsetAndMetadata | None]:
+        """OffsetFetch (read_committed: ``require_stable``); None for partitions without a
+        committed offset. Retries retriable errors until ``request_timeout_ms``."""
+        if not partitions:
+            return {}
+        deadline = time.monotonic() + self._request_timeout
+        while True:
+            try:
+                return await self._fetch_once(partitions)
+            except Errors.KafkaError as exc:
+                if not (exc.retriable or isinstance(exc, Errors.KafkaConnectionError)):
+                    raise
+                if time.monotonic() >= deadline:
+                    raise Errors.KafkaTimeoutError(
+                        f"fetching committed offsets of group {self.group_id!r} failed: {exc}"
+                    ) from exc
+                await asyncio.sleep(self._retry_backoff)
+
+    async def _fetch_once(
+        self, partitions: list[TopicPartition]
+    ) -> dict[TopicPartition, OffsetAndMetadata | None]:
+        by_topic: dict[str, list[int]] = {}
+        for tp in sorted(set(partitions)):
+            by_topic.setdefault(tp.topic, []).append(tp.partition)
+        topics = [{"name": t, "partition_indexes": p} for t, p in by_topic.items()]
+        broker = await self.ensure_coordinator()
+        conn = await self._client.coordinator_connection(broker)
+        version = min(conn.version_for(ApiKey.OFFSET_FETCH), OFFSET_FETCH_MAX_VERSION)
+        if version >= 8:
+            body: dict[str, Any] = {
+                "groups": [{"group_id": self.group_id, "topics": topics}],
+                "require_stable": True,
+            }
+        else:
+            body = {"group_id": self.group_id, "topics": topics, "require_stable": True}
+        try:
+            response = await conn.send(ApiKey.OFFSET_FETCH, body, version=version)
+        except Errors.KafkaConnectionError as exc:
+            self.coordinator_dead(exc)
+            raise
+        group = response["groups"][0] if version >= 8 else response
+        if group.get("error_code"):
+            cls = Errors.for_code(group["error_code"])
+            if issubclass(cls, _COORDINATOR_ERRORS):
+                self.coordinator_dead(cls.__name__)
+            raise cls(f"OffsetFetch for group {self.group_id!r}")
+        out: dict[TopicPartition, OffsetAndMetadata | None] = {tp: None for tp in partitions}
+        for t in group["topics"]:
+            for p in t["partitions"]:
+                tp = TopicPartition(t["name"], p["partition_index"])
+                if p["error_code"]:
+                    cls = Errors.for_code(p["error_code"])
+                    if cls is Errors.UnknownTopicOrPartitionError:
+                        continue
+                    raise cls(f"OffsetFetch of {tp} for group {self.group_id!r}")
+                if p["committed_offset"] >= 0:
+                    out[tp] = OffsetAndMetadata(p["committed_offset"], p.get("metadata") or "")
+        return out

@@ -1,0 +1,115 @@
+"""Choosing a partition for a record, as the Java client does.
+
+Keyed records go to ``toPositive(murmur2(key)) % partition_count`` (Kafka's
+``Utils.murmur2``, seed ``0x9747b28c``), so a key lands on the same partition whichever client
+wrote it. ``DefaultPartitioner`` keeps aiokafka's call signature
+``partitioner(key_bytes, all_partitions, available_partitions)``; for unkeyed records that
+signature gives it no topic, so it picks at random, as aiokafka's does.
+
+The producer itself does better for unkeyed records when the default partitioner is in use:
+``StickyPartitions`` (KIP-480) keeps one partition per topic until the batch being filled for it
+is full or has been sent, then switches to another available partition. That fills batches
+instead of spreading single records over every partition.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+__all__ = ["DefaultPartitioner", "StickyPartitions", "murmur2", "partition_for_key"]
+
+_SEED = 0x9747B28C
+_M = 0x5BD1E995
+_MASK = 0xFFFFFFFF
+
+
+def murmur2(data: bytes) -> int:
+    """MurmurHash2 of ``data`` as Kafka's Java client computes it, as a signed 32-bit int."""
+    length = len(data)
+    h = (_SEED ^ length) & _MASK
+    tail = length & ~3
+    # Little-endian 32-bit words; int.from_bytes over a slice beats per-byte shifting.
+    for i in range(0, tail, 4):
+        k = int.from_bytes(data[i : i + 4], "little")
+        k = (k * _M) & _MASK
+        k ^= k >> 24
+        k = (k * _M) & _MASK
+        h = ((h * _M) & _MASK) ^ k
+    rest = length - tail
+    if rest:
+        if rest == 3:
+            h ^= data[tail + 2] << 16
+        if rest >= 2:
+            h ^= data[tail + 1] << 8
+        h ^= data[tail]
+        h = (h * _M) & _MASK
+    h ^= h >> 13
+    h = (h * _M) & _MASK
+    h ^= h >> 15
+    return h - (1 << 32) if h & 0x80000000 else h
+
+
+def partition_for_key(key: bytes, partition_count: int) -> int:
+    """The partition the Java client's default partitioner picks for ``key``."""
+    return (murmur2(key) & 0x7FFFFFFF) % partition_count
+
+
+class DefaultPartitioner:
+    """aiokafka's default partitioner: murmur2 of the key (Java-compatible), random among the
+    available partitions for records without a key.
+
+    ``all_partitions`` must be the topic's partition ids in ascending order (the producer
+    passes them so), which makes the index the partition number as in Java.
+    """
+
+    def __call__(
+        self,
+        key: bytes | None,
+        all_partitions: Sequence[int],
+        available: Sequence[int],
+    ) -> int:
+        if key is None:
+            return random.choice(available or all_partitions)
+        return all_partitions[(murmur2(key) & 0x7FFFFFFF) % len(all_partitions)]
+
+
+class StickyPartitions:
+    """The sticky choice for unkeyed records, one partition per topic (KIP-480).
+
+    ``current`` gives the topic's partition, choosing one on first use; ``switch`` is called
+    when that partition's batch was completed (full or sent) and picks a different one: at
+    random among the available partitions other than the previous, or among all partitions
+    when none is available.
+    """
+
+    def __init__(self) -> None:
+        self._current: dict[str, int] = {}
+
+    def current(self, topic: str, all_partitions: Sequence[int], available: Sequence[int]) -> int:
+        partition = self._current.get(topic)
+        if partition is None or partition not in all_partitions:
+            partition = self._choose(all_partitions, available, None)
+            self._current[topic] = partition
+        return partition
+
+    def switch(
+        self, topic: str, previous: int, all_partitions: Sequence[int], available: Sequence[int]
+    ) -> int:
+        """Move off ``previous`` (unless another caller already moved), return the new choice."""
+        partition = self._current.get(topic)
+        if partition is None or partition == previous:
+            partition = self._choose(all_partitions, available, previous)
+            self._current[topic] = partition
+        return partition
+
+    @staticmethod
+    def _choose(
+        all_partitions: Sequence[int], available: Sequence[int], previous: int | None
+    ) -> int:
+        if len(available) == 1:
+            return available[0]
+        if not available:
+            return random.choice(all_partitions)
+        choices = [p for p in available if p != previous]
+        return random.choice(choices or available)

@@ -1,0 +1,412 @@
+"""``AIOKafkaProducer``: aiokafka 0.14's producer API over ferrokafka's client and native batches.
+
+``send`` serializes, picks a partition and appends to the accumulator; the sender task
+(``sender.py``) turns ready batches into Produce requests. See SEMANTICS.md section 6.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import ssl
+import time
+import warnings
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from .. import errors as Errors
+from ..client import AIOKafkaClient
+from ..partitioner import DefaultPartitioner, StickyPartitions
+from ..structs import RecordMetadata, TopicPartition
+from .idempotence import ProducerIdState
+from .message_accumulator import (
+    BATCH_OVERHEAD,
+    BatchBuilder,
+    MessageAccumulator,
+    _as_bytes,
+    check_headers,
+    estimate_record_size,
+)
+from .sender import Sender
+
+__all__ = ["AIOKafkaProducer"]
+
+log = logging.getLogger(__name__)
+
+_missing: Any = object()
+
+_DEFAULT_PARTITIONER = DefaultPartitioner()
+
+_CODECS = ("gzip", "snappy", "lz4", "zstd")
+
+Partitioner = Callable[[bytes | None, list[int], list[int]], int]
+Serializer = Callable[[Any], Any]
+
+
+def _positive_int(name: str, value: Any, *, zero_ok: bool = False) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < (0 if zero_ok else 1):
+        kind = "a non-negative" if zero_ok else "a positive"
+        raise ValueError(f"{name} must be {kind} int, got {value!r}")
+    return value
+
+
+class AIOKafkaProducer:
+    """A Kafka producer with aiokafka 0.14's parameters, defaults and behaviour.
+
+    ``acks`` defaults to 1 (``"all"`` with ``enable_idempotence``); ``send`` returns a future
+    resolved with the record's ``RecordMetadata`` (None with ``acks=0``). Unkeyed records with
+    the default partitioner stick to one partition until its batch is complete (KIP-480);
+    keyed records go where the Java client puts them.
+
+    Not supported yet: ``transactional_id`` (raises ``NotImplementedError``) and SASL
+    (``security_protocol`` other than PLAINTEXT/SSL raises ``ValueError``).
+    ``api_version`` and ``loop`` are deprecated no-ops, as in aiokafka 0.14.
+    """
+
+    _PRODUCER_CLIENT_ID_SEQUENCE = 0
+
+    def __init__(
+        self,
+        *,
+        loop: asyncio.AbstractEventLoop | None = None,
+        bootstrap_servers: str | list[str] = "localhost",
+        client_id: str | None = None,
+        metadata_max_age_ms: int = 300000,
+        request_timeout_ms: int = 40000,
+        api_version: str | None = None,
+        acks: int | str = _missing,
+        key_serializer: Serializer | None = None,
+        value_serializer: Serializer | None = None,
+        compression_type: str | None = None,
+        max_batch_size: int = 16384,
+        partitioner: Partitioner = _DEFAULT_PARTITIONER,
+        max_request_size: int = 1048576,
+        linger_ms: int = 0,
+        retry_backoff_ms: int = 100,
+        security_protocol: str = "PLAINTEXT",
+        ssl_context: ssl.SSLContext | None = None,
+        connections_max_idle_ms: int | None = 540000,
+        enable_idempotence: bool = False,
+        transactional_id: str | None = None,
+        transaction_timeout_ms: int = 60000,
+        sasl_mechanism: str = "PLAIN",
+        sasl_plain_password: str | None = None,
+        sasl_plain_username: str | None = None,
+        sasl_kerberos_service_name: str = "kafka",
+        sasl_kerberos_domain_name: str | None = None,
+        sasl_oauth_token_provider: Any = None,
+    ) -> None:
+        if loop is not None:
+            warnings.warn(
+                "The `loop` parameter has been deprecated since aiokafka 0.7.1 and is ignored.",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+        if api_version is not None:
+            warnings.warn(
+                "The `api_version` parameter has been deprecated since aiokafka 0.13.0 and is a "
+                "no-op: versions are negotiated per connection.",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+        if acks not in (0, 1, -1, "all", _missing) or isinstance(acks, bool):
+            raise ValueError(f"acks must be 0, 1, -1 or 'all', got {acks!r}")
+        if compression_type not in (*_CODECS, None):
+            raise ValueError(
+                f"compression_type must be None, 'gzip', 'snappy', 'lz4' or 'zstd', "
+                f"got {compression_type!r}"
+            )
+        _positive_int("max_batch_size", max_batch_size)
+        _positive_int("max_request_size", max_request_size)
+        _positive_int("linger_ms", linger_ms, zero_ok=True)
+        _positive_int("request_timeout_ms", request_timeout_ms)
+        _positive_int("retry_backoff_ms", retry_backoff_ms, zero_ok=True)
+        _positive_int("transaction_timeout_ms", transaction_timeout_ms)
+        if not callable(partitioner):
+            raise ValueError(f"partitioner must be callable, got {partitioner!r}")
+        for name, fn in (
+            ("key_serializer", key_serializer),
+            ("value_serializer", value_serializer),
+        ):
+            if fn is not None and not callable(fn):
+                raise ValueError(f"{name} must be callable or None, got {fn!r}")
+        if not isinstance(enable_idempotence, bool):
+            raise ValueError(f"enable_idempotence must be a bool, got {enable_idempotence!r}")
+        if transactional_id is not None:
+            raise NotImplementedError(
+                "transactional_id: transactions are not implemented in ferrokafka yet "
+                "(enable_idempotence=True gives the idempotent producer)"
+            )
+        if enable_idempotence:
+            if acks is _missing:
+                acks = -1
+            elif acks not in ("all", -1):
+                raise ValueError(f"acks={acks!r} not supported if enable_idempotence=True")
+        if acks is _missing:
+            acks = 1
+        elif acks == "all":
+            acks = -1
+
+        AIOKafkaProducer._PRODUCER_CLIENT_ID_SEQUENCE += 1
+        if client_id is None:
+            client_id = f"ferrokafka-producer-{AIOKafkaProducer._PRODUCER_CLIENT_ID_SEQUENCE}"
+
+        self._acks: int = int(acks)
+        self._key_serializer = key_serializer
+        self._value_serializer = value_serializer
+        self._compression_type = compression_type
+        self._partitioner = partitioner
+        self._sticky = StickyPartitions() if isinstance(partitioner, DefaultPartitioner) else None
+        self._max_request_size = max_request_size
+        self._request_timeout_ms = request_timeout_ms
+        self._retry_backoff = retry_backoff_ms / 1000
+
+        self.client = AIOKafkaClient(
+            bootstrap_servers=bootstrap_servers,
+            client_id=client_id,
+            metadata_max_age_ms=metadata_max_age_ms,
+            request_timeout_ms=request_timeout_ms,
+            retry_backoff_ms=retry_backoff_ms,
+            connections_max_idle_ms=connections_max_idle_ms,
+            ssl_context=ssl_context,
+            security_protocol=security_protocol,
+        )
+        self._metadata = self.client.cluster
+        self._idempotence = ProducerIdState() if enable_idempotence else None
+        self._message_accumulator = MessageAccumulator(
+            self._metadata,
+            max_batch_size,
+            compression_type,
+            request_timeout_ms / 1000,
+            linger_ms=linger_ms,
+        )
+        self._sender = Sender(
+            self.client,
+            self._message_accumulator,
+            acks=self._acks,
+            request_timeout_ms=request_timeout_ms,
+            retry_backoff_ms=retry_backoff_ms,
+            max_request_size=max_request_size,
+            idempotence=self._idempotence,
+        )
+        self._started = False
+        self._closed = False
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Connect to the cluster (and, with idempotence, get a producer id)."""
+        if self._closed:
+            raise Errors.ProducerClosed("the producer was stopped")
+        if self._started:
+            return
+        log.debug("starting the Kafka producer")
+        try:
+            await self.client.bootstrap()
+            await self._sender.start()
+        except BaseException:
+            await self.client.close()
+            raise
+        self._started = True
+
+    async def flush(self) -> None:
+        """Send everything buffered now and wait until every batch is delivered or failed."""
+        await self._message_accumulator.flush()
+
+    async def stop(self) -> None:
+        """Flush, then close every connection. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        task = self._sender.task
+        if task is not None and not task.done():
+            closing = asyncio.ensure_future(self._message_accumulator.close())
+            await asyncio.wait([closing, task], return_when=asyncio.FIRST_COMPLETED)
+            if not closing.done():
+                closing.cancel()
+            await asyncio.gather(closing, return_exceptions=True)
+        await self._sender.close()
+        await self.client.close()
+        log.debug("the Kafka producer has stopped")
+
+    async def __aenter__(self) -> AIOKafkaProducer:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    # -- metadata --------------------------------------------------------------------------
+
+    async def partitions_for(self, topic: str) -> set[int]:
+        """The topic's partition ids, waiting for metadata if needed."""
+        return await self._wait_on_metadata(topic)
+
+    async def _wait_on_metadata(self, topic: str) -> set[int]:
+        """The topic's partitions, refreshing metadata until they are known; after
+        ``request_timeout_ms`` raise ``UnknownTopicOrPartitionError`` naming the topic."""
+        partitions = self._metadata.partitions_for_topic(topic)
+        if partitions is not None:
+            return partitions
+        self.client.add_topic(topic)
+        deadline = time.monotonic() + self._request_timeout_ms / 1000
+        while True:
+            await self.client.refresh_metadata()
+            partitions = self._metadata.partitions_for_topic(topic)
+            if partitions is not None:
+                return partitions
+            code = self._metadata.topic_error(topic)
+            if code == Errors.TopicAuthorizationFailedError.errno:
+                raise Errors.TopicAuthorizationFailedError(topic)
+            if time.monotonic() >= deadline:
+                raise Errors.UnknownTopicOrPartitionError(
+                    f"topic {topic!r} is not in the cluster metadata after "
+                    f"{self._request_timeout_ms} ms"
+                    + (f" (error {Errors.for_code(code).message})" if code else "")
+                )
+            await asyncio.sleep(self._retry_backoff)
+
+    # -- sending ---------------------------------------------------------------------------
+
+    def _check_ready(self) -> None:
+        if self._closed or self._message_accumulator.closed:
+            raise Errors.ProducerClosed("the producer was stopped")
+        if not self._started:
+            raise Errors.IllegalStateError("the producer is not started: await start() first")
+
+    def _serialize(
+        self, key: Any, value: Any, headers: list[tuple[str, bytes | None]]
+    ) -> tuple[bytes | None, bytes | None]:
+        if self._key_serializer is not None:
+            key = self._key_serializer(key)
+        if self._value_serializer is not None:
+            value = self._value_serializer(value)
+        key_bytes = _as_bytes("key", key)
+        value_bytes = _as_bytes("value", value)
+        size = BATCH_OVERHEAD + estimate_record_size(key_bytes, value_bytes, headers)
+        if size > self._max_request_size:
+            raise Errors.MessageSizeTooLargeError(
+                f"The message is {size} bytes when serialized which is larger than the maximum "
+                f"request size you have configured with the max_request_size configuration "
+                f"({self._max_request_size})"
+            )
+        return key_bytes, value_bytes
+
+    def _partitions(self, topic: str) -> tuple[list[int], list[int]]:
+        all_partitions = sorted(self._metadata.partitions_for_topic(topic) or ())
+        available = sorted(self._metadata.available_partitions_for_topic(topic) or ())
+        return all_partitions, available
+
+    def _partition(
+        self,
+        topic: str,
+        partition: int | None,
+        key: Any,
+        value: Any,
+        key_bytes: bytes | None,
+        value_bytes: bytes | None,
+    ) -> int:
+        if partition is not None:
+            known = self._metadata.partitions_for_topic(topic) or set()
+            if (
+                isinstance(partition, bool)
+                or not isinstance(partition, int)
+                or partition not in known
+            ):
+                raise ValueError(
+                    f"partition {partition!r} is not a partition of topic {topic!r} "
+                    f"(known: {sorted(known)})"
+                )
+            return partition
+        all_partitions, available = self._partitions(topic)
+        if key_bytes is None and self._sticky is not None:
+            return self._sticky.current(topic, all_partitions, available)
+        return int(self._partitioner(key_bytes, all_partitions, available))
+
+    async def send(
+        self,
+        topic: str,
+        value: Any = None,
+        key: Any = None,
+        partition: int | None = None,
+        timestamp_ms: int | None = None,
+        headers: Iterable[tuple[str, bytes | None]] | None = None,
+    ) -> asyncio.Future[RecordMetadata]:
+        """Queue a record; return a future resolved with its ``RecordMetadata`` once the broker
+        has it (None with ``acks=0``), or failed with a typed error naming topic and partition.
+
+        Raises ``MessageSizeTooLargeError`` for a record larger than ``max_request_size``,
+        ``UnknownTopicOrPartitionError`` when the topic's metadata does not appear within
+        ``request_timeout_ms``, and ``KafkaTimeoutError`` when the partition's buffer stays
+        full that long.
+        """
+        if value is None and key is None:
+            raise ValueError("send: need at least one of key or value")
+        self._check_ready()
+        await self._wait_on_metadata(topic)
+        checked = check_headers(headers)
+        key_bytes, value_bytes = self._serialize(key, value, checked)
+        chosen = self._partition(topic, partition, key, value, key_bytes, value_bytes)
+        timeout = self._request_timeout_ms / 1000
+        sticky = self._sticky is not None and partition is None and key_bytes is None
+        accumulator = self._message_accumulator
+        tp = TopicPartition(topic, chosen)
+        future = await accumulator.add_message(
+            tp,
+            key_bytes,
+            value_bytes,
+            timeout,
+            timestamp_ms=timestamp_ms,
+            headers=checked,
+            abort_on_new_batch=sticky,
+        )
+        if future is None:
+            # KIP-480: the sticky partition's batch is complete (full or sent), so this record
+            # starts a batch on another partition.
+            assert self._sticky is not None
+            all_partitions, available = self._partitions(topic)
+            tp = TopicPartition(
+                topic, self._sticky.switch(topic, chosen, all_partitions, available)
+            )
+            future = await accumulator.add_message(
+                tp, key_bytes, value_bytes, timeout, timestamp_ms=timestamp_ms, headers=checked
+            )
+            assert future is not None
+        return future  # type: ignore[return-value]
+
+    async def send_and_wait(
+        self,
+        topic: str,
+        value: Any = None,
+        key: Any = None,
+        partition: int | None = None,
+        timestamp_ms: int | None = None,
+        headers: Iterable[tuple[str, bytes | None]] | None = None,
+    ) -> RecordMetadata:
+        """``send`` and wait for the record's metadata."""
+        future = await self.send(topic, value, key, partition, timestamp_ms, headers)
+        return await future
+
+    def create_batch(self) -> BatchBuilder:
+        """An empty ``BatchBuilder`` (with the producer's serializers) for ``send_batch``."""
+        return self._message_accumulator.create_builder(
+            key_serializer=self._key_serializer, value_serializer=self._value_serializer
+        )
+
+    async def send_batch(
+        self, batch: BatchBuilder, topic: str, *, partition: int
+    ) -> asyncio.Future[RecordMetadata]:
+        """Queue a filled ``BatchBuilder`` for ``topic``/``partition``; the future resolves
+        with the metadata of the batch's first record."""
+        self._check_ready()
+        await self._wait_on_metadata(topic)
+        chosen = self._partition(topic, partition, None, None, None, None)
+        if batch.size() > self._max_request_size:
+            raise Errors.MessageSizeTooLargeError(
+                f"the batch is {batch.size()} bytes, larger than max_request_size "
+                f"({self._max_request_size})"
+            )
+        future = await self._message_accumulator.add_batch(
+            batch, TopicPartition(topic, chosen), self._request_timeout_ms / 1000
+        )
+        return future  # type: ignore[return-value]

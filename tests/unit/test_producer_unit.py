@@ -1,0 +1,379 @@
+"""The producer without a real broker: option checks, BatchBuilder, sequence bookkeeping, and
+retry/error paths against the in-process fake peer (errors a real broker will not give on cue)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from ferrokafka import _native
+from ferrokafka import errors as Errors
+from ferrokafka.client import AIOKafkaClient
+from ferrokafka.producer import AIOKafkaProducer, BatchBuilder
+from ferrokafka.producer.idempotence import ProducerIdState, next_sequence
+from ferrokafka.producer.message_accumulator import MessageAccumulator, ProducerBatch
+from ferrokafka.producer.sender import Sender
+from ferrokafka.records import decode_records
+from ferrokafka.structs import TopicPartition
+
+from .fake_broker import FakeBroker
+
+TOPIC = "t"
+
+
+# ---- options ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("acks", 2),
+        ("acks", "none"),
+        ("compression_type", "brotli"),
+        ("max_batch_size", 0),
+        ("max_request_size", -1),
+        ("linger_ms", -5),
+        ("request_timeout_ms", 0),
+        ("retry_backoff_ms", -1),
+        ("partitioner", "murmur2"),
+        ("key_serializer", 42),
+        ("value_serializer", "json"),
+        ("enable_idempotence", "yes"),
+        ("metadata_max_age_ms", -1),
+        ("connections_max_idle_ms", 0),
+        ("security_protocol", "SASL_PLAINTEXT"),
+    ],
+)
+def test_invalid_options_raise_value_error_naming_the_option(option: str, value: Any) -> None:
+    with pytest.raises(ValueError, match=option):
+        AIOKafkaProducer(**{option: value})
+
+
+def test_acks_defaults_follow_aiokafka() -> None:
+    assert AIOKafkaProducer()._acks == 1
+    assert AIOKafkaProducer(acks="all")._acks == -1
+    assert AIOKafkaProducer(acks=0)._acks == 0
+    assert AIOKafkaProducer(enable_idempotence=True)._acks == -1
+    with pytest.raises(ValueError, match="enable_idempotence"):
+        AIOKafkaProducer(enable_idempotence=True, acks=1)
+
+
+def test_transactions_are_not_implemented_yet() -> None:
+    with pytest.raises(NotImplementedError, match="transactional_id"):
+        AIOKafkaProducer(transactional_id="tx")
+
+
+def test_deprecated_api_version_warns() -> None:
+    with pytest.warns(DeprecationWarning, match="api_version"):
+        AIOKafkaProducer(api_version="auto")
+
+
+def test_client_ids_are_unique_by_default() -> None:
+    a, b = AIOKafkaProducer(), AIOKafkaProducer()
+    assert a.client._client_id != b.client._client_id
+    assert AIOKafkaProducer(client_id="mine").client._client_id == "mine"
+
+
+async def test_send_before_start_is_an_error() -> None:
+    producer = AIOKafkaProducer()
+    with pytest.raises(Errors.IllegalStateError, match="start"):
+        await producer.send(TOPIC, b"v")
+    with pytest.raises(ValueError, match="key or value"):
+        await producer.send(TOPIC)
+    await producer.stop()
+
+
+# ---- BatchBuilder -----------------------------------------------------------------------------
+
+
+def test_batch_builder_fills_up_then_refuses() -> None:
+    builder = BatchBuilder(400, "gzip")
+    first = builder.append(key=b"k", value=b"x" * 100, timestamp=1000, headers=[("h", None)])
+    assert first is not None and (first.offset, first.crc, first.timestamp) == (0, None, 1000)
+    second = builder.append(key=None, value=b"y" * 100, timestamp=None)
+    assert second is not None and second.offset == 1 and second.timestamp > 1000
+    assert builder.append(key=None, value=b"z" * 100, timestamp=None) is None
+    assert builder.closed() and builder.record_count() == 2
+    assert builder.size() <= 400
+    raw = builder._build(-1, -1, -1)
+    assert builder.size() == len(raw)
+    records = decode_records(raw, TOPIC, 0).records
+    assert [(r.offset, r.key, r.value, r.headers) for r in records] == [
+        (0, b"k", b"x" * 100, (("h", None),)),
+        (1, None, b"y" * 100, ()),
+    ]
+
+
+def test_batch_builder_first_record_always_fits_and_checks_types() -> None:
+    builder = BatchBuilder(10, None, key_serializer=str.encode)
+    assert builder.append(key="big", value=b"v" * 1000, timestamp=1) is not None
+    assert builder.append(key="more", value=b"v", timestamp=2) is None
+    with pytest.raises(TypeError, match="value"):
+        BatchBuilder(100, None).append(key=None, value="text", timestamp=None)
+    with pytest.raises(TypeError, match="header key"):
+        BatchBuilder(100, None).append(key=None, value=b"v", timestamp=None, headers=[(1, b"")])
+    closed = BatchBuilder(100, None)
+    closed.close()
+    assert closed.append(key=None, value=b"v", timestamp=None) is None
+
+
+# ---- sequences --------------------------------------------------------------------------------
+
+
+def test_sequence_numbers_wrap_like_java() -> None:
+    assert next_sequence(5, 3) == 8
+    assert next_sequence(2147483647, 1) == 0
+    assert next_sequence(2147483640, 10) == 2
+    ids = ProducerIdState()
+    tp = TopicPartition(TOPIC, 0)
+    ids.set_pid(7, 0)
+    assert ids.assign(tp, 10) == 0 and ids.assign(tp, 5) == 10 and ids.assign(tp, 1) == 15
+    assert ids.is_next_expected(tp, 0) and not ids.is_next_expected(tp, 10)
+    ids.acked(tp, 0, 10)
+    assert ids.is_next_expected(tp, 10)
+    ids.set_pid(8, 0)
+    assert ids.assign(tp, 1) == 0, "a new producer id starts sequences again"
+
+
+async def test_reenqueued_batches_go_back_in_sequence_order() -> None:
+    client = AIOKafkaClient()
+    acc = MessageAccumulator(client.cluster, 1000, None, 30.0)
+    tp = TopicPartition(TOPIC, 0)
+    loop = asyncio.get_running_loop()
+    batches = []
+    futures = []
+    for seq in (0, 5, 10):
+        b = ProducerBatch(tp, acc.create_builder(), 0.0, loop=loop)
+        fut = b.append(None, None, b"v", [])
+        assert fut is not None
+        futures.append(fut)
+        b.encode(1, 0, seq)
+        batches.append(b)
+    fresh = await acc.add_message(tp, None, b"new", 1.0)
+    assert fresh is not None
+    acc.reenqueue(batches[2])
+    acc.reenqueue(batches[0])
+    acc.reenqueue(batches[1])
+    queue = acc._batches[tp]
+    assert [b.base_sequence for b in queue] == [0, 5, 10, -1]
+    for b in (*batches, *queue):
+        b.failure(Errors.KafkaConnectionError("test over"))
+    for f in (fresh, *futures):
+        with pytest.raises(Errors.KafkaConnectionError):
+            await f
+
+
+async def test_out_of_order_sequence_is_retried_unless_nothing_is_ahead_of_it() -> None:
+    client = AIOKafkaClient()
+    acc = MessageAccumulator(client.cluster, 1000, None, 30.0)
+    ids = ProducerIdState()
+    ids.set_pid(3, 0)
+    sender = Sender(
+        client,
+        acc,
+        acks=-1,
+        request_timeout_ms=1000,
+        retry_backoff_ms=10,
+        max_request_size=1 << 20,
+        idempotence=ids,
+    )
+    tp = TopicPartition(TOPIC, 0)
+    loop = asyncio.get_running_loop()
+
+    def batch(seq: int) -> tuple[ProducerBatch, asyncio.Future[Any]]:
+        b = ProducerBatch(tp, acc.create_builder(), 0.0, loop=loop)
+        fut = b.append(None, None, b"v", [])
+        assert fut is not None
+        b.encode(3, 0, seq)
+        return b, fut
+
+    ids.acked(tp, 0, 10)  # sequences 0-9 are in the log
+    behind, behind_fut = batch(20)  # 10-19 are still being retried: an expected refusal
+    sender._settle(behind, {"error_code": 45, "base_offset": -1})
+    assert not behind_fut.done() and acc._batches[tp][0] is behind
+    assert not sender._pid_reset_needed
+    lost, lost_fut = batch(10)  # the very next sequence refused: the broker lost our state
+    sender._settle(lost, {"error_code": 45, "base_offset": -1, "error_message": "gap"})
+    with pytest.raises(Errors.OutOfOrderSequenceNumber, match=r"t\[0\]: gap"):
+        await lost_fut
+    assert sender._pid_reset_needed
+    dup, dup_fut = batch(10)
+    sender._settle(dup, {"error_code": 46, "base_offset": -1})
+    assert (await dup_fut).offset == -1, "a duplicate is a success with no offset to report"
+    behind.failure(Errors.KafkaConnectionError("test over"))
+    with pytest.raises(Errors.KafkaConnectionError):
+        await behind_fut
+
+
+# ---- against the fake broker ------------------------------------------------------------------
+
+
+def _metadata(port: int, partitions: int) -> dict[str, Any]:
+    return {
+        "brokers": [{"node_id": 1, "host": "127.0.0.1", "port": port, "rack": None}],
+        "topics": [
+            {
+                "error_code": 0,
+                "name": TOPIC,
+                "is_internal": False,
+                "partitions": [
+                    {
+                        "error_code": 0,
+                        "partition_index": p,
+                        "leader_id": 1,
+                        "leader_epoch": 0,
+                        "replica_nodes": [1],
+                        "isr_nodes": [1],
+                        "offline_replicas": [],
+                    }
+                    for p in range(partitions)
+                ],
+            }
+        ],
+        "cluster_id": "fake",
+        "controller_id": 1,
+    }
+
+
+class ScriptedBroker:
+    """Answers Metadata, and Produce with the next scripted error code per request (then 0)."""
+
+    def __init__(self, produce_errors: list[int], partitions: int = 1) -> None:
+        self.produce_errors = list(produce_errors)
+        self.partitions = partitions
+        self.produced: list[tuple[int, dict[str, Any]]] = []
+        self.offsets: dict[int, int] = {}
+        self.broker: FakeBroker | None = None
+
+    async def start(self) -> ScriptedBroker:
+        self.broker = await FakeBroker(self.handle).start()
+        return self
+
+    @property
+    def bootstrap(self) -> str:
+        assert self.broker is not None
+        return f"127.0.0.1:{self.broker.port}"
+
+    def requests(self, key: int) -> int:
+        assert self.broker is not None
+        return sum(1 for r in self.broker.requests if r[0] == key)
+
+    async def handle(self, key: int, version: int, corr: int, body: dict[str, Any]) -> bytes | None:
+        assert self.broker is not None
+        if key == 3:
+            reply = _metadata(self.broker.port, self.partitions)
+            return _native.encode_response(key, version, corr, reply)
+        assert key == 0
+        self.produced.append((version, body))
+        if body["acks"] == 0:
+            return None
+        code = self.produce_errors.pop(0) if self.produce_errors else 0
+        responses = []
+        for topic in body["topic_data"]:
+            parts = []
+            for part in topic["partition_data"]:
+                count = len(decode_records(part["records"], TOPIC, 0).records)
+                base = self.offsets.get(part["index"], 0)
+                if code == 0:
+                    self.offsets[part["index"]] = base + count
+                parts.append(
+                    {
+                        "index": part["index"],
+                        "error_code": code,
+                        "base_offset": base if code == 0 else -1,
+                        "log_append_time_ms": -1,
+                        "log_start_offset": 0,
+                        "record_errors": [],
+                        "error_message": None,
+                    }
+                )
+            responses.append({"name": topic["name"], "partition_responses": parts})
+        return _native.encode_response(key, version, corr, {"responses": responses})
+
+    async def stop(self) -> None:
+        assert self.broker is not None
+        await self.broker.stop()
+
+
+async def test_not_leader_refreshes_metadata_and_retries_the_same_bytes() -> None:
+    fake = await ScriptedBroker([6, 6]).start()  # NOT_LEADER_OR_FOLLOWER twice
+    try:
+        async with AIOKafkaProducer(bootstrap_servers=fake.bootstrap, retry_backoff_ms=10) as p:
+            metadata_before = fake.requests(3)
+            meta = await p.send_and_wait(TOPIC, b"v", key=b"k")
+            assert (meta.partition, meta.offset) == (0, 0)
+            assert fake.requests(3) > metadata_before, "NOT_LEADER must refresh metadata"
+        sent = [body["topic_data"][0]["partition_data"][0]["records"] for _, body in fake.produced]
+        assert len(sent) == 3 and sent[0] == sent[1] == sent[2]
+        assert all(version <= 12 for version, _ in fake.produced), "no topic id: by name"
+    finally:
+        await fake.stop()
+
+
+async def test_non_retriable_error_reaches_the_future_typed_with_topic_partition() -> None:
+    fake = await ScriptedBroker([87]).start()  # INVALID_RECORD
+    try:
+        async with AIOKafkaProducer(bootstrap_servers=fake.bootstrap) as p:
+            fut = await p.send(TOPIC, b"v")
+            with pytest.raises(Errors.for_code(87), match=r"t\[0\]"):
+                await fut
+            assert (await p.send_and_wait(TOPIC, b"w")).offset == 0
+    finally:
+        await fake.stop()
+
+
+async def test_retriable_errors_give_up_after_the_batch_ttl() -> None:
+    fake = await ScriptedBroker([19] * 1000).start()  # NOT_ENOUGH_REPLICAS, forever
+    try:
+        async with AIOKafkaProducer(
+            bootstrap_servers=fake.bootstrap, request_timeout_ms=300, retry_backoff_ms=20
+        ) as p:
+            fut = await p.send(TOPIC, b"v")
+            with pytest.raises(Errors.NotEnoughReplicasError, match=r"t\[0\]"):
+                await fut
+        assert len(fake.produced) > 2
+    finally:
+        await fake.stop()
+
+
+async def test_acks_zero_resolves_without_a_response() -> None:
+    fake = await ScriptedBroker([]).start()
+    try:
+        async with AIOKafkaProducer(bootstrap_servers=fake.bootstrap, acks=0) as p:
+            futures = [await p.send(TOPIC, b"v%d" % i) for i in range(10)]
+            assert await asyncio.gather(*futures) == [None] * 10
+        assert fake.produced and all(body["acks"] == 0 for _, body in fake.produced)
+    finally:
+        await fake.stop()
+
+
+async def test_one_batch_in_flight_per_partition_without_idempotence() -> None:
+    gate = asyncio.Event()
+    in_flight = 0
+    most = 0
+    fake = ScriptedBroker([])
+    plain = fake.handle
+
+    async def slow(key: int, version: int, corr: int, body: dict[str, Any]) -> bytes | None:
+        nonlocal in_flight, most
+        if key != 0:
+            return await plain(key, version, corr, body)
+        in_flight += 1
+        most = max(most, in_flight)
+        await gate.wait()
+        in_flight -= 1
+        return await plain(key, version, corr, body)
+
+    fake.handle = slow  # type: ignore[method-assign]
+    await fake.start()
+    try:
+        async with AIOKafkaProducer(bootstrap_servers=fake.bootstrap, max_batch_size=200) as p:
+            futures = [await p.send(TOPIC, b"x" * 100, partition=0) for _ in range(2)]
+            await asyncio.sleep(0.2)
+            assert most == 1, "the second batch must wait for the first"
+            gate.set()
+            metas = await asyncio.gather(*futures)
+        assert [m.offset for m in metas] == [0, 1]
+    finally:
+        await fake.stop()
