@@ -216,9 +216,7 @@ class LogTruncationError(OffsetOutOfRangeError):
     ``auto_offset_reset="none"``; ``divergent_offsets`` maps each partition to the first offset
     known to diverge."""
 
-    def __init__(
-        self, message: str = "", divergent_offsets: dict[Any, int] | None = None
-    ) -> None:
+    def __init__(self, message: str = "", divergent_offsets: dict[Any, int] | None = None) -> None:
         super().__init__(message)
         self.divergent_offsets = dict(divergent_offsets or {})
 
