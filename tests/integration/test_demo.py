@@ -20,3 +20,8 @@ def test_demo_starts_a_broker_and_describes_the_cluster() -> None:
     assert "METADATA v" in text and "API_VERSIONS v" in text
     assert "connections     [-1, 1]" in text
     assert text.rstrip().endswith("s") and "broker stopped" in text
+    # It wrote the sample dataset and read all of it back, as records and as Arrow.
+    assert re.search(r"produced +200,000 records", text)
+    assert re.search(r"consumed +200,000 records as records", text)
+    assert re.search(r"consumed +200,000 records as arrow", text)
+    assert "first record  partition=" in text

@@ -10,7 +10,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Iterable
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic
 
 from .. import errors as Errors
 from ..abc import ConsumerRebalanceListener
@@ -24,8 +24,17 @@ __all__ = ["AIOKafkaConsumer"]
 
 log = logging.getLogger(__name__)
 
-KT = TypeVar("KT")
-VT = TypeVar("VT")
+if TYPE_CHECKING:
+    # Defaults (PEP 696) for type checkers: without deserializers, keys and values are bytes.
+    from typing_extensions import TypeVar
+
+    KT = TypeVar("KT", default=bytes)
+    VT = TypeVar("VT", default=bytes)
+else:
+    from typing import TypeVar
+
+    KT = TypeVar("KT")
+    VT = TypeVar("VT")
 
 _VERSION = "0.1.0"
 

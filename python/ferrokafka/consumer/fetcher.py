@@ -228,7 +228,14 @@ class Fetcher:
             try:
                 await self._update_positions()
             except Errors.KafkaError as exc:
-                log.warning("resetting positions failed (will retry): %s", exc)
+                if exc.retriable or isinstance(exc, Errors.KafkaConnectionError):
+                    log.info("resetting positions failed (will retry): %s", exc)
+                else:
+                    # The application must hear of it (authorization, an unsupported
+                    # broker...): raised by its next poll, retried after a backoff.
+                    log.warning("resetting positions failed: %s", exc)
+                    self._errors.append(exc)
+                    self.data_ready.set()
                 await asyncio.sleep(self._retry_backoff)
                 continue
             delay = self._start_fetches()

@@ -12,13 +12,28 @@ use super::header::{read_response_header, write_response_header, RequestHeader};
 
 pub mod api_versions;
 pub mod common;
+pub mod consumer_group_describe;
+pub mod consumer_group_heartbeat;
+pub mod create_partitions;
 pub mod create_topics;
+pub mod delete_records;
 pub mod delete_topics;
+pub mod describe_configs;
+pub mod describe_groups;
 pub mod fetch;
 pub mod find_coordinator;
+pub mod heartbeat;
+pub mod init_producer_id;
+pub mod join_group;
+pub mod leave_group;
+pub mod list_groups;
 pub mod list_offsets;
 pub mod metadata;
+pub mod offset_commit;
+pub mod offset_fetch;
+pub mod offset_for_leader_epoch;
 pub mod produce;
+pub mod sync_group;
 
 #[cfg(test)]
 mod golden;
@@ -174,6 +189,66 @@ macro_rules! with_api {
                 type $A = api_versions::ApiVersions;
                 $body
             }
+            k if k == offset_commit::OffsetCommit::KEY => {
+                type $A = offset_commit::OffsetCommit;
+                $body
+            }
+            k if k == offset_fetch::OffsetFetch::KEY => {
+                type $A = offset_fetch::OffsetFetch;
+                $body
+            }
+            k if k == join_group::JoinGroup::KEY => {
+                type $A = join_group::JoinGroup;
+                $body
+            }
+            k if k == heartbeat::Heartbeat::KEY => {
+                type $A = heartbeat::Heartbeat;
+                $body
+            }
+            k if k == leave_group::LeaveGroup::KEY => {
+                type $A = leave_group::LeaveGroup;
+                $body
+            }
+            k if k == sync_group::SyncGroup::KEY => {
+                type $A = sync_group::SyncGroup;
+                $body
+            }
+            k if k == describe_groups::DescribeGroups::KEY => {
+                type $A = describe_groups::DescribeGroups;
+                $body
+            }
+            k if k == list_groups::ListGroups::KEY => {
+                type $A = list_groups::ListGroups;
+                $body
+            }
+            k if k == delete_records::DeleteRecords::KEY => {
+                type $A = delete_records::DeleteRecords;
+                $body
+            }
+            k if k == init_producer_id::InitProducerId::KEY => {
+                type $A = init_producer_id::InitProducerId;
+                $body
+            }
+            k if k == offset_for_leader_epoch::OffsetForLeaderEpoch::KEY => {
+                type $A = offset_for_leader_epoch::OffsetForLeaderEpoch;
+                $body
+            }
+            k if k == describe_configs::DescribeConfigs::KEY => {
+                type $A = describe_configs::DescribeConfigs;
+                $body
+            }
+            k if k == create_partitions::CreatePartitions::KEY => {
+                type $A = create_partitions::CreatePartitions;
+                $body
+            }
+            k if k == consumer_group_heartbeat::ConsumerGroupHeartbeat::KEY => {
+                type $A = consumer_group_heartbeat::ConsumerGroupHeartbeat;
+                $body
+            }
+            k if k == consumer_group_describe::ConsumerGroupDescribe::KEY => {
+                type $A = consumer_group_describe::ConsumerGroupDescribe;
+                $body
+            }
             _ => $fallback,
         }
     }};
@@ -241,7 +316,13 @@ mod tests {
     fn supported_table_lists_each_api_once() {
         let apis = supported_apis();
         let keys: Vec<i16> = apis.iter().map(|a| a.key).collect();
-        assert_eq!(keys, vec![0, 1, 2, 3, 10, 18, 19, 20]);
+        assert_eq!(
+            keys,
+            vec![
+                0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 15, 16, 18, 19, 20, 21, 22, 23, 32, 37, 68,
+                69
+            ]
+        );
         for a in apis {
             assert!(a.min_version <= a.max_version, "{}", a.name);
         }
