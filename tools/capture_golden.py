@@ -24,14 +24,23 @@ import sys
 from pathlib import Path
 
 from ferrokafka import _native
-from ferrokafka.admin import AIOKafkaAdminClient, NewTopic
+from ferrokafka.admin import (
+    AIOKafkaAdminClient,
+    ConfigResource,
+    ConfigResourceType,
+    NewPartitions,
+    NewTopic,
+    RecordsToDelete,
+)
 from ferrokafka.client import AIOKafkaClient
 from ferrokafka.protocol import ApiKey
+from ferrokafka.structs import TopicPartition
 from ferrokafka.testing import KafkaBroker, resolve_jars, resolve_kafka
 from ferrokafka.testing.broker import kafka_version
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "golden"
 TOPIC = "golden"
+GROUP = "golden-group"
 SUPPORTED = set(_native.supported_apis())
 
 
@@ -119,6 +128,13 @@ async def _ferrokafka(bootstrap: str) -> None:
     async with AIOKafkaAdminClient(bootstrap_servers=bootstrap) as admin:
         await admin.create_topics([NewTopic(TOPIC + "-fk", 2, 1)])
         await admin.wait_for_topic(TOPIC + "-fk", partitions=2, timeout=30)
+        await admin.create_partitions({TOPIC + "-fk": NewPartitions(3)})
+        await admin.wait_for_topic(TOPIC + "-fk", partitions=3, timeout=30)
+        await admin.describe_configs([ConfigResource(ConfigResourceType.TOPIC, TOPIC + "-fk")])
+        await admin.delete_records({TopicPartition(TOPIC + "-fk", 0): RecordsToDelete(0)})
+        await admin.list_consumer_groups()
+        await admin.describe_consumer_groups([GROUP])
+        await admin.list_consumer_group_offsets(GROUP)
     async with AIOKafkaClient(bootstrap_servers=bootstrap) as client:
         client.add_topic(TOPIC)
         await client.refresh_metadata()
@@ -181,15 +197,22 @@ async def main() -> None:
             "--time",
             "-1",
         )
+        # Commit offsets for a group without members (OffsetCommit), then list and describe it.
+        group_command = [tools + "consumer.group.ConsumerGroupCommand", "--bootstrap-server"]
         await _java(
             classpath,
-            tools + "consumer.group.ConsumerGroupCommand",
-            "--bootstrap-server",
+            *group_command,
             bootstrap,
-            "--describe",
+            "--reset-offsets",
+            "--to-earliest",
+            "--execute",
             "--group",
-            "golden-group",
+            GROUP,
+            "--topic",
+            TOPIC,
         )
+        await _java(classpath, *group_command, bootstrap, "--list")
+        await _java(classpath, *group_command, bootstrap, "--describe", "--group", GROUP)
         recorder.client = "ferrokafka"
         await _ferrokafka(bootstrap)
         recorder.client = "java"

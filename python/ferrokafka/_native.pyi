@@ -16,6 +16,7 @@ __all__ = [
     "ConsumerRecord",
     "DecodedPartition",
     "FrameDecoder",
+    "batch_position",
     "decode_columns",
     "decode_records",
     "decode_request",
@@ -197,6 +198,10 @@ def decode_columns(
     max_decompressed_batch: int = 268435456,
 ) -> DecodedPartition[ArrowColumns]:
     """Like ``decode_records``, but into Arrow columns built in Rust (one copy of each value)."""
+
+def batch_position(records: bytes, base_offset: int) -> int | None:
+    """The byte position where the batch with ``base_offset`` starts in a partition's records
+    bytes (from batch headers only); None when there is no such batch."""
 
 def records_end(records: bytes) -> tuple[int, int] | None:
     """``(next_offset, last_leader_epoch)`` of the last whole batch in a partition's records

@@ -44,13 +44,24 @@ pub fn shape_error(what: &str, err: pythonize::PythonizeError) -> PyErr {
 }
 
 /// Map a record-batch error, naming the topic and partition it came from.
+/// The exception carries `topic`, `partition` and `offset` (the failing batch's base offset)
+/// as attributes, so a consumer can hand out the records before that batch.
 pub fn records_error(py: Python<'_>, topic: &str, partition: i32, err: RecordsError) -> PyErr {
+    let offset = err.base_offset();
     match err {
         RecordsError::Unencodable(reason) => PyValueError::new_err(reason),
-        other => ferrokafka_error(
-            py,
-            "CorruptRecordException",
-            format!("topic {topic:?} partition {partition}: {other}"),
-        ),
+        other => {
+            let exc = ferrokafka_error(
+                py,
+                "CorruptRecordException",
+                format!("topic {topic:?} partition {partition}: {other}"),
+            );
+            let value = exc.value(py);
+            // Best effort: the message already says all of it.
+            let _ = value.setattr("topic", topic);
+            let _ = value.setattr("partition", partition);
+            let _ = value.setattr("offset", offset);
+            exc
+        }
     }
 }

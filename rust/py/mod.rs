@@ -179,6 +179,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(records::decode_records, m)?)?;
     m.add_function(wrap_pyfunction!(records::encode_batch, m)?)?;
     m.add_function(wrap_pyfunction!(records::records_end, m)?)?;
+    m.add_function(wrap_pyfunction!(records::batch_position, m)?)?;
     m.add_class::<columns::ArrowColumns>()?;
     m.add_function(wrap_pyfunction!(columns::decode_columns, m)?)?;
     m.add_function(wrap_pyfunction!(encode_request, m)?)?;

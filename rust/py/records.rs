@@ -322,3 +322,10 @@ pub fn encode_batch<'py>(
 pub fn records_end(records: &[u8]) -> Option<(i64, i32)> {
     crate::records::records_end(records)
 }
+
+/// The byte position where the batch with base offset `base_offset` starts in a partition's
+/// records bytes (from batch headers only); None when there is no such batch.
+#[pyfunction]
+pub fn batch_position(records: &[u8], base_offset: i64) -> Option<usize> {
+    crate::records::batch_position(records, base_offset)
+}

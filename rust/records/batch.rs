@@ -245,6 +245,27 @@ pub fn records_end(input: &[u8]) -> Option<(i64, i32)> {
     end
 }
 
+/// The byte position where the batch with base offset `base_offset` starts in `input`, from
+/// the batch headers alone; None when no whole-or-partial batch header there has that offset.
+pub fn batch_position(input: &[u8], base_offset: i64) -> Option<usize> {
+    let mut pos = 0usize;
+    while let Some(rest) = input.get(pos..) {
+        if rest.len() < LENGTH_OFFSET {
+            return None;
+        }
+        if i64::from_be_bytes(rest[0..8].try_into().unwrap_or([0; 8])) == base_offset {
+            return Some(pos);
+        }
+        let batch_length = i32::from_be_bytes(rest[8..12].try_into().unwrap_or([0; 4]));
+        let length = usize::try_from(batch_length).ok()?;
+        if length < BATCH_HEADER_LEN - LENGTH_OFFSET {
+            return None;
+        }
+        pos = pos.checked_add(LENGTH_OFFSET + length)?;
+    }
+    None
+}
+
 /// Decode one partition's records bytes.
 pub fn decode_records(input: &[u8], opts: &DecodeOptions) -> Result<DecodedRecords> {
     let mut out = DecodedRecords {

@@ -64,4 +64,23 @@ pub enum RecordsError {
     Unencodable(String),
 }
 
+impl RecordsError {
+    /// The base offset of the batch the error is in (None for encoding errors).
+    pub fn base_offset(&self) -> Option<i64> {
+        match self {
+            RecordsError::LegacyMagic { base_offset, .. }
+            | RecordsError::UnknownMagic { base_offset, .. }
+            | RecordsError::CrcMismatch { base_offset, .. }
+            | RecordsError::BatchTooShort { base_offset, .. }
+            | RecordsError::UnknownCodec { base_offset, .. }
+            | RecordsError::Decompression { base_offset, .. }
+            | RecordsError::DecompressedTooLarge { base_offset, .. }
+            | RecordsError::CorruptRecord { base_offset, .. }
+            | RecordsError::HostileRecordCount { base_offset, .. }
+            | RecordsError::TrailingBytes { base_offset, .. } => Some(*base_offset),
+            RecordsError::Unencodable(_) => None,
+        }
+    }
+}
+
 pub type Result<T, E = RecordsError> = std::result::Result<T, E>;

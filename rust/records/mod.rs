@@ -8,7 +8,8 @@ pub mod compression;
 pub mod error;
 
 pub use batch::{
-    decode_records, records_end, BatchHeader, DecodeOptions, DecodedRecords, HeaderSlot, Slot,
+    batch_position, decode_records, records_end, BatchHeader, DecodeOptions, DecodedRecords,
+    HeaderSlot, Slot,
 };
 pub use builder::{build_batch, build_control_batch, BatchOptions, Record};
 pub use columns::{spark_schema, to_spark_batch};

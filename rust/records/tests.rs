@@ -113,6 +113,7 @@ proptest! {
     fn arbitrary_bytes_never_panic(data in proptest::collection::vec(any::<u8>(), 0..400), check_crcs: bool) {
         let _ = decode_records(&data, &DecodeOptions { check_crcs, ..Default::default() });
         let _ = records_end(&data);
+        let _ = batch_position(&data, 7);
     }
 }
 
@@ -235,6 +236,12 @@ fn truncated_trailing_batch_stops_cleanly() {
     assert_eq!(records_end(&second[..second.len() - 1]), None);
     assert_eq!(records_end(&second), Some((8, -1)));
     assert_eq!(records_end(&[]), None);
+    assert_eq!(batch_position(&input, 0), Some(0));
+    assert_eq!(
+        batch_position(&input, 4),
+        Some(input.len() - (second.len() - 7))
+    );
+    assert_eq!(batch_position(&input, 5), None);
 }
 
 #[test]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..errors import IllegalArgumentError
+
 __all__ = ["NewTopic"]
 
 
@@ -25,6 +27,11 @@ class NewTopic:
     ) -> None:
         if not name:
             raise ValueError("NewTopic: name must be a non-empty string")
+        if replica_assignments is not None and (num_partitions != -1 or replication_factor != -1):
+            raise IllegalArgumentError(
+                f"NewTopic {name!r}: with replica_assignments, num_partitions and "
+                "replication_factor must both be -1"
+            )
         self.name = name
         self.num_partitions = num_partitions
         self.replication_factor = replication_factor

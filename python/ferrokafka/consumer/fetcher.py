@@ -799,9 +799,21 @@ class Fetcher:
                     **common,
                 )
                 items = part.records
+        except Errors.CorruptRecordException as exc:
+            bad = getattr(exc, "offset", None)
+            cut = None if bad is None else _native.batch_position(buf.raw, bad)
+            if not cut or bad is None or bad <= st.position:
+                # Nothing good before it: the application sees the error and the position
+                # stays on the bad batch (it may seek past it).
+                self._drop(tp)
+                raise
+            # Hand out the whole batches before the bad one first; the next fetch starts at
+            # the bad batch and raises there.
+            buf.raw = buf.raw[:cut]
+            buf.end = bad
+            self._decode(buf, st, form)
+            return
         except BaseException:
-            # Keep the position where it is: the application sees the error, and the next
-            # fetch returns the same data (it may seek past it).
             self._drop(tp)
             raise
         buf.form = form
