@@ -97,7 +97,7 @@ async def fetch_raw(bootstrap: str, topic: str, end_offset: int) -> bytes:
                 raise RuntimeError(f"fetch {topic}: error {part['error_code']}")
             # A fetch may stop short of the end (transaction markers land just after
             # commitTransaction returns): fetch on from where the bytes end, as a consumer does.
-            records += part["records"] or b""
+            records += bytes(part["records"] or b"")
             await asyncio.sleep(0.05)
         raise RuntimeError(f"{topic} never reached offset {end_offset}")
 

@@ -8,7 +8,7 @@ size ``FrameTooLargeError``); an API or version ferrokafka does not speak raises
 """
 
 from collections.abc import Callable, Sequence
-from typing import Any, Generic, TypeVar, final
+from typing import Any, Generic, TypeVar, final, overload
 
 __all__ = [
     "DEFAULT_MAX_FRAME_SIZE",
@@ -16,6 +16,7 @@ __all__ = [
     "ConsumerRecord",
     "DecodedPartition",
     "FrameDecoder",
+    "SharedBytes",
     "batch_position",
     "decode_columns",
     "decode_records",
@@ -35,6 +36,21 @@ DEFAULT_MAX_FRAME_SIZE: int
 """The default cap on one frame (100 MiB)."""
 
 @final
+class SharedBytes:
+    """Immutable bytes owned by the native module (received frames, a partition's fetched
+    records): ferrokafka's decoders read them in place; ``bytes(x)`` copies them out."""
+
+    def __len__(self) -> int: ...
+    def __bytes__(self) -> bytes: ...
+    @overload
+    def __getitem__(self, index: int, /) -> int: ...
+    @overload
+    def __getitem__(self, index: slice, /) -> bytes: ...
+    def __eq__(self, other: object, /) -> bool: ...
+
+_Bytes = bytes | SharedBytes
+
+@final
 class FrameDecoder:
     """Splits a connection's byte stream into size-prefixed frames.
 
@@ -43,7 +59,7 @@ class FrameDecoder:
     """
 
     def __new__(cls, max_frame_size: int = ...) -> FrameDecoder: ...
-    def feed(self, data: bytes) -> list[bytes]:
+    def feed(self, data: bytes) -> list[SharedBytes]:
         """Append ``data``; return every frame body (without size prefix) now complete."""
     @property
     def buffered(self) -> int:
@@ -60,8 +76,9 @@ def encode_request(
 ) -> bytes:
     """A complete request frame (size prefix, header v1/v2, body)."""
 
-def decode_response(api_key: int, api_version: int, frame: bytes) -> tuple[int, dict[str, Any]]:
-    """(correlation_id, body) of a response frame given without its size prefix."""
+def decode_response(api_key: int, api_version: int, frame: _Bytes) -> tuple[int, dict[str, Any]]:
+    """(correlation_id, body) of a response frame given without its size prefix. A Fetch
+    response's ``records`` are ``SharedBytes`` (no copy)."""
 
 def decode_request(frame: bytes) -> tuple[int, int, int, str | None, dict[str, Any]]:
     """(api_key, api_version, correlation_id, client_id, body) of a request frame without its
@@ -72,10 +89,10 @@ def encode_response(
 ) -> bytes:
     """A complete response frame (size prefix, header, body). For fake brokers in tests."""
 
-def peek_correlation_id(frame: bytes) -> int:
+def peek_correlation_id(frame: _Bytes) -> int:
     """The correlation id at the start of a response frame."""
 
-def is_unsupported_version_reply(frame: bytes) -> bool:
+def is_unsupported_version_reply(frame: _Bytes) -> bool:
     """True for an ApiVersions reply carrying UNSUPPORTED_VERSION (always in the v0 layout)."""
 
 def supported_apis() -> dict[int, tuple[str, int, int, int]]:
@@ -167,7 +184,7 @@ class DecodedPartition(Generic[_R]):
     def skipped_aborted(self) -> int: ...
 
 def decode_records(
-    records: bytes,
+    records: _Bytes,
     topic: str,
     partition: int,
     *,
@@ -187,7 +204,7 @@ def decode_records(
     """
 
 def decode_columns(
-    records: bytes,
+    records: _Bytes,
     topic: str,
     partition: int,
     *,
@@ -199,11 +216,11 @@ def decode_columns(
 ) -> DecodedPartition[ArrowColumns]:
     """Like ``decode_records``, but into Arrow columns built in Rust (one copy of each value)."""
 
-def batch_position(records: bytes, base_offset: int) -> int | None:
+def batch_position(records: _Bytes, base_offset: int) -> int | None:
     """The byte position where the batch with ``base_offset`` starts in a partition's records
     bytes (from batch headers only); None when there is no such batch."""
 
-def records_end(records: bytes) -> tuple[int, int] | None:
+def records_end(records: _Bytes) -> tuple[int, int] | None:
     """``(next_offset, last_leader_epoch)`` of the last whole batch in a partition's records
     bytes, read from batch headers only (no CRC check): where the next fetch starts. None when
     no batch is whole."""

@@ -27,6 +27,9 @@ CLIENT_SOFTWARE_VERSION = "0.1.0"
 Body = dict[str, Any]
 """A request or response as a dict of its fields (snake_case names from Kafka's schemas)."""
 
+Frame = _native.SharedBytes | bytes
+"""A received response frame (native-owned bytes), or ``b""`` when none is awaited."""
+
 
 class _Pending:
     __slots__ = ("api_key", "future", "timer", "version")
@@ -35,7 +38,7 @@ class _Pending:
         self,
         api_key: int,
         version: int,
-        future: asyncio.Future[bytes],
+        future: asyncio.Future[Frame],
         timer: asyncio.TimerHandle | None,
     ) -> None:
         self.api_key = api_key
@@ -260,7 +263,7 @@ class Connection:
         *,
         timeout_ms: int | None = None,
         expect_response: bool = True,
-    ) -> bytes:
+    ) -> Frame:
         """Send a request; return the raw response frame (without size prefix).
 
         With ``expect_response=False`` (produce with acks=0) nothing is awaited and ``b""``
@@ -280,7 +283,7 @@ class Connection:
             transport.write(frame)
             return b""
         loop = asyncio.get_running_loop()
-        future: asyncio.Future[bytes] = loop.create_future()
+        future: asyncio.Future[Frame] = loop.create_future()
         timeout = self._request_timeout if timeout_ms is None else timeout_ms / 1000
         timer = loop.call_later(timeout, self._on_timeout, correlation_id, timeout)
         self._pending[correlation_id] = _Pending(api_key, version, future, timer)
@@ -292,7 +295,7 @@ class Connection:
             timer.cancel()
             self.last_activity = time.monotonic()
 
-    def _on_frame(self, frame: bytes) -> None:
+    def _on_frame(self, frame: Frame) -> None:
         try:
             correlation_id = _native.peek_correlation_id(frame)
         except Errors.KafkaError as exc:

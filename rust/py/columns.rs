@@ -7,7 +7,7 @@ use arrow_array::{Array, RecordBatch, StructArray};
 use arrow_schema::ffi::FFI_ArrowSchema;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyCapsule, PyString};
+use pyo3::types::{PyCapsule, PyString};
 
 use super::records::{decode_input, DecodedPartition};
 use crate::records::{to_spark_batch, DecodeOptions};
@@ -83,7 +83,7 @@ impl ArrowColumns {
 #[pyo3(signature = (records, topic, partition, *, check_crcs = true, read_committed = false, aborted_transactions = None, start_offset = 0, max_decompressed_batch = 268435456))]
 pub fn decode_columns<'py>(
     py: Python<'py>,
-    records: &Bound<'py, PyBytes>,
+    records: &Bound<'py, PyAny>,
     topic: &Bound<'py, PyString>,
     partition: i32,
     check_crcs: bool,
@@ -92,7 +92,7 @@ pub fn decode_columns<'py>(
     start_offset: i64,
     max_decompressed_batch: usize,
 ) -> PyResult<DecodedPartition> {
-    let input = records.as_bytes();
+    let input = super::buffers::as_bytes(records)?;
     let topic = topic.to_str()?;
     let opts = DecodeOptions {
         check_crcs,

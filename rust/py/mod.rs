@@ -1,9 +1,12 @@
 //! The PyO3 layer: thin wrappers that move values between Python and the sans-I/O core.
 //! Nothing here decides protocol behaviour; it converts and re-exports.
 
+mod buffers;
 mod columns;
 mod errors;
 mod records;
+
+use buffers::{as_bytes, SharedBytes};
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
@@ -42,7 +45,7 @@ impl FrameDecoder {
             .next_frame()
             .map_err(|e| errors::decode_error(py, e))?
         {
-            out.append(PyBytes::new(py, body))?;
+            out.append(SharedBytes::new(body.to_vec()))?;
         }
         Ok(out)
     }
@@ -88,14 +91,46 @@ fn decode_response<'py>(
     py: Python<'py>,
     api_key: i16,
     api_version: i16,
-    frame: &[u8],
+    frame: &Bound<'py, PyAny>,
 ) -> PyResult<(i32, Bound<'py, PyAny>)> {
+    let frame = as_bytes(frame)?;
+    if api_key == <messages::fetch::Fetch as messages::Api>::KEY {
+        return decode_fetch_response(py, api_version, frame);
+    }
     with_api!(api_key, A => {
         let (corr, response) = messages::decode_response::<A>(api_version, frame)
             .map_err(|e| errors::decode_error(py, e))?;
         let value = pythonize(py, &response).map_err(|e| errors::shape_error(A::NAME, e))?;
         Ok((corr, value))
     }, else Err(errors::decode_error(py, unknown_api(api_key))))
+}
+
+/// A Fetch response whose partitions' `records` are `SharedBytes`: the decoded bytes move into
+/// them instead of being copied into new `bytes` objects.
+fn decode_fetch_response<'py>(
+    py: Python<'py>,
+    api_version: i16,
+    frame: &[u8],
+) -> PyResult<(i32, Bound<'py, PyAny>)> {
+    use messages::fetch::Fetch;
+    let (corr, mut response) = messages::decode_response::<Fetch>(api_version, frame)
+        .map_err(|e| errors::decode_error(py, e))?;
+    let mut taken: Vec<Option<Vec<u8>>> = Vec::new();
+    for topic in &mut response.responses {
+        for part in &mut topic.partitions {
+            taken.push(part.records.take().map(|b| b.into_vec()));
+        }
+    }
+    let value = pythonize(py, &response).map_err(|e| errors::shape_error("Fetch", e))?;
+    let mut taken = taken.into_iter();
+    for topic in value.get_item("responses")?.try_iter()? {
+        for part in topic?.get_item("partitions")?.try_iter()? {
+            if let Some(Some(records)) = taken.next() {
+                part?.set_item("records", SharedBytes::new(records))?;
+            }
+        }
+    }
+    Ok((corr, value))
 }
 
 /// Decode a request frame (without size prefix):
@@ -139,14 +174,16 @@ fn encode_response<'py>(
 
 /// The correlation id at the start of a response frame.
 #[pyfunction]
-fn peek_correlation_id(py: Python<'_>, frame: &[u8]) -> PyResult<i32> {
-    peek(frame).map_err(|e| errors::decode_error(py, e))
+fn peek_correlation_id(py: Python<'_>, frame: &Bound<'_, PyAny>) -> PyResult<i32> {
+    peek(as_bytes(frame)?).map_err(|e| errors::decode_error(py, e))
 }
 
 /// True when an ApiVersions response frame is the broker's v0-layout UNSUPPORTED_VERSION reply.
 #[pyfunction]
-fn is_unsupported_version_reply(frame: &[u8]) -> bool {
-    messages::api_versions::is_unsupported_version_reply(frame)
+fn is_unsupported_version_reply(frame: &Bound<'_, PyAny>) -> PyResult<bool> {
+    Ok(messages::api_versions::is_unsupported_version_reply(
+        as_bytes(frame)?,
+    ))
 }
 
 /// api_key -> (name, min_version, max_version, first_flexible_version) for every API spoken.
@@ -174,6 +211,7 @@ fn error_codes(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<FrameDecoder>()?;
+    m.add_class::<SharedBytes>()?;
     m.add_class::<records::ConsumerRecord>()?;
     m.add_class::<records::DecodedPartition>()?;
     m.add_function(wrap_pyfunction!(records::decode_records, m)?)?;

@@ -181,7 +181,7 @@ pub(crate) fn decode_input(
 #[pyo3(signature = (records, topic, partition, *, check_crcs = true, read_committed = false, aborted_transactions = None, start_offset = 0, max_decompressed_batch = 268435456, key_deserializer = None, value_deserializer = None))]
 pub fn decode_records<'py>(
     py: Python<'py>,
-    records: &Bound<'py, PyBytes>,
+    records: &Bound<'py, PyAny>,
     topic: &Bound<'py, PyString>,
     partition: i32,
     check_crcs: bool,
@@ -192,7 +192,7 @@ pub fn decode_records<'py>(
     key_deserializer: Option<Bound<'py, PyAny>>,
     value_deserializer: Option<Bound<'py, PyAny>>,
 ) -> PyResult<DecodedPartition> {
-    let input = records.as_bytes();
+    let input = super::buffers::as_bytes(records)?;
     let topic_name = topic.to_str()?;
     let d = decode_input(
         py,
@@ -319,13 +319,18 @@ pub fn encode_batch<'py>(
 /// last_leader_epoch)` of the last whole batch, from the batch headers alone; None when no
 /// batch is whole.
 #[pyfunction]
-pub fn records_end(records: &[u8]) -> Option<(i64, i32)> {
-    crate::records::records_end(records)
+pub fn records_end(records: &Bound<'_, PyAny>) -> PyResult<Option<(i64, i32)>> {
+    Ok(crate::records::records_end(super::buffers::as_bytes(
+        records,
+    )?))
 }
 
 /// The byte position where the batch with base offset `base_offset` starts in a partition's
 /// records bytes (from batch headers only); None when there is no such batch.
 #[pyfunction]
-pub fn batch_position(records: &[u8], base_offset: i64) -> Option<usize> {
-    crate::records::batch_position(records, base_offset)
+pub fn batch_position(records: &Bound<'_, PyAny>, base_offset: i64) -> PyResult<Option<usize>> {
+    Ok(crate::records::batch_position(
+        super::buffers::as_bytes(records)?,
+        base_offset,
+    ))
 }

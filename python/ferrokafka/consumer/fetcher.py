@@ -115,7 +115,7 @@ class _Buffered:
         self,
         tp: TopicPartition,
         start: int,
-        raw: bytes,
+        raw: _native.SharedBytes | bytes,
         end: int,
         end_epoch: int,
         aborted: list[tuple[int, int]] | None,
@@ -450,7 +450,7 @@ class Fetcher:
                     _Buffered(
                         tp,
                         key.fetch_offset,
-                        bytes(raw),
+                        raw,
                         end[0],
                         end[1],
                         None
