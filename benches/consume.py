@@ -41,6 +41,8 @@ async def write_dataset(
     from ferrokafka.structs import TopicPartition
 
     per_batch = max(1, (512 * 1024) // (value_size + 30))
+    # Current timestamps: older ones fall to time-based retention in the middle of a run.
+    now_ms = int(time.time() * 1000)
     value = (b"0123456789abcdef" * (value_size // 16 + 1))[:value_size]
     async with AIOKafkaClient(bootstrap_servers=bootstrap) as client:
         client.add_topic(topic)
@@ -55,10 +57,7 @@ async def write_dataset(
             for start in range(0, count, per_batch):
                 n = min(per_batch, count - start)
                 batch = encode_batch(
-                    [
-                        (1_700_000_000_000 + start + i, b"key-%06d" % (start + i), value, [])
-                        for i in range(n)
-                    ],
+                    [(now_ms + start + i, b"key-%06d" % (start + i), value, []) for i in range(n)],
                     compression=codec,
                 )
                 body = {
@@ -88,11 +87,24 @@ def _check_produce(response: dict[str, Any]) -> None:
 # -- the clients (each run in a child process) -----------------------------------------------
 
 
+STALL_SECONDS = 30.0
+
+
 class Tally:
     def __init__(self) -> None:
         self.count = 0
         self.bytes = 0
         self.checksum = 0
+        self._seen = 0
+        self._since = time.monotonic()
+
+    def check_progress(self) -> None:
+        """Fail a run that received nothing for STALL_SECONDS (reported, not waited for)."""
+        now = time.monotonic()
+        if self.count != self._seen:
+            self._seen, self._since = self.count, now
+        elif now - self._since > STALL_SECONDS:
+            raise RuntimeError(f"stalled: nothing for {STALL_SECONDS:.0f}s after {self.count:,}")
 
     def add_records(self, records: list[Any]) -> None:
         """The same light per-record work for every client that returns record objects."""
@@ -117,6 +129,7 @@ async def run_ferrokafka(
     ) as consumer:
         consumer.assign([TopicPartition(topic, p) for p in range(partitions)])
         while tally.count < total:
+            tally.check_progress()
             if arrow:
                 import pyarrow.compute as pc
 
@@ -153,6 +166,7 @@ async def run_aiokafka(
     try:
         consumer.assign([TopicPartition(topic, p) for p in range(partitions)])
         while tally.count < total:
+            tally.check_progress()
             got = await consumer.getmany(timeout_ms=1000, max_records=max_records)
             for records in got.values():
                 tally.add_records(records)
@@ -187,6 +201,7 @@ def run_confluent(
             ]
         )
         while tally.count < total:
+            tally.check_progress()
             messages = consumer.consume(num_messages=max_records or 10000, timeout=1.0)
             offsets = 0
             nbytes = 0
@@ -299,6 +314,7 @@ def main() -> None:
         )
         want = expected_checksum(args.partitions, args.records, args.value_size)
         results: dict[str, list[dict[str, Any]]] = {c: [] for c in clients}
+        failures: dict[str, list[str]] = {}
         for rnd in range(args.rounds):
             for client in clients:  # alternating: A B C D A B C D ...
                 cmd = [sys.executable, __file__, "--client", client, "--bootstrap", bootstrap]
@@ -308,7 +324,10 @@ def main() -> None:
                     cmd += ["--max-records", str(args.max_records)]
                 out = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
                 if out.returncode != 0:
-                    raise RuntimeError(f"{client} failed:\n{out.stderr[-3000:]}")
+                    reason = (out.stderr.strip().splitlines() or ["no output"])[-1]
+                    failures.setdefault(client, []).append(reason)
+                    print(f"round {rnd + 1} {client}: FAILED: {reason}", file=sys.stderr)
+                    continue
                 r = json.loads(out.stdout.strip().splitlines()[-1])
                 ok = r["count"] == args.records and r["checksum"] == want
                 if not ok:
@@ -319,14 +338,17 @@ def main() -> None:
                     f"in {r['wall']:.2f}s, cpu {r['cpu']:.2f}s, rss {r['rss_mb']:.0f} MB",
                     file=sys.stderr,
                 )
-        print_table(args, results, clients)
+        print_table(args, results, clients, failures)
     finally:
         if broker is not None:
             broker.stop()
 
 
 def print_table(
-    args: argparse.Namespace, results: dict[str, list[dict[str, Any]]], clients: list[str]
+    args: argparse.Namespace,
+    results: dict[str, list[dict[str, Any]]],
+    clients: list[str],
+    failures: dict[str, list[str]],
 ) -> None:
     print(
         f"\n# consume {args.records:,} records x {args.value_size} B, {args.partitions} "
@@ -338,6 +360,9 @@ def print_table(
     print("|---|---|---|---|---|---|---|")
     base = statistics.median(r["wall"] for r in results[clients[0]])
     for c in clients:
+        if not results[c]:
+            print(f"| {c} | failed every run: {failures.get(c, ['?'])[-1]} | | | | | |")
+            continue
         wall = statistics.median(r["wall"] for r in results[c])
         cpu = statistics.median(r["cpu"] for r in results[c])
         rss = max(r["rss_mb"] for r in results[c])
@@ -347,6 +372,8 @@ def print_table(
             f"| {c} | {rate / 1e6:.2f} M | {mb:.0f} | {wall:.2f} | {cpu:.2f} | {rss:.0f} "
             f"| {base / wall:.2f}x |"
         )
+    for c, reasons in failures.items():
+        print(f"\n{c}: {len(reasons)} of {args.rounds} runs failed ({reasons[-1]})")
 
 
 if __name__ == "__main__":

@@ -39,6 +39,10 @@ def _topic_name(test_name: str) -> str:
 
 # ---- brokers ----------------------------------------------------------------------------------
 
+KEEP_DATA = {"log.retention.ms": "-1"}
+"""Tests write records with fixed (past) timestamps; time-based retention would delete them
+at the broker's next retention check (every 5 minutes), in the middle of a test."""
+
 
 @pytest.fixture(scope="session")
 def kafka_broker() -> Iterator[KafkaBroker | ExternalKafka]:
@@ -48,7 +52,7 @@ def kafka_broker() -> Iterator[KafkaBroker | ExternalKafka]:
     if external:
         yield ExternalKafka(external).start()
         return
-    broker = KafkaBroker(jvm_options=QUICK_START_JVM_OPTIONS)
+    broker = KafkaBroker(jvm_options=QUICK_START_JVM_OPTIONS, config=KEEP_DATA)
     broker.start()
     try:
         yield broker
@@ -65,7 +69,7 @@ def bootstrap_servers(kafka_broker: KafkaBroker | ExternalKafka) -> str:
 def kafka_cluster() -> Iterator[KafkaCluster]:
     """A three-node KRaft cluster (replication factor 3, min ISR 2), started on first use.
     Tests may kill and restart its nodes; they should restart what they kill."""
-    cluster = KafkaCluster(3, jvm_options=QUICK_START_JVM_OPTIONS)
+    cluster = KafkaCluster(3, jvm_options=QUICK_START_JVM_OPTIONS, config=KEEP_DATA)
     cluster.start()
     try:
         yield cluster

@@ -99,7 +99,8 @@ def racked_cluster() -> Iterator[KafkaCluster]:
     cluster = KafkaCluster(
         3,
         config={
-            "replica.selector.class": "org.apache.kafka.common.replica.RackAwareReplicaSelector"
+            "replica.selector.class": "org.apache.kafka.common.replica.RackAwareReplicaSelector",
+            "log.retention.ms": "-1",
         },
         node_configs={n: {"broker.rack": f"r{n}"} for n in (1, 2, 3)},
         jvm_options=QUICK_START_JVM_OPTIONS,
