@@ -757,10 +757,13 @@ class Fetcher:
                     taken = chunk if taken is None else _concat(taken, chunk, form)
                     if budget > 0:
                         budget -= count
-                if buf.next_offset is not None:
-                    queue.popleft()
-                    self.wake()
-                else:
+                if buf.next_offset is None:
+                    break
+                queue.popleft()
+                self.wake()
+                if taken is not None:
+                    # One fetched response per partition per poll, as aiokafka hands out: a
+                    # smaller burst of objects is cheaper to allocate and free.
                     break
             if not queue:
                 self._buffers.pop(tp, None)
