@@ -17,7 +17,7 @@ from ..abc import ConsumerRebalanceListener
 from ..client import AIOKafkaClient
 from ..structs import ConsumerRecord, OffsetAndMetadata, OffsetAndTimestamp, TopicPartition
 from .fetcher import Fetcher
-from .group_coordinator import OffsetsCoordinator
+from .group import GroupCoordinator
 from .subscription_state import OffsetResetStrategy, SubscriptionState
 
 __all__ = ["AIOKafkaConsumer"]
@@ -73,7 +73,7 @@ class AIOKafkaConsumer(Generic[KT, VT]):
         auto_commit_interval_ms: int = 5000,
         check_crcs: bool = True,
         metadata_max_age_ms: int = 5 * 60 * 1000,
-        partition_assignment_strategy: tuple[Any, ...] | list[Any] = (),
+        partition_assignment_strategy: tuple[Any, ...] | list[Any] | None = None,
         max_poll_interval_ms: int = 300000,
         rebalance_timeout_ms: int | None = None,
         session_timeout_ms: int = 10000,
@@ -179,10 +179,21 @@ class AIOKafkaConsumer(Generic[KT, VT]):
         self._consumer_timeout = consumer_timeout_ms / 1000
         self._exclude_internal_topics = exclude_internal_topics
         self._enable_auto_commit = enable_auto_commit and group_id is not None
+        self._group_config: dict[str, Any] = {
+            "session_timeout_ms": session_timeout_ms,
+            "rebalance_timeout_ms": rebalance_timeout_ms,
+            "heartbeat_interval_ms": heartbeat_interval_ms,
+            "max_poll_interval_ms": max_poll_interval_ms,
+            "auto_commit_interval_ms": auto_commit_interval_ms,
+            "metadata_max_age_ms": metadata_max_age_ms,
+        }
+        if partition_assignment_strategy is not None and not partition_assignment_strategy:
+            raise ValueError("partition_assignment_strategy needs at least one assignor")
+        self._assignors = list(partition_assignment_strategy or ())
 
         self._subscription = SubscriptionState()
         self._fetcher: Fetcher | None = None
-        self._coordinator: OffsetsCoordinator | None = None
+        self._coordinator: GroupCoordinator | None = None
         self._started = False
         self._closed = False
         self._stopped = asyncio.Event()
@@ -200,12 +211,21 @@ class AIOKafkaConsumer(Generic[KT, VT]):
         self._started = True
         await self._client.bootstrap()
         if self._group_id is not None:
-            self._coordinator = OffsetsCoordinator(
+            if not self._assignors:
+                from ..coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
+
+                self._assignors = [RoundRobinPartitionAssignor]
+            self._coordinator = GroupCoordinator(
                 self._client,
-                self._group_id,
+                self._subscription,
+                group_id=self._group_id,
+                assignors=self._assignors,
+                group_instance_id=self._group_instance_id,
                 retry_backoff_ms=self._retry_backoff_ms,
                 request_timeout_ms=self._request_timeout_ms,
-                group_instance_id=self._group_instance_id,
+                enable_auto_commit=self._enable_auto_commit,
+                exclude_internal_topics=self._exclude_internal_topics,
+                **self._group_config,
             )
         self._fetcher = Fetcher(
             self._client,
@@ -215,7 +235,9 @@ class AIOKafkaConsumer(Generic[KT, VT]):
             committed_lookup=self._committed_for_positions if self._coordinator else None,
             **self._fetch_config,
         )
-        if self._subscription.partitions_auto_assigned():
+        if self._coordinator is not None:
+            self._coordinator.start()
+        elif self._subscription.partitions_auto_assigned():
             await self._assign_all_subscribed()
         self._fetcher.start()
 
@@ -226,6 +248,8 @@ class AIOKafkaConsumer(Generic[KT, VT]):
             return
         self._closed = True
         self._stopped.set()
+        if self._coordinator is not None:
+            await self._coordinator.close()
         if self._fetcher is not None:
             await self._fetcher.close()
         await self._client.close()
@@ -280,18 +304,13 @@ class AIOKafkaConsumer(Generic[KT, VT]):
             raise ValueError("Subscription needs either topics or pattern, not both")
         if listener is not None and not isinstance(listener, ConsumerRebalanceListener):
             raise TypeError(f"listener should be a ConsumerRebalanceListener, got {listener!r}")
-        if self._group_id is not None:
-            raise Errors.IllegalOperation(
-                "subscribe() with a group_id needs group membership, which is not built yet; "
-                "use assign() (commit() and committed() work with it)"
-            )
         if pattern is not None:
             self._subscription.subscribe_pattern(pattern, listener)
             self._client.set_topics(None)
         else:
             self._subscription.subscribe(topic_list, listener)
             self._client.set_topics(set(topic_list))
-        if self._started and not self._closed:
+        if self._started and not self._closed and self._coordinator is None:
             task = asyncio.ensure_future(self._assign_all_subscribed())
             task.add_done_callback(_log_failure)
 
@@ -438,7 +457,7 @@ class AIOKafkaConsumer(Generic[KT, VT]):
 
     # -- committed offsets ---------------------------------------------------------------------
 
-    def _need_group(self) -> OffsetsCoordinator:
+    def _need_group(self) -> GroupCoordinator:
         self._running()
         if self._coordinator is None:
             raise Errors.IllegalOperation("Requires group_id")
@@ -491,15 +510,7 @@ class AIOKafkaConsumer(Generic[KT, VT]):
                     raise ValueError(f"commit() offset for {tp} must be >= 0, got {om.offset}")
                 to_commit[tp] = om
             self._check_partitions(to_commit)
-        epochs = {
-            tp: self._subscription.state(tp).position_epoch
-            for tp in to_commit
-            if self._subscription.is_assigned(tp)
-        }
-        await coordinator.commit_offsets(to_commit, leader_epochs=epochs)
-        for tp, om in to_commit.items():
-            if self._subscription.is_assigned(tp):
-                self._subscription.state(tp).committed = om
+        await coordinator.commit(to_commit)
 
     # -- metadata ------------------------------------------------------------------------------
 
@@ -568,6 +579,9 @@ class AIOKafkaConsumer(Generic[KT, VT]):
         form: str,
     ) -> dict[TopicPartition, Any]:
         fetcher = self._running()
+        if self._coordinator is not None:
+            self._coordinator.raise_if_failed()
+            self._coordinator.polled()
         wanted = set(self._check_partitions(partitions)) if partitions else None
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:

@@ -1,0 +1,533 @@
+"""Group membership with the classic protocol (SEMANTICS.md section 3): JoinGroup and SyncGroup
+to the coordinator on its own connection, the heartbeat task, rebalance callbacks, auto-commit,
+``max_poll_interval_ms``, static membership and LeaveGroup on close.
+
+Assignors are aiokafka's interface (``ferrokafka.coordinator.assignors``): ``name``,
+``metadata(topics)``, ``assign(cluster, members)``, ``on_assignment(assignment)``; a
+``rebalance_protocol`` of ``"COOPERATIVE"`` makes revocation incremental (KIP-429): only the
+partitions that move are revoked, and the member rejoins once to hand them over.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import logging
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from .. import errors as Errors
+from ..abc import ConsumerRebalanceListener
+from ..client import AIOKafkaClient
+from ..protocol import ApiKey
+from ..structs import OffsetAndMetadata, TopicPartition
+from .group_coordinator import OffsetsCoordinator
+from .subscription_state import SubscriptionState
+
+__all__ = ["GroupCoordinator"]
+
+log = logging.getLogger(__name__)
+
+_FATAL = (
+    Errors.GroupAuthorizationFailedError,
+    Errors.FencedInstanceIdError,
+    Errors.InconsistentGroupProtocolError,
+    Errors.InvalidSessionTimeoutError,
+    Errors.GroupMaxSizeReachedError,
+    Errors.UnsupportedVersionError,
+)
+
+
+class GroupCoordinator(OffsetsCoordinator):
+    """This consumer's membership of ``group_id``."""
+
+    def __init__(
+        self,
+        client: AIOKafkaClient,
+        subscription: SubscriptionState,
+        *,
+        group_id: str,
+        assignors: Sequence[Any],
+        group_instance_id: str | None = None,
+        session_timeout_ms: int = 10000,
+        rebalance_timeout_ms: int | None = None,
+        heartbeat_interval_ms: int = 3000,
+        max_poll_interval_ms: int = 300000,
+        retry_backoff_ms: int = 100,
+        request_timeout_ms: int = 40000,
+        enable_auto_commit: bool = True,
+        auto_commit_interval_ms: int = 5000,
+        exclude_internal_topics: bool = True,
+        metadata_max_age_ms: int = 300000,
+    ) -> None:
+        super().__init__(
+            client,
+            group_id,
+            retry_backoff_ms=retry_backoff_ms,
+            request_timeout_ms=request_timeout_ms,
+            group_instance_id=group_instance_id,
+        )
+        if not assignors:
+            raise ValueError("partition_assignment_strategy needs at least one assignor")
+        self._subscription = subscription
+        self._assignors = list(assignors)
+        self._session_timeout_ms = session_timeout_ms
+        self._rebalance_timeout_ms = rebalance_timeout_ms or max_poll_interval_ms
+        self._heartbeat_interval = heartbeat_interval_ms / 1000
+        self._max_poll_interval = max_poll_interval_ms / 1000
+        self._auto_commit = enable_auto_commit
+        self._auto_commit_interval = auto_commit_interval_ms / 1000
+        self._exclude_internal = exclude_internal_topics
+        self._metadata_max_age = metadata_max_age_ms / 1000
+
+        self.protocol: str | None = None
+        self.leader_id: str | None = None
+        self.rejoin_needed = True
+        self._poll_timeout_left = False
+        self._last_poll = time.monotonic()
+        self._snapshot: dict[str, int] = {}
+        self._wake = asyncio.Event()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._fatal: Errors.KafkaError | None = None
+        self._closed = False
+        self.assignment_ready = asyncio.Event()
+        subscription.on_change(self._on_subscription_change)
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._tasks = [
+            asyncio.create_task(self._coordination_routine(), name="ferrokafka-group"),
+            asyncio.create_task(self._heartbeat_routine(), name="ferrokafka-heartbeat"),
+        ]
+        if self._auto_commit:
+            self._tasks.append(
+                asyncio.create_task(self._auto_commit_routine(), name="ferrokafka-autocommit")
+            )
+
+    async def close(self) -> None:
+        """Commit (with auto-commit), give up the partitions, and leave the group (dynamic
+        members only: a static member's place is kept for the session timeout)."""
+        if self._closed:
+            return
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        member = self.generation >= 0
+        if self._fatal is None and (member or not self._subscription.partitions_auto_assigned()):
+            try:
+                if self._auto_commit:
+                    await self._commit_positions()
+            except Errors.KafkaError as exc:
+                log.warning("group %s: commit on close failed: %s", self.group_id, exc)
+        if member and self._fatal is None:
+            assigned = self._subscription.assigned_partitions()
+            if assigned:
+                await self._call_listener("on_partitions_revoked", assigned)
+            if self.group_instance_id is None:
+                await self._leave_group("the consumer is being closed")
+        self._closed = True
+
+    def raise_if_failed(self) -> None:
+        if self._fatal is not None:
+            raise self._fatal
+
+    def polled(self) -> None:
+        """The application polled: restarts the ``max_poll_interval_ms`` clock (and, after a
+        poll timeout, brings the member back into the group)."""
+        self._last_poll = time.monotonic()
+        if self._poll_timeout_left:
+            self._poll_timeout_left = False
+            self.request_rejoin("the application polled again after a poll timeout")
+
+    def request_rejoin(self, why: str) -> None:
+        if not self.rejoin_needed:
+            log.info("group %s: rejoining (%s)", self.group_id, why)
+        self.rejoin_needed = True
+        self._wake.set()
+
+    def _on_subscription_change(self) -> None:
+        if self._subscription.needs_assignment and not self.rejoin_needed:
+            self.request_rejoin("the subscription changed")
+
+    # -- joining -------------------------------------------------------------------------------
+
+    async def _coordination_routine(self) -> None:
+        while True:
+            try:
+                if self.rejoin_needed and not self._poll_timeout_left:
+                    if self._subscription.partitions_auto_assigned():
+                        await self._rebalance()
+                    else:
+                        self.rejoin_needed = False
+                self._check_metadata()
+            except asyncio.CancelledError:
+                raise
+            except _FATAL as exc:
+                log.error("group %s: %s", self.group_id, exc)
+                self._fatal = exc
+                return
+            except Errors.KafkaError as exc:
+                log.info("group %s: rebalance failed (%s); retrying", self.group_id, exc)
+                self.rejoin_needed = True
+                await asyncio.sleep(self._retry_backoff)
+                continue
+            self._wake.clear()
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), min(self._metadata_max_age, 1.0))
+
+    def _check_metadata(self) -> None:
+        """Rejoin when the subscribed topics' partition counts changed since the assignment,
+        or a pattern now matches other topics."""
+        cluster = self._client.cluster
+        if self._subscription.pattern is not None and self._subscription.match_topics(
+            cluster.topics(self._exclude_internal)
+        ):
+            self.request_rejoin("topics matching the pattern changed")
+            return
+        if self.generation < 0 or not self._snapshot:
+            return
+        now = self._partition_counts(self._snapshot)
+        if now != self._snapshot:
+            self.request_rejoin(f"partition counts changed: {self._snapshot} -> {now}")
+
+    def _partition_counts(self, topics: Any) -> dict[str, int]:
+        cluster = self._client.cluster
+        return {t: len(cluster.partitions_for_topic(t) or ()) for t in sorted(topics)}
+
+    async def _rebalance(self) -> None:
+        await self.ensure_coordinator()
+        self.assignment_ready.clear()
+        eager = not self._cooperative()
+        owned = self._subscription.assigned_partitions()
+        if self.generation >= 0 and owned and eager:
+            # Eager: commit and give up everything before joining.
+            if self._auto_commit:
+                with contextlib.suppress(Errors.KafkaError):
+                    await self._commit_positions()
+            await self._call_listener("on_partitions_revoked", owned)
+            self._subscription.assign_from_subscribed(set())
+        topics = set(self._subscription.subscription)
+        if self._subscription.pattern is not None:
+            self._client.set_topics(None)
+        else:
+            for t in topics:
+                self._client.add_topic(t)
+        await self._client.refresh_metadata()
+        joined = await self._join(topics)
+        if joined is None:
+            return
+        assignment_bytes = await self._sync(joined)
+        if assignment_bytes is None:
+            return
+        await self._on_join_complete(assignment_bytes, topics)
+
+    def _cooperative(self) -> bool:
+        assignor = self._assignor(self.protocol) if self.protocol else self._assignors[0]
+        return str(getattr(assignor, "rebalance_protocol", "EAGER")).upper() == "COOPERATIVE"
+
+    def _assignor(self, name: str | None) -> Any:
+        for a in self._assignors:
+            if a.name == name:
+                return a
+        raise Errors.IllegalStateError(f"the group chose assignor {name!r}, which is not ours")
+
+    async def _join(self, topics: set[str]) -> dict[str, Any] | None:
+        owned = sorted(self._subscription.assigned_partitions())
+        protocols = []
+        for a in self._assignors:
+            try:
+                meta = a.metadata(topics, owned_partitions=owned, generation=self.generation)
+            except TypeError:
+                meta = a.metadata(topics)
+            protocols.append({"name": a.name, "metadata": meta.encode()})
+        body = {
+            "group_id": self.group_id,
+            "session_timeout_ms": self._session_timeout_ms,
+            "rebalance_timeout_ms": self._rebalance_timeout_ms,
+            "member_id": self.member_id,
+            "group_instance_id": self.group_instance_id,
+            "protocol_type": "consumer",
+            "protocols": protocols,
+            "reason": "joining",
+        }
+        # The coordinator holds a JoinGroup until every member has joined (up to the rebalance
+        # timeout), so this request may wait that long.
+        timeout_ms = self._rebalance_timeout_ms + 5000
+        for _ in range(3):
+            response = await self._coordinator_request(ApiKey.JOIN_GROUP, body, timeout_ms)
+            code = response["error_code"]
+            if code == Errors.MemberIdRequired.errno:
+                self.member_id = body["member_id"] = response["member_id"]
+                continue
+            break
+        if code:
+            self._join_error(code)
+            return None
+        self.generation = response["generation_id"]
+        self.member_id = response["member_id"]
+        self.protocol = response.get("protocol_name")
+        self.leader_id = response["leader"]
+        result: dict[str, Any] = response
+        log.info(
+            "group %s: joined generation %s as %s%s (assignor %s)",
+            self.group_id,
+            self.generation,
+            self.member_id,
+            " (leader)" if self.leader_id == self.member_id else "",
+            self.protocol,
+        )
+        return result
+
+    def _join_error(self, code: int) -> None:
+        cls = Errors.for_code(code)
+        if cls is Errors.UnknownMemberIdError:
+            self.member_id = ""
+        elif cls in (Errors.GroupCoordinatorNotAvailableError, Errors.NotCoordinatorForGroupError):
+            self.coordinator_dead(cls.__name__)
+        elif issubclass(cls, _FATAL):
+            raise cls(f"JoinGroup of group {self.group_id!r} as {self.member_id!r}")
+        elif cls not in (
+            Errors.RebalanceInProgressError,
+            Errors.GroupLoadInProgressError,
+            Errors.IllegalGenerationError,
+        ):
+            raise cls(f"JoinGroup of group {self.group_id!r}")
+        self.rejoin_needed = True
+
+    async def _sync(self, joined: dict[str, Any]) -> bytes | None:
+        assignments: list[dict[str, Any]] = []
+        if self.leader_id == self.member_id:
+            assignments = await self._perform_assignment(joined["members"])
+        body = {
+            "group_id": self.group_id,
+            "generation_id": self.generation,
+            "member_id": self.member_id,
+            "group_instance_id": self.group_instance_id,
+            "protocol_type": "consumer",
+            "protocol_name": self.protocol,
+            "assignments": assignments,
+        }
+        response = await self._coordinator_request(ApiKey.SYNC_GROUP, body, None)
+        code = response["error_code"]
+        if code:
+            cls = Errors.for_code(code)
+            if cls in (Errors.UnknownMemberIdError, Errors.IllegalGenerationError):
+                self._reset_generation()
+            elif cls in (
+                Errors.GroupCoordinatorNotAvailableError,
+                Errors.NotCoordinatorForGroupError,
+            ):
+                self.coordinator_dead(cls.__name__)
+            elif issubclass(cls, _FATAL):
+                raise cls(f"SyncGroup of group {self.group_id!r}")
+            self.rejoin_needed = True
+            return None
+        return bytes(response["assignment"])
+
+    async def _perform_assignment(self, members: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        from ..coordinator.protocol import ConsumerProtocolMemberMetadata
+
+        assignor = self._assignor(self.protocol)
+        decoded = {
+            m["member_id"]: ConsumerProtocolMemberMetadata.decode(bytes(m["metadata"]))
+            for m in members
+        }
+        # The leader fetches metadata for every member's topics (the group subscription).
+        all_topics: set[str] = set()
+        for meta in decoded.values():
+            all_topics.update(meta.subscription)
+        self._subscription.set_group_subscription(all_topics)
+        if self._subscription.pattern is None:  # a pattern keeps metadata on every topic
+            for t in all_topics:
+                self._client.add_topic(t)
+        await self._client.refresh_metadata()
+        instance_ids = {m["member_id"]: m.get("group_instance_id") for m in members}
+        try:
+            result = assignor.assign(self._client.cluster, decoded, group_instance_ids=instance_ids)
+        except TypeError:
+            result = assignor.assign(self._client.cluster, decoded)
+        log.info(
+            "group %s: leader assigned %s",
+            self.group_id,
+            {m: sorted(a.partitions()) for m, a in result.items()},
+        )
+        return [{"member_id": m, "assignment": a.encode()} for m, a in result.items()]
+
+    async def _on_join_complete(self, assignment_bytes: bytes, topics: set[str]) -> None:
+        from ..coordinator.protocol import ConsumerProtocolMemberAssignment
+
+        assignor = self._assignor(self.protocol)
+        assignment = ConsumerProtocolMemberAssignment.decode(assignment_bytes)
+        assignor.on_assignment(assignment)
+        new = {TopicPartition(t, p) for t, p in assignment.partitions()}
+        old = self._subscription.assigned_partitions()
+        self._snapshot = self._partition_counts(topics)
+        if self._cooperative():
+            revoked = old - new
+            if revoked:
+                await self._call_listener("on_partitions_revoked", revoked)
+            self._subscription.assign_from_subscribed(old & new)
+            self._subscription.assign_from_subscribed(new)
+            added = new - old
+            if added:
+                await self._call_listener("on_partitions_assigned", added)
+            # Partitions moved away this round are owned by nobody until we rejoin.
+            self.rejoin_needed = bool(revoked)
+        else:
+            self._subscription.assign_from_subscribed(new)
+            await self._call_listener("on_partitions_assigned", new)
+            self.rejoin_needed = False
+        self.assignment_ready.set()
+
+    async def _call_listener(self, method: str, partitions: set[TopicPartition]) -> None:
+        listener: ConsumerRebalanceListener | None = self._subscription.listener
+        if listener is None:
+            return
+        try:
+            result = getattr(listener, method)(set(partitions))
+            if inspect.isawaitable(result):
+                await result
+        except Exception:
+            log.exception("group %s: user's %s failed", self.group_id, method)
+
+    def _reset_generation(self) -> None:
+        self.generation = -1
+        self.member_id = ""
+        self.protocol = None
+
+    async def _coordinator_request(
+        self, api_key: int, body: dict[str, Any], timeout_ms: int | None
+    ) -> dict[str, Any]:
+        broker = await self.ensure_coordinator()
+        try:
+            conn = await self._client.coordinator_connection(broker)
+            response: dict[str, Any] = await conn.send(api_key, body, timeout_ms=timeout_ms)
+        except (Errors.KafkaConnectionError, Errors.RequestTimedOutError) as exc:
+            self.coordinator_dead(exc)
+            raise
+        return response
+
+    # -- heartbeats, poll timeout, auto-commit --------------------------------------------------
+
+    async def _heartbeat_routine(self) -> None:
+        while True:
+            await asyncio.sleep(self._heartbeat_interval)
+            if self.generation < 0 or self.rejoin_needed:
+                continue
+            if time.monotonic() - self._last_poll > self._max_poll_interval:
+                await self._poll_timeout()
+                continue
+            body = {
+                "group_id": self.group_id,
+                "generation_id": self.generation,
+                "member_id": self.member_id,
+                "group_instance_id": self.group_instance_id,
+            }
+            try:
+                response = await self._coordinator_request(ApiKey.HEARTBEAT, body, None)
+            except Errors.KafkaError as exc:
+                log.info("group %s: heartbeat failed: %s", self.group_id, exc)
+                continue
+            code = response["error_code"]
+            if not code:
+                continue
+            cls = Errors.for_code(code)
+            if cls is Errors.RebalanceInProgressError:
+                self.request_rejoin("the group is rebalancing")
+            elif cls in (Errors.UnknownMemberIdError, Errors.IllegalGenerationError):
+                self._reset_generation()
+                self.request_rejoin(f"heartbeat: {cls.__name__}")
+            elif cls in (
+                Errors.GroupCoordinatorNotAvailableError,
+                Errors.NotCoordinatorForGroupError,
+            ):
+                self.coordinator_dead(cls.__name__)
+                self.request_rejoin("the coordinator moved")
+            elif issubclass(cls, _FATAL):
+                self._fatal = cls(f"heartbeat of group {self.group_id!r} as {self.member_id!r}")
+                log.error("%s", self._fatal)
+                return
+
+    async def _poll_timeout(self) -> None:
+        log.warning(
+            "group %s: no poll for more than max_poll_interval_ms (%.0f s): leaving the group so "
+            "its partitions go to other members; raise max_poll_interval_ms or lower "
+            "max_poll_records if processing takes this long",
+            self.group_id,
+            self._max_poll_interval,
+        )
+        if self.group_instance_id is None:
+            await self._leave_group("consumer poll timeout has expired")
+        self._reset_generation()
+        self._poll_timeout_left = True
+
+    async def _leave_group(self, reason: str) -> None:
+        body = {
+            "group_id": self.group_id,
+            "member_id": self.member_id,
+            "members": [
+                {
+                    "member_id": self.member_id,
+                    "group_instance_id": self.group_instance_id,
+                    "reason": reason,
+                }
+            ],
+        }
+        try:
+            await self._coordinator_request(ApiKey.LEAVE_GROUP, body, None)
+        except Errors.KafkaError as exc:
+            log.info("group %s: LeaveGroup failed: %s", self.group_id, exc)
+        self._reset_generation()
+
+    async def _auto_commit_routine(self) -> None:
+        while True:
+            await asyncio.sleep(self._auto_commit_interval)
+            auto = self._subscription.partitions_auto_assigned()
+            if auto and (self.generation < 0 or self.rejoin_needed):
+                continue
+            try:
+                await self._commit_positions()
+            except Errors.KafkaError as exc:
+                log.warning("group %s: auto-commit failed: %s", self.group_id, exc)
+
+    async def _commit_positions(self) -> None:
+        offsets = self._subscription.all_consumed_offsets()
+        changed = {
+            tp: om for tp, om in offsets.items() if self._subscription.state(tp).committed != om
+        }
+        if changed:
+            await self.commit(changed)
+
+    async def commit(self, offsets: dict[TopicPartition, OffsetAndMetadata]) -> None:
+        """Commit as this member (generation and member id)."""
+        if self._poll_timeout_left:
+            raise Errors.CommitFailedError(
+                f"Commit cannot be completed: this consumer left group {self.group_id!r} "
+                f"because it did not poll within max_poll_interval_ms "
+                f"({self._max_poll_interval:.0f} s), and its partitions were given to other "
+                "members. Raise max_poll_interval_ms, or lower max_poll_records, so that "
+                "processing a poll's records takes less time."
+            )
+        if (
+            self.rejoin_needed
+            and self.generation < 0
+            and self._subscription.partitions_auto_assigned()
+        ):
+            raise Errors.CommitFailedError(
+                f"Commit cannot be completed: group {self.group_id!r} is rebalancing and this "
+                "member has no generation; the partitions may have moved to another member"
+            )
+        epochs = {
+            tp: self._subscription.state(tp).position_epoch
+            for tp in offsets
+            if self._subscription.is_assigned(tp)
+        }
+        await self.commit_offsets(offsets, leader_epochs=epochs)
+        for tp, om in offsets.items():
+            if self._subscription.is_assigned(tp):
+                self._subscription.state(tp).committed = om
