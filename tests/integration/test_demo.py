@@ -25,3 +25,8 @@ def test_demo_starts_a_broker_and_describes_the_cluster() -> None:
     assert re.search(r"consumed +200,000 records as records", text)
     assert re.search(r"consumed +200,000 records as arrow", text)
     assert "first record  partition=" in text
+    # A group of three split the four partitions and read everything once.
+    assert re.search(r"group +'ferrokafka-demo-group', 3 members .* read 200,000 records", text)
+    members = re.findall(r"member \d +partitions \[([\d, ]*)\]", text)
+    owned = sorted(int(p) for m in members for p in m.split(",") if p.strip())
+    assert owned == list(range(DEMO_PARTITIONS)), text
