@@ -90,13 +90,18 @@ class CommitFailedError(KafkaError):
     """A commit for a generation the group has moved past."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # aiokafka's default message, unless the raiser says exactly what happened.
         super().__init__(
-            "Commit cannot be completed since the group has already rebalanced and assigned "
-            "the partitions to another member. The time between subsequent polls was longer "
-            "than max_poll_interval_ms, so this member left the group. Increase "
-            "max_poll_interval_ms, or reduce max_poll_records so each batch is processed "
-            "sooner.",
-            *args,
+            *(
+                args
+                or (
+                    "Commit cannot be completed since the group has already rebalanced and "
+                    "assigned the partitions to another member. The time between subsequent "
+                    "polls was longer than max_poll_interval_ms, so this member left the group. "
+                    "Increase max_poll_interval_ms, or reduce max_poll_records so each batch "
+                    "is processed sooner.",
+                )
+            ),
             **kwargs,
         )
 

@@ -45,12 +45,20 @@ async def _send(client: AIOKafkaClient, topic: str, partition: int, batch: bytes
     tp = TopicPartition(topic, partition)
     for attempt in range(100):
         if attempt or client.cluster.leader_for_partition(tp) is None:
-            await client.refresh_metadata()
+            try:
+                await client.refresh_metadata()
+            except Errors.KafkaConnectionError:
+                await asyncio.sleep(0.2)  # asked a dead broker: another one next time
+                continue
         leader = client.cluster.leader_for_partition(tp)
         if leader is None or leader < 0:
             await asyncio.sleep(0.1)
             continue
-        conn = await client.ready(leader)
+        try:
+            conn = await client.ready(leader)
+        except Errors.KafkaConnectionError:
+            await asyncio.sleep(0.2)  # a dead leader: wait for the metadata to move on
+            continue
         response = await conn.send(
             ApiKey.PRODUCE,
             {

@@ -360,3 +360,47 @@ async def settle_with_process(
                 theirs = int(line)
         except asyncio.TimeoutError:
             pass
+
+
+async def test_cooperative_sticky_revokes_only_what_moves(
+    bootstrap_servers: str, make_topic: Any
+) -> None:
+    topic = make_topic(partitions=6)
+    group = f"g-{topic}"
+    revoked: list[set[TopicPartition]] = []
+
+    class Listener(ConsumerRebalanceListener):
+        def on_partitions_revoked(self, parts: set[TopicPartition]) -> None:
+            revoked.append(set(parts))
+
+        def on_partitions_assigned(self, parts: set[TopicPartition]) -> None:
+            pass
+
+    a: AIOKafkaConsumer[Any, Any] = AIOKafkaConsumer(
+        bootstrap_servers=bootstrap_servers,
+        group_id=group,
+        partition_assignment_strategy=(CooperativeStickyPartitionAssignor,),
+        **FAST,
+    )
+    a.subscribe([topic], listener=Listener())
+    await a.start()
+    (b,) = members(
+        1,
+        bootstrap_servers,
+        topic,
+        group,
+        partition_assignment_strategy=(CooperativeStickyPartitionAssignor,),
+    )
+    try:
+        await settle([a], 6)
+        before = a.assignment()
+        await b.start()
+        await settle([a, b], 6)
+        kept = a.assignment()
+        assert kept < before and len(kept) == 3
+        moved = before - kept
+        assert revoked == [moved], "cooperative-sticky revoked more than what moved"
+        assert b.assignment() == moved
+    finally:
+        await b.stop()
+        await a.stop()

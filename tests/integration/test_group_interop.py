@@ -112,8 +112,9 @@ async def _shared_group(bootstrap: str, make_topic: Any, name: str, assignor: An
         for c in ours:
             for tp in c.assignment():
                 positions[tp] = await c.position(tp)
-            await c.commit()
-        described = describe(bootstrap, group)
+            await asyncio.wait_for(c.commit(), 60)
+        # In a thread: the members keep heartbeating while the JVM runs.
+        described = await asyncio.wait_for(asyncio.to_thread(describe, bootstrap, group), 120)
         for tp, position in positions.items():
             row = next(r for r in described if r[:2] == [topic, str(tp.partition)])
             assert "ferrokafka" in " ".join(row[5:]), row  # consumer and client id

@@ -72,7 +72,8 @@ class GroupCoordinator(OffsetsCoordinator):
         if not assignors:
             raise ValueError("partition_assignment_strategy needs at least one assignor")
         self._subscription = subscription
-        self._assignors = list(assignors)
+        # One instance per consumer: the eager sticky assignor remembers its last assignment.
+        self._assignors = [a() if isinstance(a, type) else a for a in assignors]
         self._session_timeout_ms = session_timeout_ms
         self._rebalance_timeout_ms = rebalance_timeout_ms or max_poll_interval_ms
         self._heartbeat_interval = heartbeat_interval_ms / 1000
@@ -240,10 +241,7 @@ class GroupCoordinator(OffsetsCoordinator):
         owned = sorted(self._subscription.assigned_partitions())
         protocols = []
         for a in self._assignors:
-            try:
-                meta = a.metadata(topics, owned_partitions=owned, generation=self.generation)
-            except TypeError:
-                meta = a.metadata(topics)
+            meta = a.metadata(topics, owned_partitions=owned, generation=self.generation)
             protocols.append({"name": a.name, "metadata": meta.encode()})
         body = {
             "group_id": self.group_id,
@@ -347,10 +345,7 @@ class GroupCoordinator(OffsetsCoordinator):
                 self._client.add_topic(t)
         await self._client.refresh_metadata()
         instance_ids = {m["member_id"]: m.get("group_instance_id") for m in members}
-        try:
-            result = assignor.assign(self._client.cluster, decoded, group_instance_ids=instance_ids)
-        except TypeError:
-            result = assignor.assign(self._client.cluster, decoded)
+        result = assignor.assign(self._client.cluster, decoded, group_instance_ids=instance_ids)
         log.info(
             "group %s: leader assigned %s",
             self.group_id,
@@ -363,7 +358,7 @@ class GroupCoordinator(OffsetsCoordinator):
 
         assignor = self._assignor(self.protocol)
         assignment = ConsumerProtocolMemberAssignment.decode(assignment_bytes)
-        assignor.on_assignment(assignment)
+        assignor.on_assignment(assignment, self.generation)
         new = {TopicPartition(t, p) for t, p in assignment.partitions()}
         old = self._subscription.assigned_partitions()
         self._snapshot = self._partition_counts(topics)

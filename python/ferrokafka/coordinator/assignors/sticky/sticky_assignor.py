@@ -51,6 +51,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from ....errors import IllegalStateError
 from ....structs import TopicPartition
 from ...protocol import ConsumerProtocolMemberAssignment, ConsumerProtocolMemberMetadata
 from ..abstract import (
@@ -383,7 +384,8 @@ def _constrained(
             cursor += 1
             from_cursor = True
         elif not under_min and not at_min:
-            raise AssertionError(f"sticky assignor: no member left for {tp}")
+            # Cannot happen: the quotas add up to the partition count (Java throws here too).
+            raise IllegalStateError(f"sticky assignor: no member left below quota for {tp}")
         elif not under_min:
             member = at_min.pop(0)
         else:
