@@ -404,3 +404,42 @@ async def test_cooperative_sticky_revokes_only_what_moves(
     finally:
         await b.stop()
         await a.stop()
+
+
+@pytest.mark.cluster
+async def test_group_recovers_when_the_coordinator_broker_dies(kafka_cluster: Any) -> None:
+    bootstrap = kafka_cluster.bootstrap_servers
+    topic = f"fk-coord-{time.monotonic_ns()}"
+    await kafka_cluster.acreate_topic(topic, partitions=4, replication_factor=3)
+    group = f"g-{topic}"
+    consumers = members(2, bootstrap, topic, group, enable_auto_commit=False)
+    for c in consumers:
+        await c.start()
+    victim = None
+    try:
+        await settle(consumers, 4)  # (before any data: settling polls and drops records)
+        await produce_values(bootstrap, topic, 4, 50)
+        got: list[Any] = []
+        while len(got) < 200:
+            got += await poll_all(consumers)
+        victim = consumers[0]._coordinator.coordinator_id
+        assert victim is not None
+        await asyncio.to_thread(kafka_cluster.kill, victim)  # no clean shutdown
+        await produce_values(bootstrap, topic, 4, 50, timestamp=1_750_000_000_000)
+        deadline = time.monotonic() + 90
+        while len(got) < 400:
+            assert time.monotonic() < deadline, f"only {len(got)} of 400 records after the kill"
+            got += await poll_all(consumers)
+        assert sorted((r.partition, r.offset) for r in got) == [
+            (p, o) for p in range(4) for o in range(100)
+        ], "records lost or repeated"
+        # The group finds the new coordinator and still commits there.
+        for c in consumers:
+            await asyncio.wait_for(c.commit(), 60)
+        assert consumers[0]._coordinator.coordinator_id != victim
+    finally:
+        for c in consumers:
+            await c.stop()
+        if victim is not None:
+            await asyncio.to_thread(kafka_cluster.restart_node, victim)
+        await kafka_cluster.adelete_topic(topic)
