@@ -38,7 +38,13 @@ class JavaMember:
 
     @classmethod
     async def start(
-        cls, bootstrap: str, group: str, topic: str, assignor: str, seconds: int = 90
+        cls,
+        bootstrap: str,
+        group: str,
+        topic: str,
+        assignor: str,
+        seconds: int = 90,
+        protocol: str = "classic",
     ) -> JavaMember:
         proc = await asyncio.create_subprocess_exec(
             "java",
@@ -49,7 +55,7 @@ class JavaMember:
             group,
             topic,
             assignor,
-            "classic",
+            protocol,
             str(seconds),
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL,

@@ -18,6 +18,7 @@ from ..client import AIOKafkaClient
 from ..structs import ConsumerRecord, OffsetAndMetadata, OffsetAndTimestamp, TopicPartition
 from .fetcher import Fetcher
 from .group import GroupCoordinator
+from .group_consumer_protocol import ConsumerProtocolMember
 from .subscription_state import OffsetResetStrategy, SubscriptionState
 
 __all__ = ["AIOKafkaConsumer"]
@@ -93,6 +94,7 @@ class AIOKafkaConsumer(Generic[KT, VT]):
         sasl_kerberos_domain_name: str | None = None,
         sasl_oauth_token_provider: Any = None,
         client_rack: str | None = None,
+        group_protocol: str = "classic",
     ) -> None:
         for name, value in (
             ("fetch_max_bytes", fetch_max_bytes),
@@ -139,6 +141,12 @@ class AIOKafkaConsumer(Generic[KT, VT]):
                 f"security_protocol {security_protocol!r} is not supported yet "
                 "(PLAINTEXT or SSL; SASL comes with the security work)"
             )
+        if group_protocol not in ("classic", "consumer"):
+            raise ValueError(
+                f"group_protocol must be 'classic' or 'consumer' (KIP-848), got {group_protocol!r}"
+            )
+        self._group_protocol = group_protocol
+        self._client_rack = client_rack
         if group_id is None and group_instance_id is not None:
             raise ValueError("group_instance_id needs a group_id")
         if api_version not in (None, "auto") and not isinstance(api_version, str):
@@ -193,7 +201,7 @@ class AIOKafkaConsumer(Generic[KT, VT]):
 
         self._subscription = SubscriptionState()
         self._fetcher: Fetcher | None = None
-        self._coordinator: GroupCoordinator | None = None
+        self._coordinator: GroupCoordinator | ConsumerProtocolMember | None = None
         self._started = False
         self._closed = False
         self._stopped = asyncio.Event()
@@ -210,7 +218,19 @@ class AIOKafkaConsumer(Generic[KT, VT]):
             raise Errors.IllegalStateError("the consumer is stopped")
         self._started = True
         await self._client.bootstrap()
-        if self._group_id is not None:
+        if self._group_id is not None and self._group_protocol == "consumer":
+            self._coordinator = ConsumerProtocolMember(
+                self._client,
+                self._subscription,
+                group_id=self._group_id,
+                group_instance_id=self._group_instance_id,
+                retry_backoff_ms=self._retry_backoff_ms,
+                request_timeout_ms=self._request_timeout_ms,
+                enable_auto_commit=self._enable_auto_commit,
+                client_rack=self._client_rack,
+                **self._group_config,
+            )
+        elif self._group_id is not None:
             if not self._assignors:
                 from ..coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
 
@@ -457,7 +477,7 @@ class AIOKafkaConsumer(Generic[KT, VT]):
 
     # -- committed offsets ---------------------------------------------------------------------
 
-    def _need_group(self) -> GroupCoordinator:
+    def _need_group(self) -> GroupCoordinator | ConsumerProtocolMember:
         self._running()
         if self._coordinator is None:
             raise Errors.IllegalOperation("Requires group_id")

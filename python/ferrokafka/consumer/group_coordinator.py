@@ -22,9 +22,10 @@ __all__ = ["OffsetsCoordinator"]
 
 log = logging.getLogger(__name__)
 
-# Versions with topic names (newer ones address topics by id).
-OFFSET_COMMIT_MAX_VERSION = 8
-OFFSET_FETCH_MAX_VERSION = 8
+# The newest versions with topic names (v10 addresses topics by id); v9 is what groups of the
+# KIP-848 consumer protocol need.
+OFFSET_COMMIT_MAX_VERSION = 9
+OFFSET_FETCH_MAX_VERSION = 9
 
 _COORDINATOR_ERRORS = (
     Errors.NotCoordinatorForGroupError,

@@ -1,0 +1,286 @@
+"""Group membership with the KIP-848 consumer protocol (``group_protocol="consumer"``): one
+ConsumerGroupHeartbeat request does joining, heartbeating, assignment and leaving; the broker
+computes the assignment and hands it out incrementally (a partition arrives once its previous
+owner has acknowledged giving it up).
+
+The member id is generated here (a UUID, as ConsumerGroupHeartbeat v1 expects); epoch 0 joins,
+-1 leaves (-2 for a static member, which keeps its place for the session timeout).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import logging
+import time
+import uuid
+from typing import Any
+
+from .. import errors as Errors
+from ..client import AIOKafkaClient
+from ..protocol import ApiKey
+from ..structs import OffsetAndMetadata, TopicPartition
+from .group_coordinator import OffsetsCoordinator
+from .subscription_state import SubscriptionState
+
+__all__ = ["ConsumerProtocolMember"]
+
+log = logging.getLogger(__name__)
+
+_REJOIN = (Errors.UnknownMemberIdError,)
+_FENCED_ERRNO = 110  # FENCED_MEMBER_EPOCH
+_UNRELEASED_INSTANCE_ERRNO = 111
+
+
+class ConsumerProtocolMember(OffsetsCoordinator):
+    """This consumer's membership of ``group_id`` with the consumer protocol."""
+
+    def __init__(
+        self,
+        client: AIOKafkaClient,
+        subscription: SubscriptionState,
+        *,
+        group_id: str,
+        group_instance_id: str | None = None,
+        rebalance_timeout_ms: int | None = None,
+        max_poll_interval_ms: int = 300000,
+        retry_backoff_ms: int = 100,
+        request_timeout_ms: int = 40000,
+        enable_auto_commit: bool = True,
+        auto_commit_interval_ms: int = 5000,
+        server_assignor: str | None = None,
+        client_rack: str | None = None,
+        **_classic_only: Any,
+    ) -> None:
+        super().__init__(
+            client,
+            group_id,
+            retry_backoff_ms=retry_backoff_ms,
+            request_timeout_ms=request_timeout_ms,
+            group_instance_id=group_instance_id,
+        )
+        self._subscription = subscription
+        self._rebalance_timeout_ms = rebalance_timeout_ms or max_poll_interval_ms
+        self._max_poll_interval = max_poll_interval_ms / 1000
+        self._auto_commit = enable_auto_commit
+        self._auto_commit_interval = auto_commit_interval_ms / 1000
+        self._server_assignor = server_assignor
+        self._rack = client_rack
+        self.member_id = str(uuid.uuid4())
+        self.generation = 0  # the member epoch; 0 = (re)join
+        self._interval = 1.0
+        self._last_poll = time.monotonic()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._fatal: Errors.KafkaError | None = None
+        self._wake = asyncio.Event()
+        self._polled = asyncio.Event()
+        self._closed = False
+
+    # -- the surface the consumer uses ---------------------------------------------------------
+
+    def start(self) -> None:
+        self._tasks = [asyncio.create_task(self._heartbeat_routine(), name="ferrokafka-kip848")]
+        if self._auto_commit:
+            self._tasks.append(asyncio.create_task(self._auto_commit_routine()))
+
+    def polled(self) -> None:
+        self._last_poll = time.monotonic()
+        self._polled.set()
+
+    def raise_if_failed(self) -> None:
+        if self._fatal is not None:
+            raise self._fatal
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        if self.generation > 0 and self._fatal is None:
+            if self._auto_commit:
+                with contextlib.suppress(Errors.KafkaError):
+                    await self.commit(self._subscription.all_consumed_offsets())
+            assigned = self._subscription.assigned_partitions()
+            if assigned:
+                await self._call_listener("on_partitions_revoked", assigned)
+            epoch = -2 if self.group_instance_id is not None else -1
+            with contextlib.suppress(Errors.KafkaError):
+                await self._heartbeat(epoch)
+
+    async def commit(self, offsets: dict[TopicPartition, OffsetAndMetadata]) -> None:
+        await self.commit_offsets(offsets)
+        for tp, om in offsets.items():
+            if self._subscription.is_assigned(tp):
+                self._subscription.state(tp).committed = om
+
+    # -- heartbeats ----------------------------------------------------------------------------
+
+    async def _heartbeat_routine(self) -> None:
+        while True:
+            if not self._subscription.partitions_auto_assigned():
+                await asyncio.sleep(self._interval)
+                continue
+            if time.monotonic() - self._last_poll > self._max_poll_interval and self.generation:
+                log.warning(
+                    "group %s: no poll within max_poll_interval_ms; leaving the group",
+                    self.group_id,
+                )
+                with contextlib.suppress(Errors.KafkaError):
+                    await self._heartbeat(-1)
+                await self._lose_all("poll timeout")
+                self.generation = 0
+                self._polled.clear()
+                await self._polled.wait()  # the application polls again: join afresh
+                continue
+            try:
+                await self._heartbeat(self.generation)
+            except asyncio.CancelledError:
+                raise
+            except Errors.KafkaError as exc:
+                log.info("group %s: heartbeat failed: %s", self.group_id, exc)
+                await asyncio.sleep(self._retry_backoff)
+                continue
+            self._wake.clear()
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), self._interval)
+
+    async def _heartbeat(self, epoch: int) -> None:
+        topics = sorted(self._subscription.subscription)
+        for t in topics:
+            if self._client.cluster.topic_info(t) is None:
+                self._client.add_topic(t)
+        owned: dict[bytes, list[int]] = {}
+        for tp in self._subscription.assigned_partitions():
+            info = self._client.cluster.topic_info(tp.topic)
+            if info is not None and info.topic_id is not None:
+                owned.setdefault(info.topic_id.bytes, []).append(tp.partition)
+        body = {
+            "group_id": self.group_id,
+            "member_id": self.member_id,
+            "member_epoch": epoch,
+            "instance_id": self.group_instance_id,
+            "rack_id": self._rack,
+            "rebalance_timeout_ms": self._rebalance_timeout_ms,
+            "subscribed_topic_names": topics,
+            "subscribed_topic_regex": None,
+            "server_assignor": self._server_assignor,
+            "topic_partitions": [
+                {"topic_id": tid, "partitions": sorted(ps)} for tid, ps in owned.items()
+            ],
+        }
+        broker = await self.ensure_coordinator()
+        try:
+            conn = await self._client.coordinator_connection(broker)
+            response = await conn.send(ApiKey.CONSUMER_GROUP_HEARTBEAT, body)
+        except (Errors.KafkaConnectionError, Errors.RequestTimedOutError) as exc:
+            self.coordinator_dead(exc)
+            raise
+        if epoch < 0:
+            return
+        code = response["error_code"]
+        if code:
+            await self._on_error(code, response.get("error_message"))
+            return
+        self.generation = response["member_epoch"]
+        if response.get("member_id"):
+            self.member_id = response["member_id"]
+        self._interval = max(response["heartbeat_interval_ms"], 100) / 1000
+        assignment = response.get("assignment")
+        if assignment is not None:
+            await self._reconcile(assignment["topic_partitions"])
+
+    async def _on_error(self, code: int, message: str | None) -> None:
+        cls = Errors.for_code(code)
+        text = f"ConsumerGroupHeartbeat of group {self.group_id!r}: {message or cls.__name__}"
+        if code == _FENCED_ERRNO or cls in _REJOIN:
+            # Fenced or forgotten: the partitions are someone else's now; join afresh.
+            log.info("%s; rejoining", text)
+            await self._lose_all(cls.__name__)
+            self.generation = 0
+            return
+        if cls in (Errors.GroupCoordinatorNotAvailableError, Errors.NotCoordinatorForGroupError):
+            self.coordinator_dead(cls.__name__)
+            return
+        if cls.retriable:
+            return
+        self._fatal = cls(text)
+        log.error("%s", self._fatal)
+        raise self._fatal
+
+    async def _reconcile(self, topic_partitions: list[dict[str, Any]]) -> None:
+        """Move to the target assignment: revoke what is no longer ours, then take the rest;
+        the next heartbeat reports what we own."""
+        by_id = {}
+        for name in self._subscription.subscription:
+            info = self._client.cluster.topic_info(name)
+            if info is not None and info.topic_id is not None:
+                by_id[info.topic_id.bytes] = name
+        target: set[TopicPartition] = set()
+        for entry in topic_partitions:
+            tid = bytes(entry["topic_id"])
+            if tid not in by_id:
+                await self._client.refresh_metadata()
+                for name in self._subscription.subscription:
+                    info = self._client.cluster.topic_info(name)
+                    if info is not None and info.topic_id is not None:
+                        by_id[info.topic_id.bytes] = name
+            topic = by_id.get(tid)
+            if topic is None:
+                continue
+            target.update(TopicPartition(topic, p) for p in entry["partitions"])
+        current = self._subscription.assigned_partitions()
+        revoked, added = current - target, target - current
+        if revoked:
+            if self._auto_commit:
+                offsets = {
+                    tp: om
+                    for tp, om in self._subscription.all_consumed_offsets().items()
+                    if tp in revoked
+                }
+                with contextlib.suppress(Errors.KafkaError):
+                    await self.commit(offsets)
+            await self._call_listener("on_partitions_revoked", revoked)
+        self._subscription.assign_from_subscribed(target)
+        if added:
+            await self._call_listener("on_partitions_assigned", added)
+        if revoked or added:
+            log.info("group %s: epoch %s, now %s", self.group_id, self.generation, sorted(target))
+            self._wake.set()  # acknowledge at once
+
+    async def _lose_all(self, why: str) -> None:
+        lost = self._subscription.assigned_partitions()
+        if lost:
+            await self._call_listener("on_partitions_revoked", lost)
+            self._subscription.assign_from_subscribed(set())
+
+    async def _call_listener(self, method: str, partitions: set[TopicPartition]) -> None:
+        listener = self._subscription.listener
+        if listener is None:
+            return
+        try:
+            result = getattr(listener, method)(set(partitions))
+            if inspect.isawaitable(result):
+                await result
+        except Exception:
+            log.exception("group %s: user's %s failed", self.group_id, method)
+
+    async def _auto_commit_routine(self) -> None:
+        while True:
+            await asyncio.sleep(self._auto_commit_interval)
+            if self.generation <= 0:
+                continue
+            offsets = {
+                tp: om
+                for tp, om in self._subscription.all_consumed_offsets().items()
+                if self._subscription.state(tp).committed != om
+            }
+            if offsets:
+                try:
+                    await self.commit(offsets)
+                except Errors.KafkaError as exc:
+                    log.warning("group %s: auto-commit failed: %s", self.group_id, exc)
