@@ -422,17 +422,22 @@ async def test_group_recovers_when_the_coordinator_broker_dies(kafka_cluster: An
         got: list[Any] = []
         while len(got) < 200:
             got += await poll_all(consumers)
+        for c in consumers:
+            await c.commit()  # everything before the kill is committed
         victim = consumers[0]._coordinator.coordinator_id
         assert victim is not None
         await asyncio.to_thread(kafka_cluster.kill, victim)  # no clean shutdown
         await produce_values(bootstrap, topic, 4, 50, timestamp=1_750_000_000_000)
         deadline = time.monotonic() + 90
-        while len(got) < 400:
+        expected = {(p, o) for p in range(4) for o in range(100)}
+        while {(r.partition, r.offset) for r in got} != expected:
             assert time.monotonic() < deadline, f"only {len(got)} of 400 records after the kill"
             got += await poll_all(consumers)
-        assert sorted((r.partition, r.offset) for r in got) == [
-            (p, o) for p in range(4) for o in range(100)
-        ], "records lost or repeated"
+        # At least once: the coordinator's death may move partitions between the members, and
+        # the new owner then re-reads what was not committed yet (offsets 50-99), never less.
+        seen = [(r.partition, r.offset) for r in got]
+        repeated = {k for k in seen if seen.count(k) > 1}
+        assert all(offset >= 50 for _, offset in repeated), sorted(repeated)
         # The group finds the new coordinator and still commits there.
         for c in consumers:
             await asyncio.wait_for(c.commit(), 60)
