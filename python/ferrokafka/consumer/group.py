@@ -12,18 +12,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
 import logging
 import time
 from collections.abc import Sequence
 from typing import Any
 
 from .. import errors as Errors
-from ..abc import ConsumerRebalanceListener
 from ..client import AIOKafkaClient
 from ..protocol import ApiKey
 from ..structs import OffsetAndMetadata, TopicPartition
-from .group_coordinator import OffsetsCoordinator
+from .group_coordinator import OffsetsCoordinator, call_listener
 from .subscription_state import SubscriptionState
 
 __all__ = ["GroupCoordinator"]
@@ -380,15 +378,7 @@ class GroupCoordinator(OffsetsCoordinator):
         self.assignment_ready.set()
 
     async def _call_listener(self, method: str, partitions: set[TopicPartition]) -> None:
-        listener: ConsumerRebalanceListener | None = self._subscription.listener
-        if listener is None:
-            return
-        try:
-            result = getattr(listener, method)(set(partitions))
-            if inspect.isawaitable(result):
-                await result
-        except Exception:
-            log.exception("group %s: user's %s failed", self.group_id, method)
+        await call_listener(self._subscription.listener, method, partitions, self.group_id)
 
     def _reset_generation(self) -> None:
         self.generation = -1

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
 import logging
 import time
 import uuid
@@ -21,7 +20,7 @@ from .. import errors as Errors
 from ..client import AIOKafkaClient
 from ..protocol import ApiKey
 from ..structs import OffsetAndMetadata, TopicPartition
-from .group_coordinator import OffsetsCoordinator
+from .group_coordinator import OffsetsCoordinator, call_listener
 from .subscription_state import SubscriptionState
 
 __all__ = ["ConsumerProtocolMember"]
@@ -259,15 +258,7 @@ class ConsumerProtocolMember(OffsetsCoordinator):
             self._subscription.assign_from_subscribed(set())
 
     async def _call_listener(self, method: str, partitions: set[TopicPartition]) -> None:
-        listener = self._subscription.listener
-        if listener is None:
-            return
-        try:
-            result = getattr(listener, method)(set(partitions))
-            if inspect.isawaitable(result):
-                await result
-        except Exception:
-            log.exception("group %s: user's %s failed", self.group_id, method)
+        await call_listener(self._subscription.listener, method, partitions, self.group_id)
 
     async def _auto_commit_routine(self) -> None:
         while True:

@@ -9,16 +9,18 @@ broker accepts OffsetCommit from any client (what ``commit()`` with explicit off
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 import time
 from typing import Any
 
 from .. import errors as Errors
+from ..abc import ConsumerRebalanceListener
 from ..client import AIOKafkaClient
 from ..protocol import ApiKey
 from ..structs import OffsetAndMetadata, TopicPartition
 
-__all__ = ["OffsetsCoordinator"]
+__all__ = ["OffsetsCoordinator", "call_listener"]
 
 log = logging.getLogger(__name__)
 
@@ -268,3 +270,20 @@ class OffsetsCoordinator:
                 if p["committed_offset"] >= 0:
                     out[tp] = OffsetAndMetadata(p["committed_offset"], p.get("metadata") or "")
         return out
+
+
+async def call_listener(
+    listener: ConsumerRebalanceListener | None,
+    method: str,
+    partitions: set[TopicPartition],
+    group_id: str,
+) -> None:
+    """Call a rebalance callback (plain or async); a user error is logged, not raised."""
+    if listener is None:
+        return
+    try:
+        result = getattr(listener, method)(set(partitions))
+        if inspect.isawaitable(result):
+            await result
+    except Exception:
+        log.exception("group %s: user's %s failed", group_id, method)
