@@ -314,6 +314,8 @@ async def test_subscribe_without_group_assigns_all_partitions(
         ("request_timeout_ms", 0),
         ("key_deserializer", "not callable"),
         ("security_protocol", "SASL_SSL"),
+        ("group_protocol", "modern"),
+        ("partition_assignment_strategy", ()),
     ],
 )
 def test_invalid_options_name_the_option(option: str, value: Any) -> None:

@@ -1,0 +1,56 @@
+"""``SharedBytes``: a Fetch response's records and received frames stay in Rust memory, read in
+place by the decoders and copied out only on request; anything else is refused by type."""
+
+from __future__ import annotations
+
+import pytest
+from ferrokafka import _native
+from ferrokafka.protocol import ApiKey
+from ferrokafka.records import decode_records, encode_batch
+
+
+def fetch_response_with(records: bytes) -> _native.SharedBytes:
+    body = {
+        "error_code": 0,
+        "session_id": 0,
+        "responses": [
+            {
+                "topic": "t",
+                "partitions": [
+                    {
+                        "partition_index": 0,
+                        "error_code": 0,
+                        "high_watermark": 3,
+                        "records": records,
+                    }
+                ],
+            }
+        ],
+    }
+    frame = _native.encode_response(ApiKey.FETCH, 12, 7, body)
+    (received,) = _native.FrameDecoder().feed(frame)
+    return received
+
+
+def test_fetch_records_arrive_as_shared_bytes_and_decode_in_place() -> None:
+    raw = encode_batch([(1, b"k", b"v", []), (2, None, b"w", [])], base_offset=1)
+    frame = fetch_response_with(raw)
+    assert isinstance(frame, _native.SharedBytes)
+    assert _native.peek_correlation_id(frame) == 7
+    _, body = _native.decode_response(ApiKey.FETCH, 12, frame)
+    records = body["responses"][0]["partitions"][0]["records"]
+    assert isinstance(records, _native.SharedBytes)
+    assert len(records) == len(raw) and bytes(records) == raw and records == raw
+    assert records[:12] == raw[:12] and records[-1] == raw[-1] and records[::7] == raw[::7]
+    with pytest.raises(IndexError):
+        records[len(raw)]
+    assert [r.value for r in decode_records(records, "t", 0).records] == [b"v", b"w"]
+    assert _native.records_end(records) == (3, -1)
+    assert _native.batch_position(records, 1) == 0
+
+
+def test_other_objects_are_refused_by_type() -> None:
+    with pytest.raises(TypeError, match="expected bytes or SharedBytes, got bytearray"):
+        decode_records(bytearray(b"x"), "t", 0)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="got str"):
+        _native.peek_correlation_id("frame")  # type: ignore[arg-type]
