@@ -17,6 +17,7 @@ __all__ = [
     "DecodedPartition",
     "FrameDecoder",
     "SharedBytes",
+    "arena_cache_info",
     "batch_position",
     "decode_columns",
     "decode_records",
@@ -29,6 +30,7 @@ __all__ = [
     "is_unsupported_version_reply",
     "peek_correlation_id",
     "records_end",
+    "set_arena_cache",
     "supported_apis",
 ]
 
@@ -182,6 +184,13 @@ class DecodedPartition(Generic[_R]):
     def skipped_control(self) -> int: ...
     @property
     def skipped_aborted(self) -> int: ...
+
+def set_arena_cache(limit: int) -> int:
+    """Keep up to ``limit`` freed CPython small-object arenas mapped for reuse (see
+    ``ferrokafka.memory``); returns the previous limit."""
+
+def arena_cache_info() -> tuple[int, int, int, int]:
+    """``(limit, cached, hits, misses)`` of the arena cache."""
 
 def decode_records(
     records: _Bytes,

@@ -1,6 +1,7 @@
 //! The PyO3 layer: thin wrappers that move values between Python and the sans-I/O core.
 //! Nothing here decides protocol behaviour; it converts and re-exports.
 
+mod arena;
 mod buffers;
 mod columns;
 mod errors;
@@ -211,8 +212,11 @@ fn error_codes(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<FrameDecoder>()?;
+    m.add_function(wrap_pyfunction!(arena::set_arena_cache, m)?)?;
+    m.add_function(wrap_pyfunction!(arena::arena_cache_info, m)?)?;
     m.add_class::<SharedBytes>()?;
     m.add_class::<records::ConsumerRecord>()?;
+    records::install_members(m.py())?;
     m.add_class::<records::DecodedPartition>()?;
     m.add_function(wrap_pyfunction!(records::decode_records, m)?)?;
     m.add_function(wrap_pyfunction!(records::encode_batch, m)?)?;

@@ -1,6 +1,9 @@
 //! Records reach Python as `ConsumerRecord` objects built here, one native call per partition:
 //! no per-record Python frame is entered unless the user asked for a deserializer.
 
+use std::ffi::{c_int, CStr};
+
+use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString, PyTuple, PyType};
 
@@ -8,20 +11,26 @@ use super::errors;
 use crate::records::{decode_records as decode, DecodeOptions, DecodedRecords, Slot};
 
 /// A record read from Kafka (aiokafka's `ConsumerRecord` fields, in its order).
+///
+/// Every field is read and written through CPython member descriptors (see
+/// [`install_members`]): `record.value` is a pointer load in the interpreter, as for a class with
+/// `__slots__`, not a call into Rust; `record.offset` makes its int only when it is read. A
+/// deleted object field is null (`None` here) and reads raise AttributeError, as a dataclass
+/// field does after `del`.
 /// Freed records are recycled (freelist): a consumer loop allocates and drops them at speed.
-#[pyclass(module = "ferrokafka._native", get_all, set_all, freelist = 4096)]
+#[pyclass(module = "ferrokafka._native", freelist = 4096)]
 pub struct ConsumerRecord {
-    topic: Py<PyAny>,
-    partition: i32,
+    topic: Option<Py<PyAny>>,
+    partition: i64,
     offset: i64,
     timestamp: i64,
-    timestamp_type: i32,
-    key: Py<PyAny>,
-    value: Py<PyAny>,
-    checksum: Py<PyAny>,
-    serialized_key_size: i32,
-    serialized_value_size: i32,
-    headers: Py<PyAny>,
+    timestamp_type: i64,
+    key: Option<Py<PyAny>>,
+    value: Option<Py<PyAny>>,
+    checksum: Option<Py<PyAny>>,
+    serialized_key_size: i64,
+    serialized_value_size: i64,
+    headers: Option<Py<PyAny>>,
 }
 
 const FIELDS: [&str; 11] = [
@@ -45,29 +54,29 @@ impl ConsumerRecord {
     #[pyo3(signature = (topic, partition, offset, timestamp, timestamp_type, key, value, checksum, serialized_key_size, serialized_value_size, headers))]
     fn new(
         topic: Py<PyAny>,
-        partition: i32,
+        partition: i64,
         offset: i64,
         timestamp: i64,
-        timestamp_type: i32,
+        timestamp_type: i64,
         key: Py<PyAny>,
         value: Py<PyAny>,
         checksum: Py<PyAny>,
-        serialized_key_size: i32,
-        serialized_value_size: i32,
+        serialized_key_size: i64,
+        serialized_value_size: i64,
         headers: Py<PyAny>,
     ) -> Self {
         ConsumerRecord {
-            topic,
+            topic: Some(topic),
             partition,
             offset,
             timestamp,
             timestamp_type,
-            key,
-            value,
-            checksum,
+            key: Some(key),
+            value: Some(value),
+            checksum: Some(checksum),
             serialized_key_size,
             serialized_value_size,
-            headers,
+            headers: Some(headers),
         }
     }
 
@@ -104,6 +113,89 @@ impl ConsumerRecord {
             parts.push(format!("{f}={}", slf.getattr(f)?.repr()?));
         }
         Ok(format!("ConsumerRecord({})", parts.join(", ")))
+    }
+}
+
+/// Give `ConsumerRecord` one read-write member descriptor per field. The byte offsets are taken
+/// from a live instance, so they are whatever PyO3's object layout makes them; each field is an
+/// `Option<Py<PyAny>>`, which has the layout of a nullable `PyObject*` (what a member of type
+/// `Py_T_OBJECT_EX` is).
+pub(crate) fn install_members(py: Python<'_>) -> PyResult<()> {
+    let none = || Some(py.None());
+    let probe = Bound::new(
+        py,
+        ConsumerRecord {
+            topic: none(),
+            partition: 0,
+            offset: 0,
+            timestamp: 0,
+            timestamp_type: 0,
+            key: none(),
+            value: none(),
+            checksum: none(),
+            serialized_key_size: 0,
+            serialized_value_size: 0,
+            headers: none(),
+        },
+    )?;
+    let base = probe.as_ptr() as usize;
+    let r = probe.borrow();
+    let obj = |field: &Option<Py<PyAny>>| {
+        let at = field as *const Option<Py<PyAny>> as usize;
+        (at - base, ffi::Py_T_OBJECT_EX)
+    };
+    let long = |field: &i64| ((field as *const i64 as usize) - base, ffi::Py_T_LONGLONG);
+    let members: [(&'static CStr, (usize, c_int)); 11] = [
+        (c"topic", obj(&r.topic)),
+        (c"partition", long(&r.partition)),
+        (c"offset", long(&r.offset)),
+        (c"timestamp", long(&r.timestamp)),
+        (c"timestamp_type", long(&r.timestamp_type)),
+        (c"key", obj(&r.key)),
+        (c"value", obj(&r.value)),
+        (c"checksum", obj(&r.checksum)),
+        (c"serialized_key_size", long(&r.serialized_key_size)),
+        (c"serialized_value_size", long(&r.serialized_value_size)),
+        (c"headers", obj(&r.headers)),
+    ];
+    drop(r);
+    let ty = py.get_type::<ConsumerRecord>();
+    for (name, (offset, type_code)) in members {
+        // The definition must outlive the type: it is leaked once per field, at import.
+        let def: &'static mut ffi::PyMemberDef = Box::leak(Box::new(ffi::PyMemberDef {
+            name: name.as_ptr(),
+            type_code,
+            offset: offset as ffi::Py_ssize_t,
+            flags: 0,
+            doc: std::ptr::null(),
+        }));
+        // SAFETY: a valid type object and member definition; the result is a new reference
+        // (or null with an exception set, which `from_owned_ptr_or_err` turns into an error).
+        let descr = unsafe {
+            Bound::from_owned_ptr_or_err(
+                py,
+                ffi::PyDescr_NewMember(ty.as_ptr().cast::<ffi::PyTypeObject>(), def),
+            )?
+        };
+        ty.setattr(name.to_str().expect("ASCII field name"), descr)?;
+    }
+    Ok(())
+}
+
+/// One Python int per run of equal values (a batch's CRC): records share the object instead of
+/// each allocating its own.
+struct IntCache(Option<(i64, Py<PyAny>)>);
+
+impl IntCache {
+    fn get(&mut self, py: Python<'_>, v: i64) -> PyResult<Py<PyAny>> {
+        if let Some((last, obj)) = &self.0 {
+            if *last == v {
+                return Ok(obj.clone_ref(py));
+            }
+        }
+        let obj = v.into_pyobject(py)?.into_any().unbind();
+        self.0 = Some((v, obj.clone_ref(py)));
+        Ok(obj)
     }
 }
 
@@ -211,7 +303,7 @@ pub fn decode_records<'py>(
     let mut out: Vec<Bound<'py, PyAny>> = Vec::with_capacity(d.len());
     let topic_obj = topic.clone().into_any().unbind();
     // Every record of a batch shares the batch's CRC: one int object per batch.
-    let mut checksum: Option<(u32, Py<PyAny>)> = None;
+    let mut checksum = IntCache(None);
     for i in 0..d.len() {
         let headers = if d.header_starts[i] == d.header_starts[i + 1] {
             empty.clone()
@@ -234,28 +326,25 @@ pub fn decode_records<'py>(
         let key = d.keys[i];
         let value = d.values[i];
         let record = ConsumerRecord {
-            topic: topic_obj.clone_ref(py),
-            partition,
+            topic: Some(topic_obj.clone_ref(py)),
+            partition: i64::from(partition),
             offset: d.offsets[i],
             timestamp: d.timestamps[i],
-            timestamp_type: i32::from(d.timestamp_types[i]),
-            key: deserialize(slot_bytes(py, &d, input, key), key_deserializer.as_ref())?.unbind(),
-            value: deserialize(
-                slot_bytes(py, &d, input, value),
-                value_deserializer.as_ref(),
-            )?
-            .unbind(),
-            checksum: match &checksum {
-                Some((crc, obj)) if *crc == d.checksums[i] => obj.clone_ref(py),
-                _ => {
-                    let obj = d.checksums[i].into_pyobject(py)?.into_any().unbind();
-                    checksum = Some((d.checksums[i], obj.clone_ref(py)));
-                    obj
-                }
-            },
-            serialized_key_size: key.map_or(-1, |s| s.len as i32),
-            serialized_value_size: value.map_or(-1, |s| s.len as i32),
-            headers: headers.into_any().unbind(),
+            timestamp_type: i64::from(d.timestamp_types[i]),
+            key: Some(
+                deserialize(slot_bytes(py, &d, input, key), key_deserializer.as_ref())?.unbind(),
+            ),
+            value: Some(
+                deserialize(
+                    slot_bytes(py, &d, input, value),
+                    value_deserializer.as_ref(),
+                )?
+                .unbind(),
+            ),
+            checksum: Some(checksum.get(py, i64::from(d.checksums[i]))?),
+            serialized_key_size: key.map_or(-1, |s| i64::from(s.len)),
+            serialized_value_size: value.map_or(-1, |s| i64::from(s.len)),
+            headers: Some(headers.into_any().unbind()),
         };
         out.push(Bound::new(py, record)?.into_any());
     }

@@ -31,6 +31,32 @@ def test_consumer_record_fields_match_in_order() -> None:
     assert positional.value == b"changed"
 
 
+def test_consumer_record_fields_are_members_that_own_their_values() -> None:
+    """Fields are CPython member descriptors over the native struct: writes replace the old
+    object (and release it), ints stay ints, deletes behave as on a dataclass."""
+    import sys
+
+    record = structs.ConsumerRecord("t", 1, 2, 3, 0, b"k", b"v", None, 1, 1, ())
+    payload = object()
+    before = sys.getrefcount(payload)
+    record.value = payload
+    assert record.value is payload
+    assert sys.getrefcount(payload) == before + 1
+    record.value = b"other"
+    assert sys.getrefcount(payload) == before  # the record let go of it
+    record.offset = 2**62
+    record.partition = -1
+    assert (record.offset, record.partition) == (2**62, -1)
+    with pytest.raises(TypeError):
+        record.offset = "not an int"  # type: ignore[assignment]
+    with pytest.raises(OverflowError):
+        record.partition = 2**70
+    del record.key
+    with pytest.raises(AttributeError):
+        _ = record.key
+    del record  # a record with a deleted field is freed without trouble
+
+
 def test_topic_partition_behaves_like_a_tuple_key() -> None:
     tp = structs.TopicPartition("t", 1)
     assert tp == ("t", 1) == aio.TopicPartition("t", 1)

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Generic
 
 from .. import errors as Errors
+from .. import memory
 from ..abc import ConsumerRebalanceListener
 from ..client import AIOKafkaClient
 from ..structs import ConsumerRecord, OffsetAndMetadata, OffsetAndTimestamp, TopicPartition
@@ -95,6 +96,7 @@ class AIOKafkaConsumer(Generic[KT, VT]):
         sasl_oauth_token_provider: Any = None,
         client_rack: str | None = None,
         group_protocol: str = "classic",
+        group_remote_assignor: str | None = None,
     ) -> None:
         for name, value in (
             ("fetch_max_bytes", fetch_max_bytes),
@@ -145,7 +147,19 @@ class AIOKafkaConsumer(Generic[KT, VT]):
             raise ValueError(
                 f"group_protocol must be 'classic' or 'consumer' (KIP-848), got {group_protocol!r}"
             )
+        if group_remote_assignor is not None:
+            if not isinstance(group_remote_assignor, str) or not group_remote_assignor:
+                raise ValueError(
+                    "group_remote_assignor must be a server-side assignor name such as "
+                    f"'uniform' or 'range', or None; got {group_remote_assignor!r}"
+                )
+            if group_protocol != "consumer":
+                raise ValueError(
+                    "group_remote_assignor is a KIP-848 option: it needs "
+                    "group_protocol='consumer' (classic groups use partition_assignment_strategy)"
+                )
         self._group_protocol = group_protocol
+        self._group_remote_assignor = group_remote_assignor
         self._client_rack = client_rack
         if group_id is None and group_instance_id is not None:
             raise ValueError("group_instance_id needs a group_id")
@@ -217,6 +231,7 @@ class AIOKafkaConsumer(Generic[KT, VT]):
         if self._closed:
             raise Errors.IllegalStateError("the consumer is stopped")
         self._started = True
+        memory.install_default()
         await self._client.bootstrap()
         if self._group_id is not None and self._group_protocol == "consumer":
             self._coordinator = ConsumerProtocolMember(
@@ -228,6 +243,7 @@ class AIOKafkaConsumer(Generic[KT, VT]):
                 request_timeout_ms=self._request_timeout_ms,
                 enable_auto_commit=self._enable_auto_commit,
                 client_rack=self._client_rack,
+                server_assignor=self._group_remote_assignor,
                 **self._group_config,
             )
         elif self._group_id is not None:

@@ -1,0 +1,78 @@
+"""The arena cache (ferrokafka.memory): freed small-object arenas are kept and reused."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+
+def _run(code: str, **env: str) -> str:
+    out = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**__import__("os").environ, **env},
+    )
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip()
+
+
+def test_freed_arenas_are_reused_and_released_on_request() -> None:
+    # In a child: the cache is process-wide and this test must start without it.
+    out = _run(
+        """
+        from ferrokafka import memory
+        assert memory.arena_cache_info() == (0, 0, 0, 0)
+        assert memory.set_arena_cache(16) == 0
+        for _ in range(5):
+            objs = [bytes(100) + bytes([i % 256]) for i in range(200_000)]  # ~30 MiB of arenas
+            del objs
+        limit, cached, hits, misses = memory.arena_cache_info()
+        assert limit == 16 and 0 < cached <= 16, (limit, cached)
+        assert hits > 0, "a second burst must reuse cached arenas"
+        assert memory.set_arena_cache(0) == 16
+        assert memory.arena_cache_info()[:2] == (0, 0)
+        objs = [bytes(100) + bytes([i % 256]) for i in range(200_000)]
+        print(len(objs), hits)
+        """
+    )
+    assert out.startswith("200000 ")
+
+
+def test_consumer_start_installs_the_default_unless_told_otherwise() -> None:
+    code = """
+        import asyncio
+        from ferrokafka import AIOKafkaConsumer, memory
+
+        async def main():
+            consumer = AIOKafkaConsumer(bootstrap_servers="127.0.0.1:1", request_timeout_ms=200)
+            try:
+                await asyncio.wait_for(consumer.start(), 0.5)
+            except Exception:
+                pass
+            await consumer.stop()
+            print(memory.arena_cache_info()[0])
+
+        asyncio.run(main())
+        """
+    assert _run(code) == "64"
+    assert _run(code, FERROKAFKA_ARENA_CACHE="3") == "3"
+    assert _run(code, FERROKAFKA_ARENA_CACHE="0") == "0"
+
+
+def test_bad_settings_are_refused() -> None:
+    from ferrokafka import memory
+
+    with pytest.raises(ValueError, match="arenas must be >= 0"):
+        memory.set_arena_cache(-1)
+    out = subprocess.run(
+        [sys.executable, "-c", "from ferrokafka import memory; memory.install_default()"],
+        capture_output=True,
+        text=True,
+        env={**__import__("os").environ, "FERROKAFKA_ARENA_CACHE": "lots"},
+    )
+    assert out.returncode != 0 and "FERROKAFKA_ARENA_CACHE must be a number" in out.stderr
