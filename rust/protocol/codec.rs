@@ -344,11 +344,39 @@ impl Wire for Option<String> {
     }
 }
 
+thread_local! {
+    /// Set by [`capture_bytes`]: where each bytes field lies in the input, instead of a copy.
+    static CAPTURED: std::cell::RefCell<Option<Vec<(usize, usize)>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Run `decode` with bytes fields left empty and their locations recorded instead: returns the
+/// result and, in reading order, each non-null bytes field as (address, length) of its slice of
+/// the input. Used for Fetch responses, whose `records` can then be shared views of the
+/// received frame rather than copies. Not re-entrant (a nested call records nothing).
+pub fn capture_bytes<T>(decode: impl FnOnce() -> T) -> (T, Vec<(usize, usize)>) {
+    let outer = CAPTURED.with(|c| c.borrow_mut().replace(Vec::new()));
+    let result = decode();
+    let spans = CAPTURED.with(|c| std::mem::replace(&mut *c.borrow_mut(), outer));
+    (result, spans.unwrap_or_default())
+}
+
 fn read_bytes(r: &mut Reader<'_>, v: Version) -> Result<Option<ByteBuf>> {
     let Some(n) = r.length(v, true, 1, "bytes")? else {
         return Ok(None);
     };
-    Ok(Some(ByteBuf::from(r.take(n, "bytes")?.to_vec())))
+    let bytes = r.take(n, "bytes")?;
+    let captured = CAPTURED.with(|c| match c.borrow_mut().as_mut() {
+        Some(spans) => {
+            spans.push((bytes.as_ptr() as usize, n));
+            true
+        }
+        None => false,
+    });
+    if captured {
+        return Ok(Some(ByteBuf::new()));
+    }
+    Ok(Some(ByteBuf::from(bytes.to_vec())))
 }
 
 fn write_bytes(w: &mut Vec<u8>, v: Version, b: Option<&[u8]>) {

@@ -78,6 +78,22 @@ impl FrameDecoder {
         Ok(Some(&self.buf[begin..self.start]))
     }
 
+    /// The next complete frame as an owned buffer and the range of the body within it. When the
+    /// frame is the last thing received and fills most of the receive buffer (a large response),
+    /// the buffer itself is handed over instead of copied; the decoder starts a new one.
+    pub fn next_frame_owned(&mut self) -> Result<Option<(Vec<u8>, std::ops::Range<usize>)>> {
+        let Some(len) = self.next_frame()?.map(<[u8]>::len) else {
+            return Ok(None);
+        };
+        let end = self.start;
+        let begin = end - len;
+        if end == self.buf.len() && len >= self.buf.capacity() / 2 {
+            self.start = 0;
+            return Ok(Some((std::mem::take(&mut self.buf), begin..end)));
+        }
+        Ok(Some((self.buf[begin..end].to_vec(), 0..len)))
+    }
+
     fn fail(&mut self, err: DecodeError) -> DecodeError {
         self.failed = Some(err.clone());
         err
@@ -101,6 +117,38 @@ mod tests {
             out.push(f.to_vec());
         }
         out
+    }
+
+    #[test]
+    fn owned_frames_equal_borrowed_ones_and_large_ones_are_handed_over() {
+        let big: Vec<u8> = (0..100_000u32).map(|i| i as u8).collect();
+        let bodies: Vec<Vec<u8>> = vec![b"small".to_vec(), big.clone(), vec![], b"tail".to_vec()];
+        let stream: Vec<u8> = bodies.iter().flat_map(|b| frame(b)).collect();
+        for chunk in [1usize, 7, 4096, stream.len()] {
+            let mut d = FrameDecoder::new(1 << 20);
+            let mut got = Vec::new();
+            for piece in stream.chunks(chunk) {
+                d.feed(piece);
+                while let Some((buf, range)) = d.next_frame_owned().unwrap() {
+                    got.push(buf[range].to_vec());
+                }
+            }
+            assert_eq!(got, bodies, "chunk {chunk}");
+            assert_eq!(d.buffered(), 0);
+        }
+        // Fed alone, the large frame comes back in the receive buffer itself.
+        let mut d = FrameDecoder::new(1 << 20);
+        let one = frame(&big);
+        d.feed(&one[..10]);
+        assert!(d.next_frame_owned().unwrap().is_none());
+        d.feed(&one[10..]);
+        let (buf, range) = d.next_frame_owned().unwrap().unwrap();
+        assert_eq!(range, 4..4 + big.len());
+        assert_eq!(&buf[range], &big[..]);
+        assert_eq!(d.buffered(), 0);
+        d.feed(&frame(b"next"));
+        let (buf, range) = d.next_frame_owned().unwrap().unwrap();
+        assert_eq!(&buf[range], b"next");
     }
 
     #[test]

@@ -13,7 +13,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use pythonize::{depythonize, pythonize};
 
-use crate::protocol::codec::Reader;
+use crate::protocol::codec::{self, Reader};
 use crate::protocol::error::DecodeError;
 use crate::protocol::error_code::ErrorCode;
 use crate::protocol::frame;
@@ -41,12 +41,12 @@ impl FrameDecoder {
     fn feed<'py>(&mut self, py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyList>> {
         self.inner.feed(data);
         let out = PyList::empty(py);
-        while let Some(body) = self
+        while let Some((buffer, range)) = self
             .inner
-            .next_frame()
+            .next_frame_owned()
             .map_err(|e| errors::decode_error(py, e))?
         {
-            out.append(SharedBytes::new(body.to_vec()))?;
+            out.append(SharedBytes::view(std::sync::Arc::new(buffer), range))?;
         }
         Ok(out)
     }
@@ -94,10 +94,10 @@ fn decode_response<'py>(
     api_version: i16,
     frame: &Bound<'py, PyAny>,
 ) -> PyResult<(i32, Bound<'py, PyAny>)> {
-    let frame = as_bytes(frame)?;
     if api_key == <messages::fetch::Fetch as messages::Api>::KEY {
         return decode_fetch_response(py, api_version, frame);
     }
+    let frame = as_bytes(frame)?;
     with_api!(api_key, A => {
         let (corr, response) = messages::decode_response::<A>(api_version, frame)
             .map_err(|e| errors::decode_error(py, e))?;
@@ -106,29 +106,56 @@ fn decode_response<'py>(
     }, else Err(errors::decode_error(py, unknown_api(api_key))))
 }
 
-/// A Fetch response whose partitions' `records` are `SharedBytes`: the decoded bytes move into
-/// them instead of being copied into new `bytes` objects.
+/// A Fetch response whose partitions' `records` are `SharedBytes` ranges of the received frame
+/// (no copy), or of one copy of it when the frame is plain `bytes`.
 fn decode_fetch_response<'py>(
     py: Python<'py>,
     api_version: i16,
-    frame: &[u8],
+    frame: &Bound<'py, PyAny>,
 ) -> PyResult<(i32, Bound<'py, PyAny>)> {
     use messages::fetch::Fetch;
-    let (corr, mut response) = messages::decode_response::<Fetch>(api_version, frame)
-        .map_err(|e| errors::decode_error(py, e))?;
-    let mut taken: Vec<Option<Vec<u8>>> = Vec::new();
-    for topic in &mut response.responses {
-        for part in &mut topic.partitions {
-            taken.push(part.records.take().map(|b| b.into_vec()));
+    use std::sync::Arc;
+    let (buffer, base) = match frame.cast::<SharedBytes>() {
+        Ok(shared) => {
+            let (buffer, base) = shared.get().shared();
+            (Arc::clone(buffer), base)
         }
-    }
+        Err(_) => (Arc::new(as_bytes(frame)?.to_vec()), 0),
+    };
+    let body = &buffer[base..base + as_bytes(frame)?.len()];
+    let (decoded, spans) =
+        codec::capture_bytes(|| messages::decode_response::<Fetch>(api_version, body));
+    let (corr, response) = decoded.map_err(|e| errors::decode_error(py, e))?;
     let value = pythonize(py, &response).map_err(|e| errors::shape_error("Fetch", e))?;
-    let mut taken = taken.into_iter();
-    for topic in value.get_item("responses")?.try_iter()? {
-        for part in topic?.get_item("partitions")?.try_iter()? {
-            if let Some(Some(records)) = taken.next() {
-                part?.set_item("records", SharedBytes::new(records))?;
+    // Records are the only bytes field of a Fetch response: spans are theirs, in order.
+    let origin = buffer.as_ptr() as usize;
+    let mut spans = spans.into_iter();
+    for (topic, t) in value
+        .get_item("responses")?
+        .try_iter()?
+        .zip(&response.responses)
+    {
+        for (part, p) in topic?
+            .get_item("partitions")?
+            .try_iter()?
+            .zip(&t.partitions)
+        {
+            if p.records.is_none() {
+                continue;
             }
+            let located = spans.next().and_then(|(at, len)| {
+                let start = at.checked_sub(origin)?;
+                (start + len <= buffer.len()).then_some((start, len))
+            });
+            let Some((start, len)) = located else {
+                return Err(pyo3::exceptions::PyRuntimeError::new_err(
+                    "Fetch: a partition's records were not located in the frame",
+                ));
+            };
+            part?.set_item(
+                "records",
+                SharedBytes::view(Arc::clone(&buffer), start..start + len),
+            )?;
         }
     }
     Ok((corr, value))

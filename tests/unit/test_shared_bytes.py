@@ -54,3 +54,36 @@ def test_other_objects_are_refused_by_type() -> None:
         decode_records(bytearray(b"x"), "t", 0)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="got str"):
         _native.peek_correlation_id("frame")  # type: ignore[arg-type]
+
+
+def test_each_partition_gets_its_own_records_from_one_shared_frame() -> None:
+    """Records of several partitions (one null) are ranges of the one received frame; the same
+    response given as plain bytes decodes to the same values."""
+    raws = [encode_batch([(i, b"k%d" % i, bytes(50 + i), [])], base_offset=i) for i in range(3)]
+    parts = [
+        {"partition_index": i, "error_code": 0, "high_watermark": 9, "records": raw}
+        for i, raw in enumerate(raws)
+    ]
+    parts.append({"partition_index": 3, "error_code": 0, "high_watermark": 0, "records": None})
+    body = {
+        "error_code": 0,
+        "session_id": 0,
+        "responses": [
+            {"topic": "a", "partitions": parts[:2]},
+            {"topic": "b", "partitions": parts[2:]},
+        ],
+    }
+    frame = _native.encode_response(ApiKey.FETCH, 12, 9, body)
+    decoder = _native.FrameDecoder()
+    received = decoder.feed(frame[:5]) + decoder.feed(frame[5:] + frame)  # two frames, split
+    assert len(received) == 2
+    for each in [*received, frame[4:]]:
+        _, got = _native.decode_response(ApiKey.FETCH, 12, each)
+        flat = [p["records"] for t in got["responses"] for p in t["partitions"]]
+        assert flat[3] is None
+        assert [bytes(r) for r in flat[:3]] == raws
+        assert [decode_records(r, "t", 0).records[0].offset for r in flat[:3]] == [0, 1, 2]
+    _, got = _native.decode_response(ApiKey.FETCH, 12, received[0])
+    kept = got["responses"][1]["partitions"][0]["records"]
+    del received, got, decoder  # records outlive the frame they are a range of
+    assert bytes(kept) == raws[2]
