@@ -2,6 +2,7 @@
 //! no threads, no event loop. The `python` feature adds the PyO3 layer (`py`), which only
 //! re-exports what the core does.
 
+pub mod hash;
 pub mod protocol;
 pub mod records;
 

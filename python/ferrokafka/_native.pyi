@@ -28,6 +28,7 @@ __all__ = [
     "encode_response",
     "error_codes",
     "is_unsupported_version_reply",
+    "murmur2",
     "peek_correlation_id",
     "records_end",
     "set_arena_cache",
@@ -184,6 +185,9 @@ class DecodedPartition(Generic[_R]):
     def skipped_control(self) -> int: ...
     @property
     def skipped_aborted(self) -> int: ...
+
+def murmur2(data: bytes) -> int:
+    """Kafka's murmur2 hash of a record key (the Java client's ``Utils.murmur2``), signed."""
 
 def set_arena_cache(limit: int) -> int:
     """Keep up to ``limit`` freed CPython small-object arenas mapped for reuse (see

@@ -17,37 +17,15 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-__all__ = ["DefaultPartitioner", "StickyPartitions", "murmur2", "partition_for_key"]
+from . import _native
 
-_SEED = 0x9747B28C
-_M = 0x5BD1E995
-_MASK = 0xFFFFFFFF
+__all__ = ["DefaultPartitioner", "StickyPartitions", "murmur2", "partition_for_key"]
 
 
 def murmur2(data: bytes) -> int:
-    """MurmurHash2 of ``data`` as Kafka's Java client computes it, as a signed 32-bit int."""
-    length = len(data)
-    h = (_SEED ^ length) & _MASK
-    tail = length & ~3
-    # Little-endian 32-bit words; int.from_bytes over a slice beats per-byte shifting.
-    for i in range(0, tail, 4):
-        k = int.from_bytes(data[i : i + 4], "little")
-        k = (k * _M) & _MASK
-        k ^= k >> 24
-        k = (k * _M) & _MASK
-        h = ((h * _M) & _MASK) ^ k
-    rest = length - tail
-    if rest:
-        if rest == 3:
-            h ^= data[tail + 2] << 16
-        if rest >= 2:
-            h ^= data[tail + 1] << 8
-        h ^= data[tail]
-        h = (h * _M) & _MASK
-    h ^= h >> 13
-    h = (h * _M) & _MASK
-    h ^= h >> 15
-    return h - (1 << 32) if h & 0x80000000 else h
+    """MurmurHash2 of ``data`` as Kafka's Java client computes it, as a signed 32-bit int
+    (computed in the native module)."""
+    return _native.murmur2(data)
 
 
 def partition_for_key(key: bytes, partition_count: int) -> int:

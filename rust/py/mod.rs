@@ -66,6 +66,12 @@ fn unknown_api(api_key: i16) -> DecodeError {
     DecodeError::UnknownApiKey { api_key }
 }
 
+/// Kafka's murmur2 hash of a record key (the Java client's `Utils.murmur2`), as a signed int.
+#[pyfunction]
+fn murmur2(data: &[u8]) -> i32 {
+    crate::hash::murmur2(data)
+}
+
 /// Encode a request frame (size prefix included) from a dict of the request's fields.
 #[pyfunction]
 #[pyo3(signature = (api_key, api_version, correlation_id, client_id, body))]
@@ -251,6 +257,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(records::batch_position, m)?)?;
     m.add_class::<columns::ArrowColumns>()?;
     m.add_function(wrap_pyfunction!(columns::decode_columns, m)?)?;
+    m.add_function(wrap_pyfunction!(murmur2, m)?)?;
     m.add_function(wrap_pyfunction!(encode_request, m)?)?;
     m.add_function(wrap_pyfunction!(decode_response, m)?)?;
     m.add_function(wrap_pyfunction!(decode_request, m)?)?;

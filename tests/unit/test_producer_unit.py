@@ -377,3 +377,19 @@ async def test_one_batch_in_flight_per_partition_without_idempotence() -> None:
         assert [m.offset for m in metas] == [0, 1]
     finally:
         await fake.stop()
+
+
+@pytest.mark.parametrize("key_len", [None, 0, 10, 63, 64, 200, 20_000])
+@pytest.mark.parametrize("value_len", [None, 0, 63, 64, 1000, 300_000])
+@pytest.mark.parametrize("headers", [[], [("h", b"x" * 70), ("é", None)]])
+def test_record_size_estimate_bounds_the_encoded_record(
+    key_len: int | None, value_len: int | None, headers: list[tuple[str, bytes | None]]
+) -> None:
+    from ferrokafka.producer.message_accumulator import BATCH_OVERHEAD, estimate_record_size
+    from ferrokafka.records import encode_batch
+
+    key = None if key_len is None else b"k" * key_len
+    value = None if value_len is None else b"v" * value_len
+    encoded = len(encode_batch([(2**40, key, value, headers)]))
+    estimate = BATCH_OVERHEAD + estimate_record_size(key, value, headers)
+    assert encoded <= estimate <= encoded + 24

@@ -42,6 +42,8 @@ _RECORD_FIXED_MAX = 1 + 10 + 5
 
 
 def _varint_size(n: int) -> int:
+    if 0 <= n < 64:
+        return 1
     z = (n << 1) ^ (n >> 63)
     return max(1, (z.bit_length() + 6) // 7)
 
@@ -49,13 +51,24 @@ def _varint_size(n: int) -> int:
 def estimate_record_size(key: bytes | None, value: bytes | None, headers: Sequence[Header]) -> int:
     """An upper bound of one record's bytes in an uncompressed v2 batch."""
     size = _RECORD_FIXED_MAX
-    size += 1 if key is None else _varint_size(len(key)) + len(key)
-    size += 1 if value is None else _varint_size(len(value)) + len(value)
-    size += _varint_size(len(headers))
-    for hkey, hvalue in headers:
-        klen = len(hkey.encode())
-        size += _varint_size(klen) + klen
-        size += 1 if hvalue is None else _varint_size(len(hvalue)) + len(hvalue)
+    if key is not None:
+        n = len(key)
+        size += n + (1 if n < 64 else _varint_size(n))
+    else:
+        size += 1
+    if value is not None:
+        n = len(value)
+        size += n + (1 if n < 64 else _varint_size(n))
+    else:
+        size += 1
+    if headers:
+        size += _varint_size(len(headers))
+        for hkey, hvalue in headers:
+            klen = len(hkey.encode())
+            size += _varint_size(klen) + klen
+            size += 1 if hvalue is None else _varint_size(len(hvalue)) + len(hvalue)
+    else:
+        size += 1
     return size + _varint_size(size)
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from .. import errors as Errors
 from ..client import AIOKafkaClient
+from ..cluster import TopicInfo
 from ..partitioner import DefaultPartitioner, StickyPartitions
 from ..structs import RecordMetadata, TopicPartition
 from .idempotence import ProducerIdState
@@ -157,6 +158,7 @@ class AIOKafkaProducer:
         self._compression_type = compression_type
         self._partitioner = partitioner
         self._sticky = StickyPartitions() if isinstance(partitioner, DefaultPartitioner) else None
+        self._partition_lists: dict[str, tuple[TopicInfo | None, list[int], list[int]]] = {}
         self._max_request_size = max_request_size
         self._request_timeout_ms = request_timeout_ms
         self._retry_backoff = retry_backoff_ms / 1000
@@ -283,6 +285,11 @@ class AIOKafkaProducer:
             value = self._value_serializer(value)
         key_bytes = _as_bytes("key", key)
         value_bytes = _as_bytes("value", value)
+        rough = (len(key_bytes) if key_bytes else 0) + (len(value_bytes) if value_bytes else 0)
+        # Without headers a record's bound is under its key and value plus 100 bytes: only a
+        # record near the limit (or one with headers) needs the exact estimate.
+        if not headers and rough + 128 <= self._max_request_size:
+            return key_bytes, value_bytes
         size = BATCH_OVERHEAD + estimate_record_size(key_bytes, value_bytes, headers)
         if size > self._max_request_size:
             raise Errors.MessageSizeTooLargeError(
@@ -293,8 +300,15 @@ class AIOKafkaProducer:
         return key_bytes, value_bytes
 
     def _partitions(self, topic: str) -> tuple[list[int], list[int]]:
+        """All and available partitions of ``topic``, sorted; recomputed only when a metadata
+        update replaced the topic's entry."""
+        info = self._metadata.topic_info(topic)
+        cached = self._partition_lists.get(topic)
+        if cached is not None and cached[0] is info:
+            return cached[1], cached[2]
         all_partitions = sorted(self._metadata.partitions_for_topic(topic) or ())
         available = sorted(self._metadata.available_partitions_for_topic(topic) or ())
+        self._partition_lists[topic] = (info, all_partitions, available)
         return all_partitions, available
 
     def _partition(
@@ -307,7 +321,8 @@ class AIOKafkaProducer:
         value_bytes: bytes | None,
     ) -> int:
         if partition is not None:
-            known = self._metadata.partitions_for_topic(topic) or set()
+            info = self._metadata.topic_info(topic)
+            known = info.partitions if info is not None else {}
             if (
                 isinstance(partition, bool)
                 or not isinstance(partition, int)
