@@ -360,7 +360,7 @@ fn decode_batch(
         out.skipped_control += records_count;
         return Ok(());
     }
-    let codec = Codec::from_id(header.codec_id()).ok_or(RecordsError::UnknownCodec {
+    let codec = Codec::from_id(header.codec_id()).ok_or_else(|| RecordsError::UnknownCodec {
         base_offset,
         codec: header.codec_id(),
     })?;
