@@ -1,14 +1,17 @@
 """Consumer groups with the classic protocol against the real broker: assignment with every
 assignor, rebalances on join, leave, poll timeout, partition and pattern changes, static
-membership, commits across rebalances."""
+membership, commits across rebalances. The failure tests (the coordinator's broker killed, a
+member killed while records arrive) run under both protocols, classic and KIP-848."""
 
 from __future__ import annotations
 
 import asyncio
 import re
+import signal
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections import Counter
+from collections.abc import Awaitable
 from typing import Any
 
 import pytest
@@ -22,59 +25,10 @@ from ferrokafka.coordinator.assignors.sticky.sticky_assignor import (
     StickyPartitionAssignor,
 )
 
+from .group_util import FAST, Writer, complete_split, members, poll_all, settle, until
 from .produce_util import produce_values
 
 pytestmark = pytest.mark.integration
-
-FAST = {
-    "session_timeout_ms": 6000,
-    "heartbeat_interval_ms": 500,
-    "metadata_max_age_ms": 1000,
-    "auto_offset_reset": "earliest",
-}
-
-
-async def until(check: Callable[[], bool], timeout: float = 40.0, what: str = "") -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, f"timed out waiting for {what or check}"
-        await asyncio.sleep(0.1)
-
-
-async def poll_all(consumers: list[AIOKafkaConsumer[Any, Any]]) -> list[Any]:
-    """One short poll of every member (keeps them alive under max_poll_interval_ms)."""
-    out: list[Any] = []
-    for c in consumers:
-        for records in (await c.getmany(timeout_ms=50)).values():
-            out.extend(records)
-    return out
-
-
-async def settle(
-    consumers: list[AIOKafkaConsumer[Any, Any]], partitions: int, timeout: float = 60.0
-) -> None:
-    """Poll every member until their assignments are complete, disjoint and balanced."""
-    deadline = time.monotonic() + timeout
-    while True:
-        await poll_all(consumers)
-        sets = [c.assignment() for c in consumers]
-        union = set().union(*sets)
-        sizes = [len(s) for s in sets]
-        balanced = max(sizes) - min(sizes) <= 1
-        if len(union) == partitions and sum(sizes) == partitions and balanced:
-            return
-        assert time.monotonic() < deadline, f"assignment did not settle: {sets}"
-
-
-def members(n: int, bootstrap: str, topic: str, group: str, **config: Any) -> list[Any]:
-    out = []
-    for _ in range(n):
-        c: AIOKafkaConsumer[Any, Any] = AIOKafkaConsumer(
-            bootstrap_servers=bootstrap, group_id=group, **{**FAST, **config}
-        )
-        c.subscribe([topic])
-        out.append(c)
-    return out
 
 
 @pytest.mark.parametrize(
@@ -251,7 +205,10 @@ async def test_pattern_subscription_picks_up_new_topics(
         await consumer.stop()
 
 
-async def test_at_least_once_across_rebalances(bootstrap_servers: str, make_topic: Any) -> None:
+@pytest.mark.parametrize("protocol", ["classic", "consumer"])
+async def test_at_least_once_across_rebalances(
+    bootstrap_servers: str, make_topic: Any, protocol: str
+) -> None:
     """Members join and leave while records arrive; with commits after processing nothing is
     lost, and duplicates come only from uncommitted work."""
     topic = make_topic(partitions=6)
@@ -262,7 +219,11 @@ async def test_at_least_once_across_rebalances(bootstrap_servers: str, make_topi
 
     async def member(stop_after: float) -> None:
         c: AIOKafkaConsumer[Any, Any] = AIOKafkaConsumer(
-            bootstrap_servers=bootstrap_servers, group_id=group, enable_auto_commit=False, **FAST
+            bootstrap_servers=bootstrap_servers,
+            group_id=group,
+            enable_auto_commit=False,
+            group_protocol=protocol,
+            **FAST,
         )
         c.subscribe([topic])
         await c.start()
@@ -407,12 +368,17 @@ async def test_cooperative_sticky_revokes_only_what_moves(
 
 
 @pytest.mark.cluster
-async def test_group_recovers_when_the_coordinator_broker_dies(kafka_cluster: Any) -> None:
+@pytest.mark.parametrize("protocol", ["classic", "consumer"])
+async def test_group_recovers_when_the_coordinator_broker_dies(
+    kafka_cluster: Any, protocol: str
+) -> None:
     bootstrap = kafka_cluster.bootstrap_servers
     topic = f"fk-coord-{time.monotonic_ns()}"
     await kafka_cluster.acreate_topic(topic, partitions=4, replication_factor=3)
     group = f"g-{topic}"
-    consumers = members(2, bootstrap, topic, group, enable_auto_commit=False)
+    consumers = members(
+        2, bootstrap, topic, group, enable_auto_commit=False, group_protocol=protocol
+    )
     for c in consumers:
         await c.start()
     victim = None
@@ -442,9 +408,190 @@ async def test_group_recovers_when_the_coordinator_broker_dies(kafka_cluster: An
         for c in consumers:
             await asyncio.wait_for(c.commit(), 60)
         assert consumers[0]._coordinator.coordinator_id != victim
+        await settle(consumers, 4)  # and the members own every partition, each once
     finally:
         for c in consumers:
             await c.stop()
         if victim is not None:
             await asyncio.to_thread(kafka_cluster.restart_node, victim)
         await kafka_cluster.adelete_topic(topic)
+
+
+DYING_MEMBER_SCRIPT = """
+import asyncio, signal, sys
+from ferrokafka import AIOKafkaConsumer
+from ferrokafka.coordinator.assignors.sticky.sticky_assignor import (
+    CooperativeStickyPartitionAssignor,
+)
+
+async def main() -> None:
+    bootstrap, group, topic, protocol = sys.argv[1:]
+    c = AIOKafkaConsumer(
+        bootstrap_servers=bootstrap, group_id=group, group_protocol=protocol,
+        enable_auto_commit=False, auto_offset_reset="earliest", session_timeout_ms=3000,
+        heartbeat_interval_ms=300, metadata_max_age_ms=1000,
+        partition_assignment_strategy=(CooperativeStickyPartitionAssignor,),
+    )
+    c.subscribe([topic])
+    # SIGUSR1: from now on, process but do not commit (work in progress when it dies).
+    hold = asyncio.Event()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGUSR1, hold.set)
+    held = False
+    await c.start()
+    last = None
+    while True:
+        if hold.is_set() and not held:
+            held = True
+            print("H", flush=True)
+        for tp, records in (await c.getmany(timeout_ms=100, max_records=30)).items():
+            # Processing is telling the parent; the commit follows it.
+            print("R", tp.partition, *(r.offset for r in records), flush=True)
+            if not held:
+                await c.commit({tp: records[-1].offset + 1})
+        mine = sorted(tp.partition for tp in c.assignment())
+        if mine != last:
+            print("A", *mine, flush=True)
+            last = mine
+
+asyncio.run(main())
+"""
+
+
+@pytest.mark.parametrize("protocol", ["classic", "consumer"])
+async def test_at_least_once_when_a_member_dies(
+    bootstrap_servers: str, make_topic: Any, protocol: str
+) -> None:
+    """While records are written, a member in another process is SIGKILLed (no leave) with
+    processed but uncommitted records. Once its session expires the two survivors take over its
+    partitions from its last commit: no record is lost, and the only records read twice are the
+    dead member's uncommitted ones."""
+    topic = make_topic(partitions=6)
+    group = f"g-{topic}"
+    tps = {TopicPartition(topic, p) for p in range(6)}
+    # Sticky assignment under both protocols (classic: cooperative-sticky; KIP-848: the
+    # broker's default "uniform"), so only the dead member's partitions move.
+    survivors = members(
+        2,
+        bootstrap_servers,
+        topic,
+        group,
+        group_protocol=protocol,
+        enable_auto_commit=False,
+        session_timeout_ms=3000,
+        heartbeat_interval_ms=300,
+        partition_assignment_strategy=(CooperativeStickyPartitionAssignor,),
+    )
+    child = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        DYING_MEMBER_SCRIPT,
+        bootstrap_servers,
+        group,
+        topic,
+        protocol,
+        stdout=asyncio.subprocess.PIPE,
+    )
+    theirs: set[TopicPartition] = set()
+    by_child: Counter[tuple[int, int]] = Counter()
+    by_survivors: Counter[tuple[int, int]] = Counter()
+    uncommitted: set[tuple[int, int]] = set()  # processed by the child after it stopped committing
+    holding = asyncio.Event()
+
+    async def read_child() -> None:
+        assert child.stdout is not None
+        async for line in child.stdout:
+            kind, *numbers = line.split()
+            if kind == b"R":
+                read = [(int(numbers[0]), int(o)) for o in numbers[1:]]
+                by_child.update(read)
+                if holding.is_set():
+                    uncommitted.update(read)
+            elif kind == b"H":
+                holding.set()
+            else:
+                theirs.clear()
+                theirs.update(TopicPartition(topic, int(p)) for p in numbers)
+
+    done = asyncio.Event()
+
+    async def consume(c: AIOKafkaConsumer[Any, Any]) -> None:
+        while not done.is_set():
+            for tp, records in (await c.getmany(timeout_ms=100, max_records=30)).items():
+                by_survivors.update((r.partition, r.offset) for r in records)
+                try:
+                    await c.commit({tp: records[-1].offset + 1})
+                except Errors.CommitFailedError:
+                    pass  # (classic) mid-rebalance; the partition stays, a later commit covers it
+
+    reader = asyncio.ensure_future(read_child())
+    for c in survivors:
+        await c.start()
+    loops = [asyncio.ensure_future(consume(c)) for c in survivors]
+    writer = None
+    try:
+        await until(
+            lambda: complete_split([c.assignment() for c in survivors] + [theirs], 6),
+            60,
+            "the three members to split the partitions",
+        )
+        dead = set(theirs)
+        writer = Writer(bootstrap_servers, topic, 6)
+        async with AIOKafkaAdminClient(bootstrap_servers=bootstrap_servers) as admin:
+
+            async def child_committed() -> dict[TopicPartition, int]:
+                got = await admin.list_consumer_group_offsets(group, partitions=sorted(dead))
+                return {tp: om.offset for tp, om in got.items()}
+
+            deadline = time.monotonic() + 30
+            while min((await child_committed()).values()) <= 0 or writer.rounds < 3:
+                assert child.returncode is None, "the member died on its own"
+                assert time.monotonic() < deadline, "the member did not commit its partitions"
+                await asyncio.sleep(0.1)
+            child.send_signal(signal.SIGUSR1)
+            await until(lambda: bool(uncommitted), 30, "uncommitted work in the member")
+            child.kill()  # no leave: the group notices only when its session expires
+            await child.wait()
+            killed = time.monotonic()
+            last_commits = await child_committed()
+        await until(
+            lambda: set().union(*(c.assignment() for c in survivors)) == tps,
+            60,
+            "the survivors to take over",
+        )
+        # Its session (3 s classic, the broker's 10 s under KIP-848) had to expire first.
+        assert time.monotonic() - killed > 2, "taken over before the session could expire"
+        rounds = writer.rounds
+        await until(lambda: writer is not None and writer.rounds >= rounds + 2, 30)
+        per_partition = await writer.stop()
+        expected = {(p, o) for p in range(6) for o in range(per_partition)}
+        await until(
+            lambda: expected <= set(by_child) | set(by_survivors),
+            60,
+            "every record to be consumed",
+        )
+    finally:
+        done.set()
+        if child.returncode is None:
+            child.kill()
+            await child.wait()
+        if writer is not None and not writer.task.done():
+            await writer.stop()
+        await asyncio.gather(*loops)
+        await reader
+        for c in survivors:
+            await c.stop()
+    assert set(by_child) | set(by_survivors) == expected
+    # The survivors read the dead member's partitions from its last commit, once each, and
+    # their own partitions once each; before the commit nothing is read twice.
+    for p in range(6):
+        tp = TopicPartition(topic, p)
+        start = last_commits[tp] if tp in dead else 0
+        assert sorted(o for q, o in by_survivors if q == p) == list(range(start, per_partition))
+    assert all(n == 1 for n in by_survivors.values())
+    assert all(n == 1 for n in by_child.values())
+    repeated = {k for k in by_child if k in by_survivors}
+    assert all(
+        TopicPartition(topic, p) in dead and o >= last_commits[TopicPartition(topic, p)]
+        for p, o in repeated
+    ), sorted(repeated)
+    assert uncommitted <= repeated, "uncommitted work of the dead member was not redone"

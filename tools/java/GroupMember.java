@@ -1,7 +1,9 @@
 // A Java KafkaConsumer member of a consumer group, for tests where Java and ferrokafka consumers
-// share one group. It subscribes to <topic> with the given assignor (range, roundrobin, sticky,
-// cooperative-sticky) and group protocol (classic or consumer), polls until <seconds> have
-// passed, and prints its assignment as a JSON line every time it changes:
+// share one group. It subscribes to <topic> with the given group protocol and assignor: with
+// "classic" a client-side assignor (range, roundrobin, sticky, cooperative-sticky), with
+// "consumer" (KIP-848) a server-side one named by group.remote.assignor (uniform, range).
+// It polls until <seconds> have passed, and prints its assignment as a JSON line every time it
+// changes:
 //   {"assignment": [[topic, partition], ...]}
 // then closes (leaving the group).
 // Run as a single-file source program: java -cp <kafka jars> GroupMember.java
@@ -43,6 +45,8 @@ public class GroupMember {
             p.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, assignorClass(assignor));
             p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "6000");
             p.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "500");
+        } else {
+            p.put(ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG, assignor);
         }
         long deadline = System.currentTimeMillis() + seconds * 1000;
         String last = null;

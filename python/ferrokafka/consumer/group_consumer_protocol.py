@@ -5,6 +5,11 @@ owner has acknowledged giving it up).
 
 The member id is generated here (a UUID, as ConsumerGroupHeartbeat v1 expects); epoch 0 joins,
 -1 leaves (-2 for a static member, which keeps its place for the session timeout).
+
+Commits carry the member epoch, which the broker checks exactly. It moves a member to a new
+epoch while handling a heartbeat, so a commit sent before that heartbeat's response arrived is
+refused with STALE_MEMBER_EPOCH; such a commit is sent again once the response brings the new
+epoch (``CommitFailedError`` if the member is out of the group by then).
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from .. import errors as Errors
 from ..client import AIOKafkaClient
 from ..protocol import ApiKey
 from ..structs import OffsetAndMetadata, TopicPartition
-from .group_coordinator import OffsetsCoordinator, call_listener
+from .group_coordinator import OffsetsCoordinator, call_listener, commit_failed
 from .subscription_state import SubscriptionState
 
 __all__ = ["ConsumerProtocolMember"]
@@ -68,6 +73,7 @@ class ConsumerProtocolMember(OffsetsCoordinator):
         self._rack = client_rack
         self.member_id = str(uuid.uuid4())
         self.generation = 0  # the member epoch; 0 = (re)join
+        self._epoch_waiters: list[asyncio.Future[None]] = []
         self._interval = 1.0
         self._last_poll = time.monotonic()
         self._tasks: list[asyncio.Task[None]] = []
@@ -103,19 +109,67 @@ class ConsumerProtocolMember(OffsetsCoordinator):
         if self.generation > 0 and self._fatal is None:
             if self._auto_commit:
                 with contextlib.suppress(Errors.KafkaError):
-                    await self.commit(self._subscription.all_consumed_offsets())
+                    await self._commit(self._subscription.all_consumed_offsets(), wait=False)
             assigned = self._subscription.assigned_partitions()
             if assigned:
                 await self._call_listener("on_partitions_revoked", assigned)
             epoch = -2 if self.group_instance_id is not None else -1
             with contextlib.suppress(Errors.KafkaError):
                 await self._heartbeat(epoch)
+        self._set_epoch(-1)  # out of the group: a commit waiting for a new epoch fails now
 
     async def commit(self, offsets: dict[TopicPartition, OffsetAndMetadata]) -> None:
-        await self.commit_offsets(offsets)
+        await self._commit(offsets, wait=True)
+
+    async def _commit(
+        self, offsets: dict[TopicPartition, OffsetAndMetadata], *, wait: bool
+    ) -> None:
+        """Commit with the current member epoch. On STALE_MEMBER_EPOCH, with ``wait``, send
+        again once a heartbeat response has brought a newer epoch (the heartbeat routine itself
+        and ``close`` cannot wait for one: they commit without ``wait``)."""
+        deadline = time.monotonic() + self._request_timeout
+        while True:
+            epoch = self.generation
+            try:
+                await self.commit_offsets(offsets)
+                break
+            except Errors.StaleMemberEpochError as exc:
+                if not wait or epoch <= 0:
+                    raise commit_failed(self.group_id, "STALE_MEMBER_EPOCH") from exc
+                log.info(
+                    "group %s: commit with member epoch %s was stale; retrying with the next",
+                    self.group_id,
+                    epoch,
+                )
+                await self._epoch_after(epoch, deadline)
+                if self.generation <= 0:
+                    raise commit_failed(self.group_id, "member left the group") from exc
         for tp, om in offsets.items():
             if self._subscription.is_assigned(tp):
                 self._subscription.state(tp).committed = om
+
+    async def _epoch_after(self, epoch: int, deadline: float) -> None:
+        """Until the member epoch is no longer ``epoch`` (CommitFailedError at ``deadline``)."""
+        if self.generation != epoch:
+            return
+        waiter = asyncio.get_running_loop().create_future()
+        self._epoch_waiters.append(waiter)
+        try:
+            await asyncio.wait_for(waiter, max(deadline - time.monotonic(), 0))
+        except asyncio.TimeoutError:
+            raise commit_failed(self.group_id, f"member epoch stayed at stale {epoch}") from None
+        finally:
+            with contextlib.suppress(ValueError):
+                self._epoch_waiters.remove(waiter)
+
+    def _set_epoch(self, epoch: int) -> None:
+        if epoch == self.generation:
+            return
+        self.generation = epoch
+        waiters, self._epoch_waiters = self._epoch_waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
 
     # -- heartbeats ----------------------------------------------------------------------------
 
@@ -132,7 +186,7 @@ class ConsumerProtocolMember(OffsetsCoordinator):
                 with contextlib.suppress(Errors.KafkaError):
                     await self._heartbeat(-1)
                 await self._lose_all("poll timeout")
-                self.generation = 0
+                self._set_epoch(0)
                 self._polled.clear()
                 await self._polled.wait()  # the application polls again: join afresh
                 continue
@@ -185,7 +239,7 @@ class ConsumerProtocolMember(OffsetsCoordinator):
         if code:
             await self._on_error(code, response.get("error_message"))
             return
-        self.generation = response["member_epoch"]
+        self._set_epoch(response["member_epoch"])
         if response.get("member_id"):
             self.member_id = response["member_id"]
         self._interval = max(response["heartbeat_interval_ms"], 100) / 1000
@@ -200,7 +254,7 @@ class ConsumerProtocolMember(OffsetsCoordinator):
             # Fenced or forgotten: the partitions are someone else's now; join afresh.
             log.info("%s; rejoining", text)
             await self._lose_all(cls.__name__)
-            self.generation = 0
+            self._set_epoch(0)
             return
         if cls in (Errors.GroupCoordinatorNotAvailableError, Errors.NotCoordinatorForGroupError):
             self.coordinator_dead(cls.__name__)
@@ -242,7 +296,7 @@ class ConsumerProtocolMember(OffsetsCoordinator):
                     if tp in revoked
                 }
                 with contextlib.suppress(Errors.KafkaError):
-                    await self.commit(offsets)
+                    await self._commit(offsets, wait=False)
             await self._call_listener("on_partitions_revoked", revoked)
         self._subscription.assign_from_subscribed(target)
         if added:

@@ -20,7 +20,7 @@ from ..client import AIOKafkaClient
 from ..protocol import ApiKey
 from ..structs import OffsetAndMetadata, TopicPartition
 
-__all__ = ["OffsetsCoordinator", "call_listener"]
+__all__ = ["OffsetsCoordinator", "call_listener", "commit_failed"]
 
 log = logging.getLogger(__name__)
 
@@ -198,13 +198,9 @@ class OffsetsCoordinator:
             Errors.IllegalGenerationError,
             Errors.RebalanceInProgressError,
             Errors.FencedInstanceIdError,
+            Errors.FencedMemberEpochError,
         ):
-            raise Errors.CommitFailedError(
-                f"Commit cannot be completed since the group {self.group_id!r} has already "
-                f"rebalanced and assigned the partitions to another member ({cls.__name__}). "
-                "This means the time between polls was longer than max_poll_interval_ms, or "
-                "the member was removed; raise max_poll_interval_ms or lower max_poll_records."
-            )
+            raise commit_failed(self.group_id, cls.__name__)
         raise cls(
             f"OffsetCommit for group {self.group_id!r}: {len(errors)} partition(s) failed, "
             f"first {tp}"
@@ -270,6 +266,16 @@ class OffsetsCoordinator:
                 if p["committed_offset"] >= 0:
                     out[tp] = OffsetAndMetadata(p["committed_offset"], p.get("metadata") or "")
         return out
+
+
+def commit_failed(group_id: str, why: str) -> Errors.CommitFailedError:
+    """The error of a commit the group no longer accepts from this member."""
+    return Errors.CommitFailedError(
+        f"Commit cannot be completed since the group {group_id!r} has already "
+        f"rebalanced and assigned the partitions to another member ({why}). "
+        "This means the time between polls was longer than max_poll_interval_ms, or "
+        "the member was removed; raise max_poll_interval_ms or lower max_poll_records."
+    )
 
 
 async def call_listener(
