@@ -181,6 +181,17 @@ impl DecodedRecords {
         &buf[slot.start as usize..(slot.start + slot.len) as usize]
     }
 
+    /// Room for `n` more records in every column (one batch's count, once it is known sane).
+    fn reserve(&mut self, n: usize) {
+        self.offsets.reserve(n);
+        self.timestamps.reserve(n);
+        self.timestamp_types.reserve(n);
+        self.keys.reserve(n);
+        self.values.reserve(n);
+        self.header_starts.reserve(n);
+        self.checksums.reserve(n);
+    }
+
     pub fn header_range(&self, i: usize) -> std::ops::Range<usize> {
         self.header_starts[i] as usize..self.header_starts[i + 1] as usize
     }
@@ -402,6 +413,7 @@ fn decode_batch(
         data_base,
         start_offset: opts.start_offset,
     };
+    out.reserve(count as usize);
     let before = out.len();
     let mut r = Reader::new(data);
     for index in 0..count as usize {

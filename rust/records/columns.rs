@@ -58,13 +58,16 @@ pub fn spark_schema() -> SchemaRef {
         .clone()
 }
 
-/// Offsets, bytes and validity of a nullable binary column, filled in one pass.
+/// Offsets, bytes and validity of a nullable binary column, filled in one pass. The validity
+/// bitmap is only built once a null arrives (most columns have none).
 struct BinaryColumn {
     offsets: Vec<i32>,
     data: Vec<u8>,
-    valid: BooleanBufferBuilder,
-    nulls: usize,
+    valid: Option<BooleanBufferBuilder>,
+    rows: usize,
 }
+
+const TOO_LARGE: &str = "a binary column of one fetch exceeds 2 GiB; lower fetch sizes";
 
 impl BinaryColumn {
     fn with_capacity(rows: usize, bytes: usize) -> Self {
@@ -73,33 +76,54 @@ impl BinaryColumn {
         BinaryColumn {
             offsets,
             data: Vec::with_capacity(bytes),
-            valid: BooleanBufferBuilder::new(rows),
-            nulls: 0,
+            valid: None,
+            rows,
         }
     }
 
+    #[inline]
     fn push(&mut self, bytes: Option<&[u8]>) -> Result<(), ArrowError> {
         match bytes {
             Some(b) => {
                 self.data.extend_from_slice(b);
-                self.valid.append(true);
+                if let Some(valid) = &mut self.valid {
+                    valid.append(true);
+                }
             }
             None => {
-                self.nulls += 1;
-                self.valid.append(false);
+                let before = self.offsets.len() - 1;
+                let rows = self.rows;
+                let valid = self.valid.get_or_insert_with(|| {
+                    let mut v = BooleanBufferBuilder::new(rows.max(before + 1));
+                    v.append_n(before, true);
+                    v
+                });
+                valid.append(false);
             }
         }
-        let end = i32::try_from(self.data.len()).map_err(|_| {
-            ArrowError::InvalidArgumentError(
-                "a binary column of one fetch exceeds 2 GiB; lower fetch sizes".into(),
-            )
-        })?;
+        let end = i32::try_from(self.data.len())
+            .map_err(|_| ArrowError::InvalidArgumentError(TOO_LARGE.into()))?;
         self.offsets.push(end);
         Ok(())
     }
 
-    fn parts(mut self) -> (OffsetBuffer<i32>, Buffer, Option<NullBuffer>) {
-        let nulls = (self.nulls > 0).then(|| NullBuffer::new(self.valid.finish()));
+    /// `rows` copies of the same bytes (the topic column).
+    fn repeated(value: &[u8], rows: usize) -> Result<Self, ArrowError> {
+        let total = value.len().saturating_mul(rows);
+        if i32::try_from(total).is_err() {
+            return Err(ArrowError::InvalidArgumentError(TOO_LARGE.into()));
+        }
+        let step = value.len() as i32;
+        Ok(BinaryColumn {
+            offsets: (0..=rows as i32).map(|i| i * step).collect(),
+            data: value.repeat(rows),
+            valid: None,
+            rows,
+        })
+    }
+
+    fn parts(self) -> (OffsetBuffer<i32>, Buffer, Option<NullBuffer>) {
+        let nulls = self.valid.map(|mut v| NullBuffer::new(v.finish()));
         (
             OffsetBuffer::new(ScalarBuffer::from(self.offsets)),
             Buffer::from_vec(self.data),
@@ -144,10 +168,7 @@ pub fn to_spark_batch(
         values.push(get(*v))?;
     }
 
-    let mut topics = BinaryColumn::with_capacity(rows, rows * topic.len());
-    for _ in 0..rows {
-        topics.push(Some(topic.as_bytes()))?;
-    }
+    let topics = BinaryColumn::repeated(topic.as_bytes(), rows)?;
 
     let n_headers = decoded.headers.len();
     let mut h_keys = BinaryColumn::with_capacity(n_headers, 0);
@@ -272,6 +293,33 @@ mod tests {
             assert!(h.column(1).as_binary::<i32>().is_null(1));
             assert_eq!(h.column(1).as_binary::<i32>().value(0), b"1");
         }
+    }
+
+    #[test]
+    fn validity_is_built_from_the_first_null_on() {
+        let pattern: Vec<Option<&[u8]>> =
+            vec![Some(b"a"), Some(b"bb"), None, Some(b""), None, Some(b"c")];
+        let mut col = BinaryColumn::with_capacity(2, 0); // capacities are only hints
+        for p in &pattern {
+            col.push(*p).unwrap();
+        }
+        let arr = col.binary().unwrap();
+        assert_eq!(arr.len(), pattern.len());
+        for (i, p) in pattern.iter().enumerate() {
+            assert_eq!(arr.is_valid(i), p.is_some(), "row {i}");
+            if let Some(b) = p {
+                assert_eq!(arr.value(i), *b);
+            }
+        }
+        let all = BinaryColumn::with_capacity(1, 1);
+        assert_eq!(all.binary().unwrap().null_count(), 0);
+        let topics = BinaryColumn::repeated(b"topic", 3).unwrap().utf8().unwrap();
+        assert_eq!(topics.iter().collect::<Vec<_>>(), vec![Some("topic"); 3]);
+        assert!(BinaryColumn::repeated(b"", 0)
+            .unwrap()
+            .utf8()
+            .unwrap()
+            .is_empty());
     }
 
     #[test]
