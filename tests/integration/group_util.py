@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ferrokafka import AIOKafkaConsumer, TopicPartition
+from ferrokafka.admin import AIOKafkaAdminClient
 from ferrokafka.client import AIOKafkaClient
 from ferrokafka.records import encode_batch
 from ferrokafka.testing import kafka_version, resolve_jars, resolve_kafka
@@ -47,6 +48,16 @@ async def poll_all(consumers: list[AIOKafkaConsumer[Any, Any]]) -> list[Any]:
         for records in (await c.getmany(timeout_ms=50)).values():
             out.extend(records)
     return out
+
+
+async def committed_offsets(
+    bootstrap: str, group: str, partitions: list[TopicPartition]
+) -> dict[TopicPartition, int]:
+    """The group's committed offsets as another client sees them (OffsetFetch through the admin
+    client): -1 where nothing is committed."""
+    async with AIOKafkaAdminClient(bootstrap_servers=bootstrap) as admin:
+        got = await admin.list_consumer_group_offsets(group, partitions=partitions)
+    return {tp: got[tp].offset if tp in got else -1 for tp in partitions}
 
 
 def complete_split(sets: list[set[TopicPartition]], partitions: int) -> bool:

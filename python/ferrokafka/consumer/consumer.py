@@ -626,18 +626,22 @@ class AIOKafkaConsumer(Generic[KT, VT]):
             if data:
                 return data
             fetcher.raise_pending_error(wanted)
+            if self._coordinator is not None:
+                self._coordinator.raise_if_failed()
             remaining = None if deadline is None else deadline - time.monotonic()
             if remaining is not None and remaining <= 0:
                 return {}
-            stopped = asyncio.ensure_future(self._stopped.wait())
-            ready = asyncio.ensure_future(fetcher.data_ready.wait())
+            waits = [
+                asyncio.ensure_future(self._stopped.wait()),
+                asyncio.ensure_future(fetcher.data_ready.wait()),
+            ]
+            if self._coordinator is not None:  # a fatal group error ends the wait
+                waits.append(asyncio.ensure_future(self._coordinator.failed.wait()))
             try:
-                await asyncio.wait(
-                    (stopped, ready), timeout=remaining, return_when=asyncio.FIRST_COMPLETED
-                )
+                await asyncio.wait(waits, timeout=remaining, return_when=asyncio.FIRST_COMPLETED)
             finally:
-                stopped.cancel()
-                ready.cancel()
+                for waiter in waits:
+                    waiter.cancel()
             if self._closed:
                 raise Errors.ConsumerStoppedError()
 

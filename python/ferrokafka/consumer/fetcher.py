@@ -317,10 +317,16 @@ class Fetcher:
         try:
             conn = await self._client.ready(node_id)
             version = conn.version_for(ApiKey.FETCH)
-            ids = {tp.topic: _topic_id(self._client, tp.topic) for tp in wanted}
+            send, forget = node.session.build(wanted)
+            ids = {tp.topic: _topic_id(self._client, tp.topic) for tp in [*wanted, *forget]}
+            if any(ids[tp.topic] == _ZERO_UUID for tp in forget):
+                # A topic left the assignment and its metadata with it: start a new session
+                # (a full request) rather than name the forgotten partitions.
+                node.session.reset()
+                send, forget = node.session.build(wanted)
+                ids = {tp.topic: ids[tp.topic] for tp in wanted}
             if version >= 13 and _ZERO_UUID in ids.values():
                 version = 12
-            send, forget = node.session.build(wanted)
             request = self._fetch_request(node.session, send, forget, ids, version)
             response = await conn.send(
                 ApiKey.FETCH,

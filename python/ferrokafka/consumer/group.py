@@ -3,25 +3,34 @@ to the coordinator on its own connection, the heartbeat task, rebalance callback
 ``max_poll_interval_ms``, static membership and LeaveGroup on close.
 
 Assignors are aiokafka's interface (``ferrokafka.coordinator.assignors``): ``name``,
-``metadata(topics)``, ``assign(cluster, members)``, ``on_assignment(assignment)``; a
-``rebalance_protocol`` of ``"COOPERATIVE"`` makes revocation incremental (KIP-429): only the
-partitions that move are revoked, and the member rejoins once to hand them over.
+``metadata(topics)``, ``assign(cluster, members)``, ``on_assignment(assignment)``, each called
+with ferrokafka's extra arguments only where the method takes them; a ``rebalance_protocol`` of
+``"COOPERATIVE"`` makes revocation incremental (KIP-429): only the partitions that move are
+revoked, and the member rejoins once to hand them over.
+
+One task does the joining, so a member never has two JoinGroups in flight. A request to rejoin
+that arrives after the JoinGroup was answered (a subscription change, new partitions, a heartbeat
+saying the group rebalances) is kept and acted on once the current round completes. Partitions
+are revoked through the listener before every eager rejoin (committed first with auto-commit),
+when they move away in a cooperative round (committed first as well), when a subscription change
+or ``unsubscribe()`` drops them, and, without a commit, when the member lost its generation.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import errors as Errors
 from ..client import AIOKafkaClient
 from ..protocol import ApiKey
 from ..structs import OffsetAndMetadata, TopicPartition
-from .group_coordinator import OffsetsCoordinator, call_listener
+from .group_coordinator import OffsetsCoordinator, call_listener, revoke_unsubscribed
 from .subscription_state import SubscriptionState
 
 __all__ = ["GroupCoordinator"]
@@ -36,6 +45,29 @@ _FATAL = (
     Errors.GroupMaxSizeReachedError,
     Errors.UnsupportedVersionError,
 )
+
+
+def _call_assignor(method: Callable[..., Any], *args: Any, **extras: Any) -> Any:
+    """Call an assignor's method with the ``extras`` it takes: by name where it names them,
+    else positionally as far as it has room. Assignors written against aiokafka's narrower
+    signatures (``metadata(topics)``, ``assign(cluster, members)``,
+    ``on_assignment(assignment)``) get none of ferrokafka's extra arguments."""
+    try:
+        params = inspect.signature(method).parameters
+    except (TypeError, ValueError):  # no signature to read: pass everything
+        return method(*args, **extras)
+    kinds = [p.kind for p in params.values()]
+    if inspect.Parameter.VAR_KEYWORD in kinds or all(
+        name in params and params[name].kind is not inspect.Parameter.POSITIONAL_ONLY
+        for name in extras
+    ):
+        return method(*args, **extras)
+    if inspect.Parameter.VAR_POSITIONAL in kinds:
+        room = len(extras)
+    else:
+        positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        room = max(sum(k in positional for k in kinds) - len(args), 0)
+    return method(*args, *list(extras.values())[:room])
 
 
 class GroupCoordinator(OffsetsCoordinator):
@@ -87,9 +119,16 @@ class GroupCoordinator(OffsetsCoordinator):
         self._poll_timeout_left = False
         self._last_poll = time.monotonic()
         self._snapshot: dict[str, int] = {}
+        """Partition counts of the topics the last assignment was made over (the leader: every
+        member's topics; a follower: its own, as it saw them before joining)."""
+        self._joined_topics: frozenset[str] | None = None
+        """The subscription the current generation was joined with."""
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
-        self._fatal: Errors.KafkaError | None = None
+        self._fatal: Exception | None = None
+        self.failed = asyncio.Event()
+        """Set when membership failed for good (``raise_if_failed`` raises why): a waiting
+        poll can wake up on it."""
         self._closed = False
         self.assignment_ready = asyncio.Event()
         subscription.on_change(self._on_subscription_change)
@@ -117,6 +156,8 @@ class GroupCoordinator(OffsetsCoordinator):
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         member = self.generation >= 0
+        if member and self._fatal is None:
+            await self._revoke_unsubscribed()
         if self._fatal is None and (member or not self._subscription.partitions_auto_assigned()):
             try:
                 if self._auto_commit:
@@ -135,6 +176,14 @@ class GroupCoordinator(OffsetsCoordinator):
         if self._fatal is not None:
             raise self._fatal
 
+    def _fail(self, exc: Exception) -> None:
+        """Membership failed for good (authorization, a fenced static member, no common
+        assignor, a failing user assignor): stop, and raise ``exc`` on the next poll."""
+        if self._fatal is None:
+            log.error("group %s: %s", self.group_id, exc)
+            self._fatal = exc
+            self.failed.set()
+
     def polled(self) -> None:
         """The application polled: restarts the ``max_poll_interval_ms`` clock (and, after a
         poll timeout, brings the member back into the group)."""
@@ -150,38 +199,78 @@ class GroupCoordinator(OffsetsCoordinator):
         self._wake.set()
 
     def _on_subscription_change(self) -> None:
-        if self._subscription.needs_assignment and not self.rejoin_needed:
+        """Called on every change of the subscription state: rejoin when the subscribed topics
+        are no longer the ones joined with; after ``unsubscribe()`` (or a switch to
+        ``assign()``), wake the routine to revoke and leave."""
+        if not self._subscription.partitions_auto_assigned():
+            if self.generation >= 0 or self.member_id or self._subscription.has_unsubscribed:
+                self._wake.set()
+        elif self._subscription.subscription != self._joined_topics and not self.rejoin_needed:
             self.request_rejoin("the subscription changed")
+
+    def _work_pending(self) -> bool:
+        if self._fatal is not None:
+            return False
+        if self._subscription.partitions_auto_assigned():
+            return self.rejoin_needed and not self._poll_timeout_left
+        return self.generation >= 0 or self._subscription.has_unsubscribed
 
     # -- joining -------------------------------------------------------------------------------
 
     async def _coordination_routine(self) -> None:
-        while True:
+        while self._fatal is None:
             try:
-                if self.rejoin_needed and not self._poll_timeout_left:
-                    if self._subscription.partitions_auto_assigned():
+                if self._subscription.partitions_auto_assigned():
+                    if self.rejoin_needed and not self._poll_timeout_left:
                         await self._rebalance()
-                    else:
-                        self.rejoin_needed = False
-                self._check_metadata()
+                    self._check_metadata()
+                else:
+                    await self._give_up_membership()
             except asyncio.CancelledError:
                 raise
             except _FATAL as exc:
-                log.error("group %s: %s", self.group_id, exc)
-                self._fatal = exc
+                self._fail(exc)
                 return
             except Errors.KafkaError as exc:
                 log.info("group %s: rebalance failed (%s); retrying", self.group_id, exc)
                 self.rejoin_needed = True
                 await asyncio.sleep(self._retry_backoff)
                 continue
+            except Exception as exc:  # e.g. a user-defined assignor failed: tell the user
+                log.exception("group %s: group membership failed", self.group_id)
+                self._fail(exc)
+                return
+            if self._work_pending():
+                await asyncio.sleep(self._retry_backoff)
+                continue
             self._wake.clear()
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), min(self._metadata_max_age, 1.0))
 
+    async def _give_up_membership(self) -> None:
+        """After ``unsubscribe()`` (or a switch to ``assign()``): revoke what was assigned
+        (committing it first) and leave the group; a static member only forgets its generation
+        (its place is kept for the session timeout, as on close)."""
+        self.rejoin_needed = True  # a later subscribe() joins again
+        await self._revoke_unsubscribed()
+        if self.generation >= 0 or self.member_id:
+            if self.group_instance_id is None:
+                await self._leave_group("the consumer unsubscribed")
+            else:
+                self._reset_generation()
+            self._snapshot = {}
+            self._joined_topics = None
+
+    async def _revoke_unsubscribed(self) -> None:
+        """Partitions a subscription change or ``unsubscribe()`` dropped: commit (with
+        auto-commit, while this member still has its generation), then the listener."""
+        if self._subscription.has_unsubscribed:
+            commit = self.commit if self._auto_commit and self.generation >= 0 else None
+            await revoke_unsubscribed(self._subscription, commit, self.group_id)
+
     def _check_metadata(self) -> None:
-        """Rejoin when the subscribed topics' partition counts changed since the assignment,
-        or a pattern now matches other topics."""
+        """Rejoin when the partition counts changed since the assignment was made, or a
+        pattern now matches other topics."""
         cluster = self._client.cluster
         if self._subscription.pattern is not None and self._subscription.match_topics(
             cluster.topics(self._exclude_internal)
@@ -201,25 +290,33 @@ class GroupCoordinator(OffsetsCoordinator):
     async def _rebalance(self) -> None:
         await self.ensure_coordinator()
         self.assignment_ready.clear()
-        eager = not self._cooperative()
+        await self._revoke_unsubscribed()
         owned = self._subscription.assigned_partitions()
-        if self.generation >= 0 and owned and eager:
+        if owned and self.generation < 0:
+            # The group went on without this member (its generation was reset): the
+            # partitions are lost, maybe owned by others already; no commit is possible.
+            await self._call_listener("on_partitions_revoked", owned)
+            self._subscription.assign_from_subscribed(set())
+        elif owned and not self._cooperative():
             # Eager: commit and give up everything before joining.
             if self._auto_commit:
                 with contextlib.suppress(Errors.KafkaError):
                     await self._commit_positions()
             await self._call_listener("on_partitions_revoked", owned)
             self._subscription.assign_from_subscribed(set())
-        topics = set(self._subscription.subscription)
+        topics = frozenset(self._subscription.subscription)
         if self._subscription.pattern is not None:
             self._client.set_topics(None)
         else:
             for t in topics:
                 self._client.add_topic(t)
         await self._client.refresh_metadata()
+        # What a follower's assignment will be based on: the metadata as seen before joining.
+        snapshot = self._partition_counts(topics)
         joined = await self._join(topics)
         if joined is None:
             return
+        self._snapshot = snapshot
         assignment_bytes = await self._sync(joined)
         if assignment_bytes is None:
             return
@@ -235,11 +332,13 @@ class GroupCoordinator(OffsetsCoordinator):
                 return a
         raise Errors.IllegalStateError(f"the group chose assignor {name!r}, which is not ours")
 
-    async def _join(self, topics: set[str]) -> dict[str, Any] | None:
+    async def _join(self, topics: frozenset[str]) -> dict[str, Any] | None:
         owned = sorted(self._subscription.assigned_partitions())
         protocols = []
         for a in self._assignors:
-            meta = a.metadata(topics, owned_partitions=owned, generation=self.generation)
+            meta = _call_assignor(
+                a.metadata, topics, owned_partitions=owned, generation=self.generation
+            )
             protocols.append({"name": a.name, "metadata": meta.encode()})
         body = {
             "group_id": self.group_id,
@@ -268,6 +367,9 @@ class GroupCoordinator(OffsetsCoordinator):
         self.member_id = response["member_id"]
         self.protocol = response.get("protocol_name")
         self.leader_id = response["leader"]
+        self._joined_topics = topics
+        # Requests to rejoin from now on are for the next round (kept, not absorbed by this).
+        self.rejoin_needed = False
         result: dict[str, Any] = response
         log.info(
             "group %s: joined generation %s as %s%s (assignor %s)",
@@ -282,9 +384,15 @@ class GroupCoordinator(OffsetsCoordinator):
     def _join_error(self, code: int) -> None:
         cls = Errors.for_code(code)
         if cls is Errors.UnknownMemberIdError:
-            self.member_id = ""
+            self._reset_generation()
         elif cls in (Errors.GroupCoordinatorNotAvailableError, Errors.NotCoordinatorForGroupError):
             self.coordinator_dead(cls.__name__)
+        elif cls is Errors.InconsistentGroupProtocolError:
+            raise cls(
+                f"group {self.group_id!r} refused this member: its members do not all support "
+                f"any of its assignors {[a.name for a in self._assignors]} "
+                "(partition_assignment_strategy): give it one the group's members use"
+            )
         elif issubclass(cls, _FATAL):
             raise cls(f"JoinGroup of group {self.group_id!r} as {self.member_id!r}")
         elif cls not in (
@@ -326,7 +434,10 @@ class GroupCoordinator(OffsetsCoordinator):
         return bytes(response["assignment"])
 
     async def _perform_assignment(self, members: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        from ..coordinator.protocol import ConsumerProtocolMemberMetadata
+        from ..coordinator.protocol import (
+            ConsumerProtocolMemberAssignment,
+            ConsumerProtocolMemberMetadata,
+        )
 
         assignor = self._assignor(self.protocol)
         decoded = {
@@ -342,8 +453,17 @@ class GroupCoordinator(OffsetsCoordinator):
             for t in all_topics:
                 self._client.add_topic(t)
         await self._client.refresh_metadata()
+        # The metadata this assignment is made over; if it changes before the round completes,
+        # the leader rejoins.
+        self._snapshot = self._partition_counts(all_topics | self._subscription.subscription)
         instance_ids = {m["member_id"]: m.get("group_instance_id") for m in members}
-        result = assignor.assign(self._client.cluster, decoded, group_instance_ids=instance_ids)
+        result = dict(
+            _call_assignor(
+                assignor.assign, self._client.cluster, decoded, group_instance_ids=instance_ids
+            )
+        )
+        for member_id in decoded.keys() - result.keys():  # a custom assignor may leave some out
+            result[member_id] = ConsumerProtocolMemberAssignment.from_partitions([])
         log.info(
             "group %s: leader assigned %s",
             self.group_id,
@@ -351,30 +471,54 @@ class GroupCoordinator(OffsetsCoordinator):
         )
         return [{"member_id": m, "assignment": a.encode()} for m, a in result.items()]
 
-    async def _on_join_complete(self, assignment_bytes: bytes, topics: set[str]) -> None:
+    async def _on_join_complete(self, assignment_bytes: bytes, topics: frozenset[str]) -> None:
         from ..coordinator.protocol import ConsumerProtocolMemberAssignment
 
+        if not self._subscription.partitions_auto_assigned():
+            return  # unsubscribe() (or assign()) meanwhile: the routine leaves the group next
         assignor = self._assignor(self.protocol)
-        assignment = ConsumerProtocolMemberAssignment.decode(assignment_bytes)
-        assignor.on_assignment(assignment, self.generation)
+        if assignment_bytes:
+            assignment = ConsumerProtocolMemberAssignment.decode(assignment_bytes)
+        else:  # the leader sent nothing for this member
+            assignment = ConsumerProtocolMemberAssignment.from_partitions([])
+        _call_assignor(assignor.on_assignment, assignment, generation=self.generation)
         new = {TopicPartition(t, p) for t, p in assignment.partitions()}
+        subscribed = self._subscription.subscription
+        if topics != subscribed or any(tp.topic not in subscribed for tp in new):
+            # The subscription changed while joining: take what is still subscribed, and
+            # rejoin with the new topics.
+            new = {tp for tp in new if tp.topic in subscribed}
+            self.request_rejoin("the subscription changed during the rebalance")
         old = self._subscription.assigned_partitions()
-        self._snapshot = self._partition_counts(topics)
         if self._cooperative():
             revoked = old - new
             if revoked:
+                if self._auto_commit:
+                    offsets = {
+                        tp: om
+                        for tp, om in self._subscription.all_consumed_offsets().items()
+                        if tp in revoked and self._subscription.state(tp).committed != om
+                    }
+                    try:
+                        await self.commit(offsets)
+                    except Errors.KafkaError as exc:
+                        log.warning(
+                            "group %s: commit before revocation failed: %s", self.group_id, exc
+                        )
                 await self._call_listener("on_partitions_revoked", revoked)
             self._subscription.assign_from_subscribed(old & new)
             self._subscription.assign_from_subscribed(new)
             added = new - old
             if added:
                 await self._call_listener("on_partitions_assigned", added)
-            # Partitions moved away this round are owned by nobody until we rejoin.
-            self.rejoin_needed = bool(revoked)
+            if revoked:
+                # Partitions moved away this round are owned by nobody until we rejoin.
+                self.request_rejoin("partitions were revoked (cooperative protocol)")
         else:
             self._subscription.assign_from_subscribed(new)
             await self._call_listener("on_partitions_assigned", new)
-            self.rejoin_needed = False
+        if self._partition_counts(self._snapshot) != self._snapshot:
+            self.request_rejoin("the metadata changed during the rebalance")
         self.assignment_ready.set()
 
     async def _call_listener(self, method: str, partitions: set[TopicPartition]) -> None:
@@ -400,9 +544,9 @@ class GroupCoordinator(OffsetsCoordinator):
     # -- heartbeats, poll timeout, auto-commit --------------------------------------------------
 
     async def _heartbeat_routine(self) -> None:
-        while True:
+        while self._fatal is None:
             await asyncio.sleep(self._heartbeat_interval)
-            if self.generation < 0 or self.rejoin_needed:
+            if self.generation < 0 or self.rejoin_needed or self._fatal is not None:
                 continue
             if time.monotonic() - self._last_poll > self._max_poll_interval:
                 await self._poll_timeout()
@@ -415,6 +559,9 @@ class GroupCoordinator(OffsetsCoordinator):
             }
             try:
                 response = await self._coordinator_request(ApiKey.HEARTBEAT, body, None)
+            except _FATAL as exc:  # e.g. FindCoordinator refused: not authorized for the group
+                self._fail(exc)
+                return
             except Errors.KafkaError as exc:
                 log.info("group %s: heartbeat failed: %s", self.group_id, exc)
                 continue
@@ -431,11 +578,11 @@ class GroupCoordinator(OffsetsCoordinator):
                 Errors.GroupCoordinatorNotAvailableError,
                 Errors.NotCoordinatorForGroupError,
             ):
+                # Find the coordinator again and keep heartbeating: the group and this
+                # member's generation live on at the new coordinator; no rebalance needed.
                 self.coordinator_dead(cls.__name__)
-                self.request_rejoin("the coordinator moved")
             elif issubclass(cls, _FATAL):
-                self._fatal = cls(f"heartbeat of group {self.group_id!r} as {self.member_id!r}")
-                log.error("%s", self._fatal)
+                self._fail(cls(f"heartbeat of group {self.group_id!r} as {self.member_id!r}"))
                 return
 
     async def _poll_timeout(self) -> None:
@@ -470,7 +617,7 @@ class GroupCoordinator(OffsetsCoordinator):
         self._reset_generation()
 
     async def _auto_commit_routine(self) -> None:
-        while True:
+        while self._fatal is None:
             await asyncio.sleep(self._auto_commit_interval)
             auto = self._subscription.partitions_auto_assigned()
             if auto and (self.generation < 0 or self.rejoin_needed):
@@ -512,7 +659,7 @@ class GroupCoordinator(OffsetsCoordinator):
             for tp in offsets
             if self._subscription.is_assigned(tp)
         }
-        await self.commit_offsets(offsets, leader_epochs=epochs)
-        for tp, om in offsets.items():
+        committed = await self.commit_offsets(offsets, leader_epochs=epochs)
+        for tp, om in committed.items():
             if self._subscription.is_assigned(tp):
                 self._subscription.state(tp).committed = om

@@ -25,7 +25,12 @@ from .. import errors as Errors
 from ..client import AIOKafkaClient
 from ..protocol import ApiKey
 from ..structs import OffsetAndMetadata, TopicPartition
-from .group_coordinator import OffsetsCoordinator, call_listener, commit_failed
+from .group_coordinator import (
+    OffsetsCoordinator,
+    call_listener,
+    commit_failed,
+    revoke_unsubscribed,
+)
 from .subscription_state import SubscriptionState
 
 __all__ = ["ConsumerProtocolMember"]
@@ -78,9 +83,24 @@ class ConsumerProtocolMember(OffsetsCoordinator):
         self._last_poll = time.monotonic()
         self._tasks: list[asyncio.Task[None]] = []
         self._fatal: Errors.KafkaError | None = None
+        self.failed = asyncio.Event()
+        """Set when membership failed for good (``raise_if_failed`` raises why)."""
         self._wake = asyncio.Event()
         self._polled = asyncio.Event()
         self._closed = False
+        self._sent_topics: list[str] = []
+        subscription.on_change(self._on_subscription_change)
+
+    def _on_subscription_change(self) -> None:
+        """Heartbeat now when the subscription changed: the broker reassigns (or, after
+        ``unsubscribe()``, the member leaves)."""
+        auto = self._subscription.partitions_auto_assigned()
+        if (
+            self._subscription.has_unsubscribed
+            or (not auto and self.generation > 0)
+            or (auto and sorted(self._subscription.subscription) != self._sent_topics)
+        ):
+            self._wake.set()
 
     # -- the surface the consumer uses ---------------------------------------------------------
 
@@ -107,6 +127,7 @@ class ConsumerProtocolMember(OffsetsCoordinator):
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         if self.generation > 0 and self._fatal is None:
+            await self._revoke_unsubscribed()
             if self._auto_commit:
                 with contextlib.suppress(Errors.KafkaError):
                     await self._commit(self._subscription.all_consumed_offsets(), wait=False)
@@ -128,10 +149,11 @@ class ConsumerProtocolMember(OffsetsCoordinator):
         again once a heartbeat response has brought a newer epoch (the heartbeat routine itself
         and ``close`` cannot wait for one: they commit without ``wait``)."""
         deadline = time.monotonic() + self._request_timeout
+        sequence = self.begin_commit(offsets)  # a resend is the same commit, never a newer one
         while True:
             epoch = self.generation
             try:
-                await self.commit_offsets(offsets)
+                committed = await self.commit_offsets(offsets, sequence=sequence)
                 break
             except Errors.StaleMemberEpochError as exc:
                 if not wait or epoch <= 0:
@@ -144,7 +166,7 @@ class ConsumerProtocolMember(OffsetsCoordinator):
                 await self._epoch_after(epoch, deadline)
                 if self.generation <= 0:
                     raise commit_failed(self.group_id, "member left the group") from exc
-        for tp, om in offsets.items():
+        for tp, om in committed.items():
             if self._subscription.is_assigned(tp):
                 self._subscription.state(tp).committed = om
 
@@ -173,10 +195,29 @@ class ConsumerProtocolMember(OffsetsCoordinator):
 
     # -- heartbeats ----------------------------------------------------------------------------
 
+    async def _revoke_unsubscribed(self) -> None:
+        """Partitions a subscription change (or ``unsubscribe()``) dropped: commit, revoke."""
+        if self._subscription.has_unsubscribed:
+            commit = self._commit_no_wait if self._auto_commit and self.generation > 0 else None
+            await revoke_unsubscribed(self._subscription, commit, self.group_id)
+
+    async def _commit_no_wait(self, offsets: dict[TopicPartition, OffsetAndMetadata]) -> None:
+        await self._commit(offsets, wait=False)
+
     async def _heartbeat_routine(self) -> None:
-        while True:
+        while self._fatal is None:
+            await self._revoke_unsubscribed()
             if not self._subscription.partitions_auto_assigned():
-                await asyncio.sleep(self._interval)
+                if self.generation > 0:
+                    # unsubscribe() (or assign()): leave the group; a later subscribe() joins
+                    # again (a static member keeps its place for the session timeout).
+                    epoch = -2 if self.group_instance_id is not None else -1
+                    with contextlib.suppress(Errors.KafkaError):
+                        await self._heartbeat(epoch)
+                    self._set_epoch(0)
+                self._wake.clear()
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), self._interval)
                 continue
             if time.monotonic() - self._last_poll > self._max_poll_interval and self.generation:
                 log.warning(
@@ -204,6 +245,7 @@ class ConsumerProtocolMember(OffsetsCoordinator):
 
     async def _heartbeat(self, epoch: int) -> None:
         topics = sorted(self._subscription.subscription)
+        self._sent_topics = topics
         for t in topics:
             if self._client.cluster.topic_info(t) is None:
                 self._client.add_topic(t)
@@ -262,6 +304,7 @@ class ConsumerProtocolMember(OffsetsCoordinator):
         if cls.retriable:
             return
         self._fatal = cls(text)
+        self.failed.set()
         log.error("%s", self._fatal)
         raise self._fatal
 
@@ -315,7 +358,7 @@ class ConsumerProtocolMember(OffsetsCoordinator):
         await call_listener(self._subscription.listener, method, partitions, self.group_id)
 
     async def _auto_commit_routine(self) -> None:
-        while True:
+        while self._fatal is None:
             await asyncio.sleep(self._auto_commit_interval)
             if self.generation <= 0:
                 continue

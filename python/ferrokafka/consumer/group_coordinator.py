@@ -4,6 +4,11 @@
 ``OffsetsCoordinator`` needs no membership: with generation -1 and an empty member id, the
 broker accepts OffsetCommit from any client (what ``commit()`` with explicit offsets does in
 ``assign()`` mode). Group membership builds on it.
+
+Commits may run concurrently (``commit()`` tasks the application does not await, auto-commit,
+the commit before a revocation). Each gets a sequence number per partition, and a commit retried
+after a retriable error resends only the partitions no later commit has covered since: an older
+offset never lands after a newer one.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import asyncio
 import inspect
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from .. import errors as Errors
@@ -19,8 +25,9 @@ from ..abc import ConsumerRebalanceListener
 from ..client import AIOKafkaClient
 from ..protocol import ApiKey
 from ..structs import OffsetAndMetadata, TopicPartition
+from .subscription_state import SubscriptionState
 
-__all__ = ["OffsetsCoordinator", "call_listener", "commit_failed"]
+__all__ = ["OffsetsCoordinator", "call_listener", "commit_failed", "revoke_unsubscribed"]
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +63,9 @@ class OffsetsCoordinator:
         self.generation = -1
         self.member_id = ""
         self._lookup: asyncio.Future[int] | None = None
+        self._commit_sequence = 0
+        self._latest_commit: dict[TopicPartition, int] = {}
+        """Per partition, the sequence number of the last commit that included it."""
 
     # -- the coordinator ---------------------------------------------------------------------
 
@@ -138,19 +148,40 @@ class OffsetsCoordinator:
 
     # -- offsets -----------------------------------------------------------------------------
 
+    def begin_commit(self, offsets: dict[TopicPartition, OffsetAndMetadata]) -> int:
+        """A new commit of ``offsets``: its sequence number, which makes every earlier commit
+        of these partitions stale."""
+        self._commit_sequence += 1
+        for tp in offsets:
+            self._latest_commit[tp] = self._commit_sequence
+        return self._commit_sequence
+
     async def commit_offsets(
-        self, offsets: dict[TopicPartition, OffsetAndMetadata], *, leader_epochs: Any = None
-    ) -> None:
+        self,
+        offsets: dict[TopicPartition, OffsetAndMetadata],
+        *,
+        leader_epochs: Any = None,
+        sequence: int | None = None,
+    ) -> dict[TopicPartition, OffsetAndMetadata]:
         """OffsetCommit, retried on retriable errors (coordinator moved or loading, a lost
         connection) until ``request_timeout_ms``. Raises ``CommitFailedError`` when the group
-        has moved on without this member, other errors as their classes."""
-        if not offsets:
-            return
+        has moved on without this member, other errors as their classes.
+
+        ``sequence`` (from ``begin_commit``; a new one by default) orders commits: every
+        attempt sends only the partitions no later commit has included, so a stale retry never
+        overwrites a newer offset. Returns what was committed."""
+        if sequence is None:
+            sequence = self.begin_commit(offsets)
         deadline = time.monotonic() + self._request_timeout
         while True:
+            current = {
+                tp: om for tp, om in offsets.items() if self._latest_commit.get(tp) == sequence
+            }
+            if not current:
+                return {}
             try:
-                await self._commit_once(offsets, leader_epochs or {})
-                return
+                await self._commit_once(current, leader_epochs or {})
+                return current
             except Errors.KafkaError as exc:
                 if not (exc.retriable or isinstance(exc, Errors.KafkaConnectionError)):
                     raise
@@ -276,6 +307,31 @@ def commit_failed(group_id: str, why: str) -> Errors.CommitFailedError:
         "This means the time between polls was longer than max_poll_interval_ms, or "
         "the member was removed; raise max_poll_interval_ms or lower max_poll_records."
     )
+
+
+async def revoke_unsubscribed(
+    subscription: SubscriptionState,
+    commit: Callable[[dict[TopicPartition, OffsetAndMetadata]], Awaitable[None]] | None,
+    group_id: str,
+) -> None:
+    """Revoke the partitions a subscription change or ``unsubscribe()`` took out of the
+    assignment: commit their positions with ``commit`` (None: no commit, e.g. without
+    auto-commit or when they were lost), then call ``on_partitions_revoked``."""
+    states, listener = subscription.take_unsubscribed()
+    if not states:
+        return
+    if commit is not None:
+        offsets = {
+            tp: OffsetAndMetadata(st.position, "")
+            for tp, st in states.items()
+            if st.position is not None and st.committed != OffsetAndMetadata(st.position, "")
+        }
+        if offsets:
+            try:
+                await commit(offsets)
+            except Errors.KafkaError as exc:
+                log.warning("group %s: commit before revocation failed: %s", group_id, exc)
+    await call_listener(listener, "on_partitions_revoked", set(states), group_id)
 
 
 async def call_listener(

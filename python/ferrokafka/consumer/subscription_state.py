@@ -119,6 +119,8 @@ class SubscriptionState:
         self.needs_assignment = False
         """Set when the subscription changed and the group must (re)assign partitions."""
         self._listeners: list[Callable[[], None]] = []
+        self._unsubscribed: dict[TopicPartition, TopicPartitionState] = {}
+        self._unsubscribed_listener: ConsumerRebalanceListener | None = None
 
     def on_change(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` after every change (the fetcher wakes up on it)."""
@@ -173,9 +175,26 @@ class SubscriptionState:
         self._sub.topics = topics
         self._sub.group_topics = topics
         for tp in [tp for tp in self._sub.assignment if tp.topic not in topics]:
-            del self._sub.assignment[tp]
+            self._unsubscribed[tp] = self._sub.assignment.pop(tp)
         self.needs_assignment = True
         self._bump()
+
+    def take_unsubscribed(
+        self,
+    ) -> tuple[dict[TopicPartition, TopicPartitionState], ConsumerRebalanceListener | None]:
+        """The group-assigned partitions that left the assignment because the subscription
+        changed (or ``unsubscribe()``) since the last call, with their last state, and the
+        listener to tell: the group revokes them (commit first) as a rebalance would."""
+        taken, self._unsubscribed = self._unsubscribed, {}
+        listener = self._sub.listener if self.partitions_auto_assigned() else None
+        if listener is None:
+            listener = self._unsubscribed_listener
+        self._unsubscribed_listener = None
+        return taken, listener
+
+    @property
+    def has_unsubscribed(self) -> bool:
+        return bool(self._unsubscribed)
 
     def assign_from_user(self, partitions: Iterable[TopicPartition]) -> None:
         """Manual assignment: exactly these partitions (state of ones kept is kept)."""
@@ -195,8 +214,8 @@ class SubscriptionState:
         stray = sorted(tp for tp in wanted if tp.topic not in self._sub.topics)
         if stray:
             raise Errors.IllegalStateError(f"assigned partitions {stray} are not subscribed")
-        self._replace_assignment(wanted)
         self.needs_assignment = False
+        self._replace_assignment(wanted)
 
     def _replace_assignment(self, wanted: set[TopicPartition]) -> None:
         old = self._sub.assignment
@@ -204,6 +223,9 @@ class SubscriptionState:
         self._bump()
 
     def unsubscribe(self) -> None:
+        if self.partitions_auto_assigned():
+            self._unsubscribed.update(self._sub.assignment)
+            self._unsubscribed_listener = self._sub.listener
         self._sub = _Subscription()
         self.needs_assignment = False
         self._bump()

@@ -19,6 +19,38 @@ instance of one. The group coordinator uses:
 * ``on_assignment(assignment, generation=None)``: this member's assignment after each rebalance.
 
 Topics without metadata (unknown, or no partitions) are left out of the assignment, as Java does.
+
+Custom assignors
+----------------
+Subclass :class:`AbstractPartitionAssignor`, give it a ``name`` no other assignor of the group
+uses, and implement ``assign``; override ``subscription_user_data`` to send each member's own
+data to the leader (``members[member_id].user_data`` in ``assign``) and ``on_assignment`` to
+hear of this member's assignment. Pass the class (each consumer makes its own instance) or a
+configured instance in ``partition_assignment_strategy``, alone or with others in preference
+order; the group uses one that every member lists. Only the leader's ``assign`` runs, so every
+member must give the same name to the same logic::
+
+    class AllToOne(AbstractPartitionAssignor):
+        name = "all-to-one"
+
+        @classmethod
+        def assign(cls, cluster, members, group_instance_ids=None):
+            topics = {t for m in members.values() for t in m.subscription}
+            every = [
+                (t, p) for t, ps in partitions_per_topic(cluster, topics).items() for p in ps
+            ]
+            first = min(members)
+            return {
+                m: ConsumerProtocolMemberAssignment.from_partitions(every if m == first else [])
+                for m in members
+            }
+
+    AIOKafkaConsumer(..., group_id="g", partition_assignment_strategy=(AllToOne,))
+
+Assignors written for aiokafka work unchanged: a method that does not take the extra arguments
+above (``metadata(topics)``, ``assign(cluster, members)``, ``on_assignment(assignment)``) is
+called without them. A member ``assign`` leaves out gets no partitions. An exception raised by an
+assignor ends the consumer's group membership and is raised by its next ``getone``/``getmany``.
 """
 
 from __future__ import annotations
