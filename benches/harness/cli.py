@@ -1,0 +1,184 @@
+"""``benches/harness.py``: every workload, every client, one broker; tables, JSON and charts."""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import importlib.util
+import os
+import shlex
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from . import charts, machine, report
+from .broker import broker
+from .java import prepare
+from .runner import ROOT
+from .workloads import (
+    ALL_CLIENTS,
+    CONSUMERS,
+    FULL,
+    GROUP_CLIENTS,
+    LATENCY_CONSUMERS,
+    PRODUCER_VALUE_SIZE,
+    PRODUCERS,
+    QUICK,
+    WORKLOADS,
+    Context,
+    Sizes,
+    consume_workload,
+    group_workload,
+    latency_workload,
+    produce_workload,
+)
+
+NOT_RUN = {
+    "kafkars": "the former PyPI name of kafkarrow (the same project, renamed); kafkarrow is run",
+}
+
+
+def descriptions(sizes: Sizes) -> dict[str, str]:
+    rates = " and ".join(f"{rate:,}/s for {s:g} s" for rate, s in sizes.w5_seconds.items())
+    return {
+        "W1": f"consume {sizes.w1.describe()}",
+        "W2": f"consume {sizes.w2.describe()}",
+        "W3": f"consume W1 compressed ({sizes.w1.records:,} records x {sizes.w1.value_size} B, "
+        f"{sizes.w1.partitions} partitions) with lz4 and with zstd",
+        "W4": f"consume {sizes.w4.describe()}",
+        "W5": f"end-to-end latency at a fixed produce rate, {rates} after {sizes.w5_warmup:g} s "
+        "of warm-up; 100-byte values, 8 partitions, produced by confluent-kafka "
+        "(`linger.ms=1`); latency is from the produce() call to the poll that returns the "
+        "record",
+        "W6": f"produce {sizes.w6_records:,} records of {PRODUCER_VALUE_SIZE} random capital "
+        "letters, no key, 8 partitions, acks=1 and all, without and with lz4; `linger.ms=5` "
+        "and idempotence off for every client, other settings their defaults",
+        "W7": f"groups on {sizes.w7.partitions} partitions (classic protocol unless marked, each "
+        "client's default heartbeat interval, 3 s; ferrokafka.testing's broker has "
+        "`group.initial.rebalance.delay.ms=0`): a new member's time from construction to its "
+        "first record, and the time from a 4th member's construction until the four hold "
+        "balanced assignments",
+    }
+
+
+def run_workload(ctx: Context, w: str, pick: Callable[[list[str]], list[str]]) -> None:
+    sizes = ctx.sizes
+    if w == "W1":
+        consume_workload(ctx, "W1", "none", sizes.w1, pick(CONSUMERS))
+    elif w == "W2":
+        consume_workload(ctx, "W2", "none", sizes.w2, pick(CONSUMERS))
+    elif w == "W3":
+        for codec in ("lz4", "zstd"):
+            consume_workload(ctx, "W3", codec, sizes.w3(codec), pick(CONSUMERS))
+    elif w == "W4":
+        consume_workload(ctx, "W4", "none", sizes.w4, pick(CONSUMERS))
+    elif w == "W5":
+        latency_workload(ctx, pick(LATENCY_CONSUMERS))
+    elif w == "W6":
+        produce_workload(ctx, pick(PRODUCERS))
+    elif w == "W7":
+        group_workload(ctx, pick(GROUP_CLIENTS))
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        prog="benches/harness.py",
+        description="ferrokafka beside every peer client, on one local broker (issue 6).",
+    )
+    p.add_argument("--quick", action="store_true", help="small sizes, one round (proves it works)")
+    p.add_argument("--workloads", default=",".join(WORKLOADS), help="e.g. W1,W3")
+    p.add_argument("--clients", help=f"only these, of: {','.join(ALL_CLIENTS)}")
+    p.add_argument("--rounds", type=int, help="rounds per workload (default 3; --quick: 1)")
+    p.add_argument("--out", default=str(ROOT / "benches" / "results"), help="results directory")
+    p.add_argument("--bootstrap", help="use this running broker instead of starting one")
+    p.add_argument("--max-records", type=int, help="records per poll for the consumers")
+    p.add_argument(
+        "--stall-seconds",
+        type=float,
+        default=30.0,
+        help="fail a run whose progress stops for this long (default 30)",
+    )
+    args = p.parse_args(argv)
+    args.workloads = [w.strip().upper() for w in args.workloads.split(",") if w.strip()]
+    for w in args.workloads:
+        if w not in WORKLOADS:
+            p.error(f"unknown workload {w!r}: choose from {','.join(WORKLOADS)}")
+    if args.clients:
+        args.clients = [c.strip() for c in args.clients.split(",") if c.strip()]
+        for c in args.clients:
+            if c not in ALL_CLIENTS:
+                p.error(f"unknown client {c!r}: choose from {','.join(ALL_CLIENTS)}")
+    if args.rounds is None:
+        args.rounds = 1 if args.quick else 3
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(argv)
+    started = time.perf_counter()
+    load_before = os.getloadavg()
+    state_at_start = machine.ferrokafka_state()
+    sizes = QUICK if args.quick else FULL
+    not_run = dict(NOT_RUN)
+
+    def pick(clients: list[str]) -> list[str]:
+        chosen = [c for c in clients if args.clients is None or c in args.clients]
+        if importlib.util.find_spec("kafkarrow") is None and "kafkarrow" in chosen:
+            not_run["kafkarrow"] = "not installed (pip install kafkarrow)"
+            chosen.remove("kafkarrow")
+        return chosen
+
+    out_dir = Path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    needs_java = any(c.startswith("java") for c in pick(CONSUMERS + PRODUCERS + GROUP_CLIENTS))
+    with tempfile.TemporaryDirectory(prefix="ferrokafka-bench-java-") as classes:
+        java = prepare(Path(classes)) if needs_java else None
+        with broker(args.bootstrap) as b:
+            ctx = Context(
+                bootstrap=b.bootstrap,
+                kafka=b.kafka,
+                java=java,
+                sizes=sizes,
+                rounds=args.rounds,
+                stall_s=args.stall_seconds,
+                max_records=args.max_records,
+            )
+            ctx.log(f"broker: {b.description} at {b.bootstrap}")
+            for w in args.workloads:
+                try:
+                    run_workload(ctx, w, pick)
+                except Exception as exc:  # recorded; the other workloads still run
+                    ctx.record(
+                        {"workload": w, "case": "setup", "client": "-", "round": 0, "ok": False}
+                        | {"error": f"{type(exc).__name__}: {exc}"}
+                    )
+            description = b.description
+    command = "benches/harness.py " + shlex.join(sys.argv[1:] if argv is None else argv)
+    result: dict[str, Any] = {
+        "command": command.strip(),
+        "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+        "quick": args.quick,
+        "rounds": args.rounds,
+        "workloads": args.workloads,
+        "descriptions": descriptions(sizes),
+        "machine": machine.describe(java.version if java else None, description, state_at_start),
+        "not_run": not_run,
+        "elapsed_s": None,
+        "runs": ctx.runs,
+    }
+    # The machine is shared: the load around the run says how quiet it was.
+    result["machine"]["load_average_1_5_15"] = {"start": load_before, "end": os.getloadavg()}
+    result["summary"] = report.summary(ctx.runs)
+    result["elapsed_s"] = round(time.perf_counter() - started, 1)
+    js, md = report.write(result, out_dir)
+    pngs = charts.draw(result, out_dir)
+    print(report.markdown(result))
+    failed = [r for r in ctx.runs if not r["ok"] and not r.get("unsupported")]
+    ctx.log(
+        f"{len(ctx.runs)} runs, {len(failed)} failed, in {result['elapsed_s']:.0f}s; wrote {js}, "
+        f"{md} and {len(pngs)} charts in {out_dir}"
+    )
+    return 1 if failed else 0

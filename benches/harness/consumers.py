@@ -1,0 +1,256 @@
+"""The Python consumer clients, each run in its own child process (``child``).
+
+Every client reads a topic from the beginning until it has seen the expected number of records
+(assign mode over every partition, except ``ferrokafka-group``, which subscribes with a new
+group), accounting for each record with :class:`~harness.tally.Tally`. The timed region runs
+from the client's construction to its close; imports happen before it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from typing import Any
+
+from .tally import Tally, emit
+
+#: Poll timeout of every client, seconds (latency runs poll more often).
+POLL_S = 1.0
+LATENCY_POLL_S = 0.1
+
+
+class Source:
+    """One client: ``open``, ``poll`` until done (records go to the tally), ``close``."""
+
+    def __init__(self, spec: dict[str, Any]) -> None:
+        self.bootstrap: str = spec["bootstrap"]
+        self.topic: str = spec["topic"]
+        self.partitions: int = spec["partitions"]
+        self.max_records: int | None = spec.get("max_records")
+        self.poll_s = LATENCY_POLL_S if spec.get("latency") else POLL_S
+
+    async def open(self) -> None:
+        raise NotImplementedError
+
+    async def poll(self, tally: Tally) -> None:
+        raise NotImplementedError
+
+    async def close(self) -> None:
+        raise NotImplementedError
+
+
+class Ferrokafka(Source):
+    """``getmany`` records, ``getmany_arrow`` columns, or ``getmany`` in a group."""
+
+    def __init__(self, spec: dict[str, Any], arrow: bool = False, group: bool = False) -> None:
+        super().__init__(spec)
+        import ferrokafka
+
+        self.mod = ferrokafka
+        self.arrow = arrow
+        self.group = group
+        if arrow:
+            import pyarrow.compute  # noqa: F401  (imported outside the timed region)
+
+    async def open(self) -> None:
+        kw: dict[str, Any] = {}
+        if self.group:
+            kw["group_id"] = f"bench-{uuid.uuid4().hex[:12]}"
+        self.consumer = self.mod.AIOKafkaConsumer(
+            bootstrap_servers=self.bootstrap,
+            auto_offset_reset="earliest",
+            enable_auto_commit=False,
+            **kw,
+        )
+        if self.group:
+            self.consumer.subscribe([self.topic])
+            await self.consumer.start()
+        else:
+            await self.consumer.start()
+            tp = self.mod.TopicPartition
+            self.consumer.assign([tp(self.topic, p) for p in range(self.partitions)])
+
+    async def poll(self, tally: Tally) -> None:
+        ms = int(self.poll_s * 1000)
+        if self.arrow:
+            got = await self.consumer.getmany_arrow(timeout_ms=ms, max_records=self.max_records)
+            for batch in got.values():
+                tally.add_arrow(batch)
+        else:
+            got = await self.consumer.getmany(timeout_ms=ms, max_records=self.max_records)
+            for records in got.values():
+                tally.add_records(records)
+
+    async def close(self) -> None:
+        await self.consumer.stop()
+
+
+class Aiokafka(Source):
+    def __init__(self, spec: dict[str, Any]) -> None:
+        super().__init__(spec)
+        import aiokafka
+
+        self.mod = aiokafka
+
+    async def open(self) -> None:
+        self.consumer = self.mod.AIOKafkaConsumer(
+            bootstrap_servers=self.bootstrap, auto_offset_reset="earliest", enable_auto_commit=False
+        )
+        await self.consumer.start()
+        tp = self.mod.TopicPartition
+        self.consumer.assign([tp(self.topic, p) for p in range(self.partitions)])
+
+    async def poll(self, tally: Tally) -> None:
+        got = await self.consumer.getmany(
+            timeout_ms=int(self.poll_s * 1000), max_records=self.max_records
+        )
+        for records in got.values():
+            tally.add_records(records)
+
+    async def close(self) -> None:
+        await self.consumer.stop()
+
+
+class KafkaPython(Source):
+    """kafka-python 3 (synchronous; ``poll`` returns ``{tp: [ConsumerRecord]}``)."""
+
+    def __init__(self, spec: dict[str, Any]) -> None:
+        super().__init__(spec)
+        import kafka
+
+        self.mod = kafka
+
+    async def open(self) -> None:
+        self.consumer = self.mod.KafkaConsumer(
+            bootstrap_servers=self.bootstrap,
+            auto_offset_reset="earliest",
+            enable_auto_commit=False,
+            group_id=None,
+        )
+        tp = self.mod.TopicPartition
+        self.consumer.assign([tp(self.topic, p) for p in range(self.partitions)])
+
+    async def poll(self, tally: Tally) -> None:
+        got = self.consumer.poll(timeout_ms=int(self.poll_s * 1000), max_records=self.max_records)
+        for records in got.values():
+            tally.add_records(records)
+
+    async def close(self) -> None:
+        self.consumer.close()
+
+
+def confluent_config(bootstrap: str) -> dict[str, Any]:
+    return {
+        "bootstrap.servers": bootstrap,
+        "group.id": "bench-unused",
+        "enable.auto.commit": False,
+        "auto.offset.reset": "earliest",
+        # librdkafka pauses a partition's fetches for fetch.queue.backoff.ms (1 s by
+        # default) whenever its local queue is full: with a consumer that keeps up that
+        # only adds idle time, so it is turned down here (said in the table).
+        "fetch.queue.backoff.ms": 1,
+    }
+
+
+class Confluent(Source):
+    """confluent-kafka's ``Consumer`` with batch ``consume()``, or its asyncio
+    ``confluent_kafka.aio.AIOConsumer`` (the same calls, run in a thread pool)."""
+
+    def __init__(self, spec: dict[str, Any], aio: bool = False) -> None:
+        super().__init__(spec)
+        import confluent_kafka
+        import confluent_kafka.aio
+
+        self.mod = confluent_kafka
+        self.aio = aio
+
+    async def open(self) -> None:
+        conf = confluent_config(self.bootstrap)
+        tps = [
+            self.mod.TopicPartition(self.topic, p, self.mod.OFFSET_BEGINNING)
+            for p in range(self.partitions)
+        ]
+        if self.aio:
+            self.consumer = self.mod.aio.AIOConsumer(conf)
+            await self.consumer.assign(tps)
+        else:
+            self.consumer = self.mod.Consumer(conf)
+            self.consumer.assign(tps)
+
+    async def poll(self, tally: Tally) -> None:
+        n = self.max_records or 10000
+        if self.aio:
+            messages = await self.consumer.consume(num_messages=n, timeout=self.poll_s)
+        else:
+            messages = self.consumer.consume(num_messages=n, timeout=self.poll_s)
+        tally.add_messages(messages)
+
+    async def close(self) -> None:
+        if self.aio:
+            await self.consumer.close()
+        else:
+            self.consumer.close()
+
+
+class Kafkarrow(Source):
+    """kafkarrow (formerly kafkars): Rust (rust-rdkafka) into Arrow batches, all partitions of
+    the topic from the earliest offset; it has no assign and no close."""
+
+    def __init__(self, spec: dict[str, Any]) -> None:
+        super().__init__(spec)
+        import kafkarrow
+
+        self.mod = kafkarrow
+
+    async def open(self) -> None:
+        self.consumer = self.mod.ConsumerManager(
+            config={"bootstrap.servers": self.bootstrap},
+            topics=[self.mod.SourceTopic.from_earliest(self.topic)],
+        )
+
+    async def poll(self, tally: Tally) -> None:
+        batch = self.consumer.poll(timeout_ms=int(self.poll_s * 1000))
+        if batch.num_rows:
+            tally.add_arrow(batch)
+
+    async def close(self) -> None:
+        del self.consumer
+
+
+SOURCES: dict[str, Any] = {
+    "ferrokafka": Ferrokafka,
+    "ferrokafka-arrow": lambda spec: Ferrokafka(spec, arrow=True),
+    "ferrokafka-group": lambda spec: Ferrokafka(spec, group=True),
+    "aiokafka": Aiokafka,
+    "kafka-python": KafkaPython,
+    "confluent-kafka": Confluent,
+    "confluent-kafka-aio": lambda spec: Confluent(spec, aio=True),
+    "kafkarrow": Kafkarrow,
+}
+
+
+async def consume(spec: dict[str, Any]) -> dict[str, Any]:
+    source = SOURCES[spec["client"]](spec)
+    latency = bool(spec.get("latency"))
+    expected: int = spec["expected"]
+    tally = Tally(latency)
+    start_cpu = time.process_time()
+    start = time.perf_counter()
+    await source.open()
+    try:
+        first = True
+        while tally.count < expected:
+            await source.poll(tally)
+            if first and latency:
+                emit(ready=True)
+            first = False
+            tally.progress()
+    finally:
+        await source.close()
+    wall = time.perf_counter() - start
+    return {"wall": wall, "cpu": time.process_time() - start_cpu, **tally.result()}
+
+
+def run(spec: dict[str, Any]) -> dict[str, Any]:
+    return asyncio.run(consume(spec))

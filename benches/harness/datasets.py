@@ -1,0 +1,134 @@
+"""The datasets: what is written once per workload and what every reader must then see.
+
+Records of partition ``p`` have offsets ``0..n_p-1``, 10-byte keys ``key-NNNNNN`` and one
+repeated value of ``value_size`` bytes. Readers prove what they read with the count and a
+checksum: ``31 * sum(offsets) + sum(value lengths)`` mod 2^48.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from typing import Any
+
+MASK = 0xFFFFFFFFFFFF
+KEY_SIZE = 10
+
+
+@dataclass(frozen=True)
+class Dataset:
+    partitions: int
+    records: int
+    value_size: int
+    codec: str = "none"
+
+    def describe(self) -> str:
+        return (
+            f"{self.records:,} records x {self.value_size} B, {KEY_SIZE}-byte keys, "
+            f"{self.partitions} partitions, {self.codec}"
+        )
+
+    def counts(self) -> list[int]:
+        """Records per partition."""
+        base, extra = divmod(self.records, self.partitions)
+        return [base + (1 if p < extra else 0) for p in range(self.partitions)]
+
+    def checksum(self) -> int:
+        total = 0
+        for n in self.counts():
+            total += 31 * (n * (n - 1) // 2) + n * self.value_size
+        return total & MASK
+
+    def value_bytes(self) -> int:
+        return self.records * self.value_size
+
+    def key_and_value_bytes(self) -> int:
+        return self.records * (KEY_SIZE + self.value_size)
+
+
+def key(i: int) -> bytes:
+    return b"key-%06d" % (i % 1_000_000)
+
+
+async def write_dataset(bootstrap: str, topic: str, ds: Dataset) -> None:
+    """Write ``ds`` into ``topic`` (which exists, with ``ds.partitions`` partitions) with raw
+    Produce requests of ~512 KiB batches built by ferrokafka's batch encoder, 16 in flight."""
+    from ferrokafka.client import AIOKafkaClient
+    from ferrokafka.records import encode_batch
+    from ferrokafka.structs import TopicPartition
+
+    per_batch = max(1, (512 * 1024) // (ds.value_size + 30))
+    # Current timestamps: older ones fall to time-based retention in the middle of a run.
+    now_ms = int(time.time() * 1000)
+    value = (b"0123456789abcdef" * (ds.value_size // 16 + 1))[: ds.value_size]
+    async with AIOKafkaClient(bootstrap_servers=bootstrap) as client:
+        client.add_topic(topic)
+        await client.refresh_metadata()
+        pending: set[asyncio.Future[Any]] = set()
+        try:
+            for p, count in enumerate(ds.counts()):
+                leader = client.cluster.leader_for_partition(TopicPartition(topic, p))
+                assert leader is not None and leader >= 0
+                for start in range(0, count, per_batch):
+                    n = min(per_batch, count - start)
+                    batch = encode_batch(
+                        [(now_ms + start + i, key(start + i), value, []) for i in range(n)],
+                        compression=ds.codec,
+                    )
+                    body = {
+                        "transactional_id": None,
+                        "acks": 1,
+                        "timeout_ms": 30000,
+                        "topic_data": [
+                            {"name": topic, "partition_data": [{"index": p, "records": batch}]}
+                        ],
+                    }
+                    pending.add(asyncio.ensure_future(_produce(client, leader, body)))
+                    if len(pending) >= 16:
+                        done, pending = await asyncio.wait(pending, return_when="FIRST_COMPLETED")
+                        for d in done:
+                            d.result()
+            await asyncio.gather(*pending)
+        finally:
+            for f in pending:
+                f.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+
+
+#: NOT_LEADER_OR_FOLLOWER and UNKNOWN_TOPIC_OR_PARTITION: a topic just created can answer
+#: these for a moment after its metadata already shows a leader.
+_RETRIABLE = {3, 6}
+
+
+async def _produce(client: Any, leader: int, body: dict[str, Any]) -> None:
+    from ferrokafka.errors import KafkaConnectionError
+    from ferrokafka.protocol import ApiKey
+
+    for attempt in range(100):
+        try:
+            conn = await client.ready(leader)
+            response = await conn.send(ApiKey.PRODUCE, body, version=12)
+        except KafkaConnectionError:
+            if attempt == 99:
+                raise
+            await asyncio.sleep(0.1)
+            continue
+        codes = {p["error_code"] for t in response["responses"] for p in t["partition_responses"]}
+        codes.discard(0)
+        if not codes:
+            return
+        if not codes <= _RETRIABLE:
+            raise RuntimeError(f"produce failed: error {sorted(codes)}")
+        await asyncio.sleep(0.1)
+    raise RuntimeError(f"produce failed 100 times: error {sorted(codes)}")
+
+
+async def end_offsets(bootstrap: str, topic: str, partitions: int) -> list[int]:
+    """The topic's end offsets, partition by partition (the producers' check)."""
+    from ferrokafka import AIOKafkaConsumer, TopicPartition
+
+    async with AIOKafkaConsumer(bootstrap_servers=bootstrap) as consumer:
+        tps = [TopicPartition(topic, p) for p in range(partitions)]
+        ends = await consumer.end_offsets(tps)
+    return [ends[tp] for tp in tps]

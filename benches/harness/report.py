@@ -1,0 +1,364 @@
+"""The report: one Markdown table per workload (medians over rounds, min-max, the ratio to
+ferrokafka, failures said as such) and the JSON file with every raw figure."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from .workloads import summarize
+
+CONSUMER_WORKLOADS = ("W1", "W2", "W3", "W4")
+
+NOTES = {
+    "ferrokafka-group": "subscribe() in a new group (the join is in its time)",
+    "confluent-kafka": "`consume(10000)`, `fetch.queue.backoff.ms=1` (its 1 s default only adds "
+    "idle time when the local queue fills)",
+    "confluent-kafka-aio": "`confluent_kafka.aio.AIOConsumer.consume(10000)` (the same calls run "
+    "in a thread pool), `fetch.queue.backoff.ms=1`",
+    "kafkarrow": "Arrow batches released in timestamp order across partitions; reads every "
+    "partition from the earliest offset (it has no assign)",
+    "java": "tools/java/BenchConsumer.java, `check.crcs=true`, default `max.poll.records` (500)",
+    "java-perf": "Kafka's own tool: **CRC checks off** (it sets `check.crcs=false`); joins a "
+    "group; checked by count and bytes only (it prints no checksum)",
+}
+PRODUCER_NOTES = {
+    "java-perf": "Kafka's ProducerPerformance (`--throughput -1`, random A-Z values)",
+}
+GROUP_NOTES = {
+    "java": "tools/java/BenchGroup.java: members are threads of one fresh JVM, so its first "
+    "record includes loading the client's classes",
+    "ferrokafka-kip848": 'group_protocol="consumer" (KIP-848; the broker paces heartbeats)',
+    "java-kip848": "group.protocol=consumer (KIP-848)",
+}
+
+
+def label(client: str, versions: dict[str, Any], role: str = "consumer") -> str:
+    v = versions
+    names = {
+        "ferrokafka": "ferrokafka `getmany`",
+        "ferrokafka-arrow": "ferrokafka `getmany_arrow`",
+        "ferrokafka-group": "ferrokafka `getmany`, group",
+        "ferrokafka-kip848": "ferrokafka, KIP-848",
+        "aiokafka": f"aiokafka {v.get('aiokafka')}",
+        "kafka-python": f"kafka-python {v.get('kafka-python')}",
+        "confluent-kafka": f"confluent-kafka {v.get('confluent-kafka')} `Consumer`",
+        "confluent-kafka-aio": f"confluent-kafka {v.get('confluent-kafka')} `AIOConsumer`",
+        "kafkarrow": f"kafkarrow {v.get('kafkarrow')}",
+        "java": f"Java KafkaConsumer {v.get('kafka-clients (Java consumer)')}",
+        "java-kip848": "Java KafkaConsumer, KIP-848",
+        "java-perf": "Kafka ConsumerPerformance (CRC checks off)",
+    }
+    if role == "producer":
+        names.update(
+            {
+                "ferrokafka": "ferrokafka `AIOKafkaProducer`",
+                "aiokafka": f"aiokafka {v.get('aiokafka')} `AIOKafkaProducer`",
+                "confluent-kafka": f"confluent-kafka {v.get('confluent-kafka')} `Producer`",
+                "java-perf": f"Kafka ProducerPerformance {v.get('kafka-clients (Java consumer)')}",
+            }
+        )
+    if role == "group":
+        names["ferrokafka"] = "ferrokafka"
+        names["confluent-kafka"] = f"confluent-kafka {v.get('confluent-kafka')}"
+    return names.get(client, client)
+
+
+def _by(runs: Iterable[dict[str, Any]], key: str) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = {}
+    for r in runs:
+        out.setdefault(r[key], []).append(r)
+    return out
+
+
+def _rate(x: float) -> str:
+    return f"{x / 1e6:.2f} M" if x >= 1e5 else f"{x / 1e3:.1f} k"
+
+
+def _failures(s: dict[str, Any]) -> str:
+    reasons = s["failures"]
+    if s.get("unsupported") and not reasons:
+        return s["unsupported"]
+    return f"{len(reasons)} of {s['runs']} runs failed: {reasons[-1]}" if reasons else ""
+
+
+def _failed(s: dict[str, Any]) -> str:
+    return "unsupported" if s.get("unsupported") and not s["failures"] else "failed"
+
+
+def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per workload, case and client: median/min/max of every figure that applies."""
+    metrics = ["records_per_s", "mb_per_s", "wall", "cpu", "rss_mb", "proc_cpu"]
+    metrics += ["first_record_s", "settle_s", "achieved_rate", "p50", "p99", "p999", "max"]
+    out: dict[str, Any] = {}
+    for r in runs:
+        if "lat_us" in r:
+            r.update(
+                zip(("p50", "p99", "p999", "max"), (v / 1000 for v in r["lat_us"]), strict=True)
+            )
+    for workload, wruns in _by(runs, "workload").items():
+        for case, cruns in _by(wruns, "case").items():
+            for client, kruns in _by(cruns, "client").items():
+                figures = {m: summarize(kruns, m) for m in metrics}
+                figures = {m: s for m, s in figures.items() if "median" in s}
+                first = summarize(kruns, "round")
+                out.setdefault(workload, {}).setdefault(case, {})[client] = {
+                    "runs": first["runs"],
+                    "ok": first["ok"],
+                    "failures": first["failures"],
+                    **({"unsupported": first["unsupported"]} if "unsupported" in first else {}),
+                    **figures,
+                }
+    return out
+
+
+def _med(s: dict[str, Any], metric: str) -> float | None:
+    m = s.get(metric)
+    return m["median"] if m else None
+
+
+def consumer_table(case: dict[str, Any], versions: dict[str, Any]) -> list[str]:
+    lines = [
+        "| client | records/s | min-max | MB/s (values) | wall s | CPU s | peak RSS MB "
+        "| vs ferrokafka |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    base = _med(case.get("ferrokafka", {}), "records_per_s")
+    for client, s in case.items():
+        name = label(client, versions)
+        rate = _med(s, "records_per_s")
+        if rate is None:
+            lines.append(f"| {name} | {_failed(s)} | {_failures(s)} | | | | | |")
+            continue
+        r = s["records_per_s"]
+        ratio = f"{rate / base:.2f}x" if base else "n/a"
+        lines.append(
+            f"| {name} | {_rate(rate)} | {_rate(r['min'])}-{_rate(r['max'])} "
+            f"| {_med(s, 'mb_per_s'):.0f} | {_med(s, 'wall'):.2f} | {_med(s, 'cpu'):.2f} "
+            f"| {s['rss_mb']['max']:.0f} | {ratio} |"
+        )
+    return lines
+
+
+def latency_table(case: dict[str, Any], versions: dict[str, Any]) -> list[str]:
+    lines = [
+        "| client | p50 ms | p99 ms | p99.9 ms | max ms | CPU s | peak RSS MB "
+        "| p99 / ferrokafka's | produced at |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    base = _med(case.get("ferrokafka", {}), "p99")
+    for client, s in case.items():
+        name = label(client, versions)
+        p99 = _med(s, "p99")
+        if p99 is None:
+            lines.append(f"| {name} | {_failed(s)} | {_failures(s)} | | | | | | |")
+            continue
+        ratio = f"{p99 / base:.2f}x" if base else "n/a"
+        achieved = _med(s, "achieved_rate")
+        lines.append(
+            f"| {name} | {_med(s, 'p50'):.1f} | {p99:.1f} | {_med(s, 'p999'):.1f} "
+            f"| {_med(s, 'max'):.1f} | {_med(s, 'cpu'):.2f} | {s['rss_mb']['max']:.0f} "
+            f"| {ratio} | {_rate(achieved) if achieved else '?'}/s |"
+        )
+    return lines
+
+
+def producer_table(cases: dict[str, Any], versions: dict[str, Any]) -> list[str]:
+    lines = [
+        "| producer | acks, codec | records/s | min-max | MB/s | wall s | CPU s | peak RSS MB "
+        "| vs ferrokafka |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for case_name, case in cases.items():
+        base = _med(case.get("ferrokafka", {}), "records_per_s")
+        for client, s in case.items():
+            name = label(client, versions, "producer")
+            rate = _med(s, "records_per_s")
+            if rate is None:
+                lines.append(f"| {name} | {case_name} | {_failed(s)} | {_failures(s)} | | | | | |")
+                continue
+            r = s["records_per_s"]
+            ratio = f"{rate / base:.2f}x" if base else "n/a"
+            lines.append(
+                f"| {name} | {case_name} | {_rate(rate)} | {_rate(r['min'])}-{_rate(r['max'])} "
+                f"| {_med(s, 'mb_per_s'):.1f} | {_med(s, 'wall'):.2f} | {_med(s, 'cpu'):.2f} "
+                f"| {s['rss_mb']['max']:.0f} | {ratio} |"
+            )
+    return lines
+
+
+def group_table(case: dict[str, Any], versions: dict[str, Any]) -> list[str]:
+    lines = [
+        "| client | start to first record s | min-max | 4th member to settled s | min-max "
+        "| settle / ferrokafka's |",
+        "|---|---|---|---|---|---|",
+    ]
+    base = _med(case.get("ferrokafka", {}), "settle_s")
+    for client, s in case.items():
+        name = label(client, versions, "group")
+        if _med(s, "settle_s") is None:
+            lines.append(f"| {name} | {_failed(s)} | {_failures(s)} | | | |")
+            continue
+        f, st = s["first_record_s"], s["settle_s"]
+        ratio = f"{st['median'] / base:.2f}x" if base else "n/a"
+        lines.append(
+            f"| {name} | {f['median']:.2f} | {f['min']:.2f}-{f['max']:.2f} | {st['median']:.2f} "
+            f"| {st['min']:.2f}-{st['max']:.2f} | {ratio} |"
+        )
+    return lines
+
+
+def _notes(summ: dict[str, Any], versions: dict[str, Any]) -> list[str]:
+    """One line per client that ran, saying what it is and how it is set up."""
+    seen: dict[str, set[str]] = {}
+    for workload, cases in summ.items():
+        role = {"W6": "producer", "W7": "group"}.get(workload, "consumer")
+        for case in cases.values():
+            seen.setdefault(role, set()).update(case)
+    lines = []
+    where = {"consumer": "", "producer": " (W6)", "group": " (W7)"}
+    for role, notes in (("consumer", NOTES), ("producer", PRODUCER_NOTES), ("group", GROUP_NOTES)):
+        lines += [
+            f"- {label(c, versions, role)}{where[role]}: {notes[c]}"
+            for c in notes
+            if c in seen.get(role, ())
+        ]
+    return lines
+
+
+def markdown(report: dict[str, Any]) -> str:
+    versions = report["machine"]["versions"]
+    m = report["machine"]
+    summ = report["summary"]
+    out = [
+        f"# ferrokafka benchmark harness, {report['date']}",
+        "",
+        f"`{report['command']}`: {m['cores']} cores ({m['cpu_model']}, {m['machine']}), "
+        f"{m['memory_gib']} GiB, Python {m['python']}, broker: {versions['broker']}; "
+        f"{report['rounds']} round(s) alternating between clients, each client in its own "
+        "process"
+        + (" (--quick: sizes too small to compare clients)" if report["quick"] else "")
+        + f"; took {report['elapsed_s']:.0f} s; 1-minute load average at start and end "
+        + ", ".join(f"{v[0]:.1f}" for v in m.get("load_average_1_5_15", {}).values())
+        + " (the cores are shared with other work).",
+        "",
+        "Every consumer run checks what it read: the count and a checksum of offsets and value "
+        "lengths (ConsumerPerformance: count and bytes); every producer run, that the broker "
+        "stored exactly what was acknowledged. Figures are medians over rounds, with min-max; "
+        "CPU s is the process CPU time (all threads) of the timed region, from the client's "
+        "construction to its close; peak RSS is the whole process's (max over rounds). A run "
+        "that failed is listed as failed, with its reason.",
+        "",
+        "Versions: " + ", ".join(f"{k} {v}" for k, v in versions.items() if k != "broker") + ".",
+    ]
+    fk = m["ferrokafka"]
+    if fk["start"] == fk["end"]:
+        out += ["", f"ferrokafka: {fk['start']}."]
+    else:
+        out += [
+            "",
+            f"**ferrokafka changed during this run**: at the start {fk['start']}, at the end "
+            f"{fk['end']}; its figures mix both.",
+        ]
+    notes = _notes(summ, versions)
+    if notes:
+        out += ["", "Clients:", "", *notes]
+    for workload in report["workloads"]:
+        desc = report["descriptions"].get(workload, "")
+        cases = summ.get(workload, {})
+        out += ["", f"## {workload}: {desc}"]
+        if workload in CONSUMER_WORKLOADS:
+            for case_name, case in cases.items():
+                if len(cases) > 1:
+                    out += ["", f"### {workload} {case_name}"]
+                out += ["", *consumer_table(case, versions)]
+        elif workload == "W5":
+            for case_name, case in cases.items():
+                out += ["", f"### produced at {case_name}", "", *latency_table(case, versions)]
+        elif workload == "W6":
+            out += ["", *producer_table(cases, versions)]
+        elif workload == "W7":
+            for case in cases.values():
+                out += ["", *group_table(case, versions)]
+    goals = targets(summ)
+    if goals:
+        quick = " (--quick: these sizes say nothing about the targets)" if report["quick"] else ""
+        out += ["", f"## Targets of issue 6{quick}", "", *goals]
+    if report.get("not_run"):
+        out += ["", "## Not run", ""]
+        out += [f"- {name}: {why}" for name, why in report["not_run"].items()]
+    return "\n".join(out) + "\n"
+
+
+def targets(summ: dict[str, Any]) -> list[str]:
+    """Issue 6's targets against the figures of this run, each said met or not met."""
+    lines = []
+
+    def med(w: str, case: str, client: str, metric: str) -> float | None:
+        return _med(summ.get(w, {}).get(case, {}).get(client, {}), metric)
+
+    def check(what: str, ours: float | None, theirs: float | None, want: float, hi: bool) -> None:
+        if ours is None or theirs is None:
+            lines.append(f"- {what}: no figure (a client failed or did not run)")
+            return
+        ratio = ours / theirs
+        met = ratio >= want if hi else ratio <= want
+        lines.append(
+            f"- {what}: {ratio:.2f}x (target {'>=' if hi else '<='} {want:g}x): "
+            + ("met" if met else "**not met**")
+        )
+
+    for w in CONSUMER_WORKLOADS:
+        for case in summ.get(w, {}):
+            tag = f"{w}{'' if case == 'none' else ' ' + case}"
+            rate = med(w, case, "ferrokafka", "records_per_s")
+            check(
+                f"{tag} records/s, ferrokafka `getmany` / aiokafka",
+                rate,
+                med(w, case, "aiokafka", "records_per_s"),
+                5,
+                True,
+            )
+            check(
+                f"{tag} records/s, ferrokafka `getmany` / confluent-kafka `Consumer`",
+                rate,
+                med(w, case, "confluent-kafka", "records_per_s"),
+                2,
+                True,
+            )
+            check(
+                f"{tag} records/s, ferrokafka `getmany_arrow` / Java KafkaConsumer (CRC on)",
+                med(w, case, "ferrokafka-arrow", "records_per_s"),
+                med(w, case, "java", "records_per_s"),
+                1,
+                True,
+            )
+            rss = summ.get(w, {}).get(case, {})
+            ours, theirs = rss.get("ferrokafka", {}).get("rss_mb"), rss.get("aiokafka", {})
+            check(
+                f"{tag} peak RSS, ferrokafka `getmany` / aiokafka",
+                ours["max"] if ours else None,
+                theirs["rss_mb"]["max"] if theirs.get("rss_mb") else None,
+                1,
+                False,
+            )
+    if "1000/s" in summ.get("W5", {}):
+        check(
+            "W5 1000/s p99 latency, ferrokafka `getmany` / confluent-kafka `Consumer`",
+            med("W5", "1000/s", "ferrokafka", "p99"),
+            med("W5", "1000/s", "confluent-kafka", "p99"),
+            1,
+            False,
+        )
+    return lines
+
+
+def write(report: dict[str, Any], out_dir: Path) -> tuple[Path, Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    js = out_dir / "results.json"
+    md = out_dir / "results.md"
+    js.write_text(json.dumps(report, indent=1, sort_keys=False) + "\n")
+    md.write_text(markdown(report))
+    return js, md

@@ -1,0 +1,160 @@
+"""One run of one client in a child process, with a stall watchdog.
+
+The child prints JSON lines on stdout (``tally``): ``{"progress": n}`` while it works,
+``{"ready": true}`` when a latency consumer is polling, and ``{"result": {...}}`` last. Other
+stdout lines (Kafka's tools print their own figures) are kept as ``lines``. The watchdog kills
+the child (SIGKILL, by its pid) when its progress count has not changed for ``stall_s`` or the
+whole run exceeds ``timeout_s``: a hung client fails its run instead of hanging the harness.
+The parent reaps the child with ``wait4`` for the process's own CPU time and peak RSS.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+BENCHES = Path(__file__).resolve().parents[1]
+ROOT = BENCHES.parent
+
+
+@dataclass
+class Outcome:
+    ok: bool
+    result: dict[str, Any] | None
+    error: str | None
+    lines: list[str] = field(default_factory=list)
+    #: CPU seconds (user + system) of the whole child process, from wait4. (Its ru_maxrss is
+    #: not used: after vfork+exec it starts at the parent's peak; children report VmHWM.)
+    proc_cpu: float = 0.0
+
+
+def python_child(spec: dict[str, Any]) -> list[str]:
+    """The argv of a Python child running ``spec`` (see ``child``)."""
+    import sys
+
+    return [sys.executable, "-m", "harness.child", json.dumps(spec)]
+
+
+class Child:
+    def __init__(
+        self, argv: list[str], *, stall_s: float | None, timeout_s: float, name: str
+    ) -> None:
+        self.name = name
+        self.stall_s = stall_s
+        self.timeout_s = timeout_s
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(
+            p for p in (str(BENCHES), env.get("PYTHONPATH", "")) if p
+        )
+        self._stderr = tempfile.TemporaryFile(mode="w+b")
+        self.started = time.monotonic()
+        self.proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            env=env,
+            cwd=ROOT,
+        )
+        self._lock = threading.Lock()
+        self._progress: Any = None
+        self._last_change = self.started
+        self._result: dict[str, Any] | None = None
+        self._ready = threading.Event()
+        self._eof = threading.Event()
+        self.lines: list[str] = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for raw in self.proc.stdout:
+            line = raw.decode(errors="replace").rstrip("\n")
+            event = None
+            if line.startswith("{"):
+                with contextlib.suppress(ValueError):
+                    event = json.loads(line)
+            if not isinstance(event, dict):
+                self.lines.append(line)
+                continue
+            with self._lock:
+                if "progress" in event and event["progress"] != self._progress:
+                    self._progress = event["progress"]
+                    self._last_change = time.monotonic()
+                if event.get("ready"):
+                    self._ready.set()
+                if "result" in event:
+                    self._result = event["result"]
+        self._eof.set()
+
+    def _overdue(self) -> str | None:
+        now = time.monotonic()
+        if now - self.started > self.timeout_s:
+            return f"timed out after {self.timeout_s:.0f}s"
+        with self._lock:
+            idle = now - self._last_change
+            seen = self._progress
+        if self.stall_s is not None and idle > self.stall_s:
+            return f"stalled: no progress for {self.stall_s:.0f}s (last progress {seen})"
+        return None
+
+    def wait_ready(self, timeout_s: float) -> str | None:
+        """Wait for ``{"ready": true}``; the reason it did not come otherwise."""
+        deadline = time.monotonic() + timeout_s
+        while not self._ready.wait(0.05):
+            if self._eof.is_set():
+                return "exited before it was ready: " + self._stderr_tail()
+            if time.monotonic() > deadline:
+                return f"not ready after {timeout_s:.0f}s"
+        return None
+
+    def kill(self) -> None:
+        if self.proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                self.proc.kill()
+
+    def finish(self) -> Outcome:
+        """Wait for the child (watchdog on), reap it and return what it reported."""
+        reason = None
+        while not self._eof.wait(0.1):
+            reason = self._overdue()
+            if reason is not None:
+                self.kill()
+                break
+        self._reader.join(30)
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+        _, status, usage = os.wait4(self.proc.pid, 0)
+        self.proc.returncode = os.waitstatus_to_exitcode(status)
+        proc_cpu = usage.ru_utime + usage.ru_stime
+        if reason is None and self.proc.returncode != 0:
+            reason = f"exit {self.proc.returncode}: {self._stderr_tail()}"
+        if reason is None and self._result is None:
+            reason = "no result line: " + self._stderr_tail()
+        self._stderr.close()
+        return Outcome(
+            ok=reason is None,
+            result=self._result,
+            error=reason,
+            lines=self.lines,
+            proc_cpu=proc_cpu,
+        )
+
+    def _stderr_tail(self) -> str:
+        self._stderr.flush()
+        self._stderr.seek(0)
+        text = self._stderr.read().decode(errors="replace")
+        lines = [ln for ln in text.splitlines() if ln.strip()]
+        return lines[-1][:500] if lines else "(no stderr)"
+
+
+def run(argv: list[str], *, stall_s: float | None, timeout_s: float, name: str) -> Outcome:
+    return Child(argv, stall_s=stall_s, timeout_s=timeout_s, name=name).finish()

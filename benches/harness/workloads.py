@@ -1,0 +1,444 @@
+"""W1-W7 of issue 6: what each writes, which clients run it and how a run is checked.
+
+Every workload alternates its clients round by round (A B C ... A B C ...). A run that reads
+the wrong data, fails, stalls or times out is recorded as failed with its reason; the harness
+goes on with the next run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import runner
+from .datasets import MASK, Dataset, end_offsets, write_dataset
+from .java import (
+    CONSUMER_PERFORMANCE,
+    PRODUCER_PERFORMANCE,
+    Java,
+    parse_consumer_performance,
+    parse_producer_performance,
+)
+
+PYTHON_CONSUMERS = [
+    "ferrokafka",
+    "ferrokafka-arrow",
+    "ferrokafka-group",
+    "aiokafka",
+    "kafka-python",
+    "confluent-kafka",
+    "confluent-kafka-aio",
+    "kafkarrow",
+]
+CONSUMERS = [*PYTHON_CONSUMERS, "java", "java-perf"]
+LATENCY_CONSUMERS = [*PYTHON_CONSUMERS, "java"]  # ConsumerPerformance has no latency mode
+PRODUCERS = ["ferrokafka", "aiokafka", "confluent-kafka", "java-perf"]
+GROUP_CLIENTS = [
+    "ferrokafka",
+    "aiokafka",
+    "confluent-kafka",
+    "java",
+    "ferrokafka-kip848",
+    "java-kip848",
+]
+ALL_CLIENTS = sorted({*CONSUMERS, *PRODUCERS, *GROUP_CLIENTS})
+WORKLOADS = ["W1", "W2", "W3", "W4", "W5", "W6", "W7"]
+
+LATENCY_VALUE_SIZE = 100
+PRODUCER_VALUE_SIZE = 100
+PRODUCER_CONFIGS = [("1", "none"), ("all", "none"), ("1", "lz4"), ("all", "lz4")]
+GROUP_PARTITIONS = 8
+
+
+@dataclass(frozen=True)
+class Sizes:
+    w1: Dataset
+    w2: Dataset
+    w4: Dataset
+    #: W5: produce rate (records/s) -> seconds measured; warm-up seconds before each.
+    w5_seconds: dict[int, float]
+    w5_warmup: float
+    w6_records: int
+    w7: Dataset
+
+    def w3(self, codec: str) -> Dataset:
+        return Dataset(self.w1.partitions, self.w1.records, self.w1.value_size, codec)
+
+
+FULL = Sizes(
+    w1=Dataset(8, 5_000_000, 100),
+    w2=Dataset(8, 1_000_000, 1024),
+    w4=Dataset(1000, 1_000_000, 100),
+    w5_seconds={1000: 10.0, 50_000: 5.0},
+    w5_warmup=2.0,
+    w6_records=1_000_000,
+    w7=Dataset(GROUP_PARTITIONS, 8_000, 100),
+)
+QUICK = Sizes(
+    w1=Dataset(8, 40_000, 100),
+    w2=Dataset(8, 8_000, 1024),
+    w4=Dataset(100, 10_000, 100),
+    w5_seconds={1000: 0.5, 50_000: 0.2},
+    w5_warmup=0.3,
+    w6_records=10_000,
+    w7=Dataset(GROUP_PARTITIONS, 800, 100),
+)
+
+
+@dataclass
+class Context:
+    bootstrap: str
+    kafka: Any  # ferrokafka.testing.KafkaBroker or ExternalKafka: create_topic, delete_topic
+    java: Java | None
+    sizes: Sizes
+    rounds: int
+    stall_s: float
+    max_records: int | None = None
+    log: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True)
+    runs: list[dict[str, Any]] = field(default_factory=list)
+
+    def topic(self, *parts: object) -> str:
+        name = "-".join(str(p) for p in ("bench", *parts, os.getpid(), uuid.uuid4().hex[:6]))
+        return name.replace("=", "").replace("/", "")
+
+    def record(self, run: dict[str, Any]) -> dict[str, Any]:
+        self.runs.append(run)
+        self.log(progress_line(run, self.rounds))
+        return run
+
+
+def progress_line(run: dict[str, Any], rounds: int) -> str:
+    head = f"[{run['workload']} {run['case']} round {run['round']}/{rounds}] {run['client']}"
+    if run["case"] == "setup":
+        head = f"[{run['workload']}] setting up"
+    if run.get("unsupported"):
+        return f"{head}: UNSUPPORTED: {run['unsupported']}"
+    if not run["ok"]:
+        return f"{head}: FAILED: {run['error']}"
+    if "lat_us" in run:
+        p50, p99, p999, _ = (v / 1000 for v in run["lat_us"])
+        return f"{head}: p50 {p50:.1f} ms, p99 {p99:.1f} ms, p99.9 {p999:.1f} ms"
+    if "settle_s" in run:
+        return f"{head}: first record {run['first_record_s']:.2f}s, settle {run['settle_s']:.2f}s"
+    return (
+        f"{head}: {run['records_per_s'] / 1e6:.3f} M rec/s, {run['mb_per_s']:.1f} MB/s, "
+        f"wall {run['wall']:.2f}s, cpu {run['cpu']:.2f}s, rss {run.get('rss_mb', 0):.0f} MB"
+    )
+
+
+def _base(workload: str, case: str, client: str, rnd: int) -> dict[str, Any]:
+    return {"workload": workload, "case": case, "client": client, "round": rnd}
+
+
+#: How librdkafka says it was built without a codec: the client cannot read that data at all.
+NO_CODEC = "Local: Not implemented"
+
+
+def _finish(run: dict[str, Any], out: runner.Outcome, error: str | None = None) -> dict[str, Any]:
+    run["ok"] = out.ok and error is None
+    run["error"] = out.error or error
+    if not run["ok"] and run["case"] in ("lz4", "zstd") and NO_CODEC in (run["error"] or ""):
+        # Said as such in the table, and not a harness failure.
+        run["unsupported"] = f"cannot read {run['case']} (its librdkafka: {NO_CODEC})"
+    run["proc_cpu"] = out.proc_cpu
+    if out.result:
+        run.update(out.result)
+    if run["ok"] and "wall" in run and "count" in run:
+        run["records_per_s"] = run["count"] / run["wall"]
+        run["mb_per_s"] = run.get("bytes", 0) / run["wall"] / 1e6
+    return run
+
+
+def _timeout(records: int) -> float:
+    return 120.0 + records / 10_000
+
+
+def _need_java(ctx: Context) -> Java:
+    if ctx.java is None:
+        raise RuntimeError("no JDK: the Java clients cannot run")
+    return ctx.java
+
+
+# -- W1-W4: consuming a dataset ----------------------------------------------------------------
+
+
+def consume_once(
+    ctx: Context, workload: str, case: str, client: str, rnd: int, topic: str, ds: Dataset
+) -> dict[str, Any]:
+    run = _base(workload, case, client, rnd)
+    timeout = _timeout(ds.records)
+    if client in PYTHON_CONSUMERS:
+        spec = {
+            "role": "consume",
+            "client": client,
+            "bootstrap": ctx.bootstrap,
+            "topic": topic,
+            "partitions": ds.partitions,
+            "expected": ds.records,
+            "max_records": ctx.max_records,
+        }
+        argv = runner.python_child(spec)
+        out = runner.run(argv, stall_s=ctx.stall_s, timeout_s=timeout, name=client)
+    elif client == "java":
+        argv = _need_java(ctx).consumer(
+            "throughput", ctx.bootstrap, topic, ds.partitions, ds.records
+        )
+        out = runner.run(argv, stall_s=ctx.stall_s, timeout_s=timeout, name=client)
+    elif client == "java-perf":
+        argv = _need_java(ctx).tool(
+            CONSUMER_PERFORMANCE,
+            "--bootstrap-server",
+            ctx.bootstrap,
+            "--topic",
+            topic,
+            "--num-records",
+            ds.records,
+            # The tool's own stall limit: it stops when no record came for this long.
+            "--timeout",
+            int(ctx.stall_s * 1000),
+            "--group",
+            f"bench-perf-{uuid.uuid4().hex[:10]}",
+        )
+        out = runner.run(argv, stall_s=None, timeout_s=timeout, name=client)
+        if out.ok and out.result is not None:
+            try:
+                count, mb = parse_consumer_performance(out.lines)
+            except ValueError as exc:
+                return ctx.record(_finish(run, out, str(exc)))
+            # It prints MB (2^20 bytes) of keys and values with four decimals, no checksum.
+            if abs(mb - ds.key_and_value_bytes() / 2**20) > 0.00011:
+                error = f"read {mb} MB of keys and values, expected {ds.key_and_value_bytes()} B"
+                return ctx.record(_finish(run, out, error))
+            out.result.update(count=count, bytes=ds.value_bytes(), verified="count, bytes")
+            out.result["tool_output"] = out.lines[-2:]
+    else:
+        raise ValueError(f"no consumer client {client!r}")
+    error = None
+    if out.ok and out.result is not None and "checksum" in out.result:
+        got, want = (out.result["count"], out.result["checksum"]), (ds.records, ds.checksum())
+        if got != want:
+            error = f"read wrong data: (count, checksum) {got}, expected {want}"
+        out.result["verified"] = "count, checksum"
+    elif out.ok and out.result is not None and out.result.get("count") != ds.records:
+        error = f"read {out.result.get('count')} records, expected {ds.records}"
+    return ctx.record(_finish(run, out, error))
+
+
+def consume_workload(
+    ctx: Context, workload: str, case: str, ds: Dataset, clients: list[str]
+) -> list[dict[str, Any]]:
+    topic = ctx.topic(workload, case)
+    ctx.kafka.create_topic(topic, partitions=ds.partitions)
+    try:
+        t = time.perf_counter()
+        asyncio.run(write_dataset(ctx.bootstrap, topic, ds))
+        ctx.log(f"[{workload} {case}] wrote {ds.describe()} in {time.perf_counter() - t:.1f}s")
+        runs = []
+        for rnd in range(1, ctx.rounds + 1):
+            for client in clients:  # alternating: A B C ... A B C ...
+                runs.append(consume_once(ctx, workload, case, client, rnd, topic, ds))
+        return runs
+    finally:
+        ctx.kafka.delete_topic(topic)
+
+
+# -- W5: end-to-end latency at a fixed produce rate --------------------------------------------
+
+
+def latency_once(
+    ctx: Context, case: str, client: str, rnd: int, rate: int, seconds: float
+) -> dict[str, Any]:
+    run = _base("W5", case, client, rnd)
+    n = int(rate * seconds)
+    partitions = 8
+    topic = ctx.topic("W5", rate, client, rnd)
+    ctx.kafka.create_topic(topic, partitions=partitions)
+    try:
+        if client == "java":
+            argv = _need_java(ctx).consumer("latency", ctx.bootstrap, topic, partitions, n)
+        else:
+            spec = {
+                "role": "consume",
+                "client": client,
+                "bootstrap": ctx.bootstrap,
+                "topic": topic,
+                "partitions": partitions,
+                "expected": n,
+                "latency": True,
+            }
+            argv = runner.python_child(spec)
+        timeout = 120.0 + seconds * 3
+        consumer = runner.Child(argv, stall_s=ctx.stall_s, timeout_s=timeout, name=client)
+        not_ready = consumer.wait_ready(60.0)
+        if not_ready is not None:
+            consumer.kill()
+            return ctx.record(_finish(run, consumer.finish(), not_ready))
+        source = {
+            "role": "rate-produce",
+            "bootstrap": ctx.bootstrap,
+            "topic": topic,
+            "rate": rate,
+            "seconds": seconds,
+            "warmup": ctx.sizes.w5_warmup,
+            "value_size": LATENCY_VALUE_SIZE,
+        }
+        produced = runner.run(
+            runner.python_child(source), stall_s=ctx.stall_s, timeout_s=timeout, name="source"
+        )
+        if not produced.ok:
+            consumer.kill()
+            consumer.finish()
+            return ctx.record(_finish(run, produced, f"the producer failed: {produced.error}"))
+        out = consumer.finish()
+        error = None
+        want = (n, (31 * (n * (n - 1) // 2) + n * LATENCY_VALUE_SIZE) & MASK)
+        if out.ok and out.result is not None:
+            got = (out.result["count"], out.result["checksum"])
+            if got != want:
+                error = f"read wrong data: (count, checksum) {got}, expected {want}"
+            out.result["verified"] = "count, checksum"
+        run["achieved_rate"] = (produced.result or {}).get("achieved_rate")
+        return ctx.record(_finish(run, out, error))
+    finally:
+        ctx.kafka.delete_topic(topic)
+
+
+def latency_workload(ctx: Context, clients: list[str]) -> list[dict[str, Any]]:
+    runs = []
+    for rate, seconds in ctx.sizes.w5_seconds.items():
+        case = f"{rate}/s"
+        for rnd in range(1, ctx.rounds + 1):
+            for client in clients:
+                runs.append(latency_once(ctx, case, client, rnd, rate, seconds))
+    return runs
+
+
+# -- W6: producer throughput -------------------------------------------------------------------
+
+
+def produce_once(
+    ctx: Context, case: str, client: str, rnd: int, acks: str, codec: str
+) -> dict[str, Any]:
+    run = _base("W6", case, client, rnd)
+    n = ctx.sizes.w6_records
+    partitions = 8
+    topic = ctx.topic("W6", acks, codec, client, rnd)
+    ctx.kafka.create_topic(topic, partitions=partitions)
+    try:
+        if client == "java-perf":
+            argv = _need_java(ctx).tool(
+                PRODUCER_PERFORMANCE,
+                "--topic",
+                topic,
+                "--num-records",
+                n,
+                "--record-size",
+                PRODUCER_VALUE_SIZE,
+                "--throughput",
+                -1,
+                "--producer-props",
+                f"bootstrap.servers={ctx.bootstrap}",
+                f"acks={acks}",
+                f"compression.type={codec}",
+                "linger.ms=5",
+                "enable.idempotence=false",
+            )
+        else:
+            spec = {
+                "role": "produce",
+                "client": client,
+                "bootstrap": ctx.bootstrap,
+                "topic": topic,
+                "records": n,
+                "value_size": PRODUCER_VALUE_SIZE,
+                "acks": acks,
+                "codec": codec,
+            }
+            argv = runner.python_child(spec)
+        stall = None if client == "java-perf" else ctx.stall_s
+        out = runner.run(argv, stall_s=stall, timeout_s=_timeout(n), name=client)
+        error = None
+        if out.ok and out.result is not None:
+            if client == "java-perf":
+                out.result["tool_output"] = out.lines[-1:]
+                try:
+                    out.result["count"] = parse_producer_performance(out.lines)
+                except ValueError as exc:
+                    error = str(exc)
+            out.result["bytes"] = n * PRODUCER_VALUE_SIZE
+            stored = sum(asyncio.run(end_offsets(ctx.bootstrap, topic, partitions)))
+            out.result["verified"] = "acknowledged count, broker end offsets"
+            if error is None and (out.result.get("count"), stored) != (n, n):
+                error = f"{out.result.get('count')} acknowledged, {stored} stored, expected {n}"
+        return ctx.record(_finish(run, out, error))
+    finally:
+        ctx.kafka.delete_topic(topic)
+
+
+def produce_workload(ctx: Context, clients: list[str]) -> list[dict[str, Any]]:
+    runs = []
+    for acks, codec in PRODUCER_CONFIGS:
+        case = f"acks={acks} {codec}"
+        for rnd in range(1, ctx.rounds + 1):
+            for client in clients:
+                runs.append(produce_once(ctx, case, client, rnd, acks, codec))
+    return runs
+
+
+# -- W7: group timings -------------------------------------------------------------------------
+
+
+def group_workload(ctx: Context, clients: list[str]) -> list[dict[str, Any]]:
+    ds = ctx.sizes.w7
+    topic = ctx.topic("W7")
+    ctx.kafka.create_topic(topic, partitions=ds.partitions)
+    runs = []
+    try:
+        asyncio.run(write_dataset(ctx.bootstrap, topic, ds))
+        for rnd in range(1, ctx.rounds + 1):
+            for client in clients:
+                run = _base("W7", "groups", client, rnd)
+                if client.startswith("java"):
+                    protocol = "consumer" if client.endswith("kip848") else "classic"
+                    group = f"bench-w7-{uuid.uuid4().hex[:10]}"
+                    argv = _need_java(ctx).group(
+                        ctx.bootstrap, topic, ds.partitions, group, protocol
+                    )
+                else:
+                    spec = {
+                        "role": "group",
+                        "client": client,
+                        "bootstrap": ctx.bootstrap,
+                        "topic": topic,
+                        "partitions": ds.partitions,
+                    }
+                    argv = runner.python_child(spec)
+                out = runner.run(argv, stall_s=None, timeout_s=400.0, name=client)
+                runs.append(ctx.record(_finish(run, out)))
+    finally:
+        ctx.kafka.delete_topic(topic)
+    return runs
+
+
+# -- summaries ---------------------------------------------------------------------------------
+
+
+def summarize(runs: list[dict[str, Any]], metric: str) -> dict[str, Any]:
+    """Median and min-max of ``metric`` over the successful runs, and the failures."""
+    ok = [r for r in runs if r["ok"] and r.get(metric) is not None]
+    failed = [r["error"] for r in runs if not r["ok"] and not r.get("unsupported")]
+    unsupported = [r["unsupported"] for r in runs if r.get("unsupported")]
+    out: dict[str, Any] = {"runs": len(runs), "ok": len(ok), "failures": failed}
+    if unsupported:
+        out["unsupported"] = unsupported[-1]
+    if ok:
+        values = [r[metric] for r in ok]
+        out.update(median=statistics.median(values), min=min(values), max=max(values))
+    return out

@@ -1,0 +1,102 @@
+"""The benchmark harness (``benches/harness.py``, issue 6) runs end to end with ``--quick``
+against the session's broker: every workload, every client, each run verified, and the
+Markdown, JSON and PNG outputs written. Timings are never asserted."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.integration
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benches"))
+
+from harness.workloads import (  # noqa: E402
+    CONSUMERS,
+    GROUP_CLIENTS,
+    LATENCY_CONSUMERS,
+    PRODUCERS,
+    WORKLOADS,
+)
+
+#: What one --quick run covers: workload -> (cases, clients).
+EXPECTED = {
+    "W1": (["none"], CONSUMERS),
+    "W2": (["none"], CONSUMERS),
+    "W3": (["lz4", "zstd"], CONSUMERS),
+    "W4": (["none"], CONSUMERS),
+    "W5": (["1000/s", "50000/s"], LATENCY_CONSUMERS),
+    "W6": (["acks=1 none", "acks=all none", "acks=1 lz4", "acks=all lz4"], PRODUCERS),
+    "W7": (["groups"], GROUP_CLIENTS),
+}
+
+
+@pytest.fixture(scope="module")
+def quick_run(bootstrap_servers: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("bench") / "results"
+    argv = [sys.executable, str(ROOT / "benches" / "harness.py"), "--quick"]
+    argv += ["--bootstrap", bootstrap_servers, "--out", str(out)]
+    proc = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=570)
+    assert proc.returncode == 0, f"exit {proc.returncode}:\n{proc.stderr[-4000:]}"
+    return out
+
+
+@pytest.fixture(scope="module")
+def report(quick_run: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((quick_run / "results.json").read_text())
+    return data
+
+
+@pytest.mark.timeout(600)
+def test_every_run_of_every_client_passed_its_verification(report: dict[str, Any]) -> None:
+    runs = report["runs"]
+    failed = [r for r in runs if not r["ok"] and not r.get("unsupported")]
+    assert not failed, json.dumps(failed, indent=1)[:4000]
+    # The one thing a peer cannot do at all (kafkarrow's librdkafka has no zstd) is said so.
+    unsupported = {(r["workload"], r["case"], r["client"]) for r in runs if r.get("unsupported")}
+    assert unsupported <= {("W3", "zstd", "kafkarrow")}, unsupported
+    for r in runs:
+        if r["ok"] and r["workload"] in ("W1", "W2", "W3", "W4", "W5"):
+            assert r["verified"].startswith("count"), r
+        if r["ok"] and r["workload"] == "W6":
+            assert r["verified"] == "acknowledged count, broker end offsets", r
+
+
+@pytest.mark.timeout(600)
+def test_every_workload_has_a_row_per_client(report: dict[str, Any]) -> None:
+    assert report["workloads"] == WORKLOADS
+    for workload, (cases, clients) in EXPECTED.items():
+        summary = report["summary"][workload]
+        assert sorted(summary) == sorted(cases), (workload, list(summary))
+        for case in cases:
+            assert list(summary[case]) == clients, (workload, case)
+            for client, s in summary[case].items():
+                assert s["runs"] == 1, (workload, case, client)
+    for workload in WORKLOADS:
+        assert any(r["workload"] == workload for r in report["runs"])
+
+
+@pytest.mark.timeout(600)
+def test_outputs_markdown_json_charts_and_machine(quick_run: Path, report: dict[str, Any]) -> None:
+    markdown = (quick_run / "results.md").read_text()
+    for workload in WORKLOADS:
+        assert f"\n## {workload}: " in markdown
+    assert "CRC checks off" in markdown
+    assert "| ferrokafka `getmany` |" in markdown
+    charts = {p.name for p in quick_run.glob("*.png")}
+    assert {"W1.png", "W2.png", "W3-lz4.png", "W3-zstd.png", "W4.png", "W7.png"} <= charts
+    assert {"W5-1000per-s.png", "W5-50000per-s.png", "W6-acks-1-none.png"} <= charts
+    for chart in charts:
+        assert (quick_run / chart).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    machine = report["machine"]
+    assert machine["cores"] >= 1 and machine["cpu_model"]
+    for name in ("ferrokafka", "aiokafka", "kafka-python", "confluent-kafka", "kafkarrow"):
+        assert machine["versions"][name], name
+    for name in ("librdkafka", "java", "broker", "kafka-clients (Java consumer)"):
+        assert machine["versions"][name], name
