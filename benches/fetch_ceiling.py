@@ -1,0 +1,159 @@
+"""How fast can the broker serve W1's data, and how close does the Arrow path get?
+
+Writes W1's dataset (``--records`` x 100 B, 8 partitions, uncompressed) once, then alternates,
+each in its own process, for ``--rounds`` rounds:
+
+- ``raw-fetch``: the same Fetch requests the consumer sends (one in flight per broker, 1 MiB
+  per partition), nothing decoded: the offset only moves by the batch headers. This is what the
+  broker and the socket deliver with no client work; it is the ceiling for any client.
+- ``ferrokafka-arrow``: ``getmany_arrow`` over the same data (pyarrow imported before the clock).
+
+Prints a Markdown table with the medians and the Arrow path's share of the ceiling.
+
+    .venv/bin/python benches/fetch_ceiling.py [--records 5000000] [--rounds 5] [--bootstrap H:P]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+PARTITIONS = 8
+
+
+async def raw_fetch(bootstrap: str, topic: str, total: int) -> int:
+    from ferrokafka import _native
+    from ferrokafka.client import AIOKafkaClient
+    from ferrokafka.protocol import ApiKey
+    from ferrokafka.structs import TopicPartition
+
+    async with AIOKafkaClient(bootstrap_servers=bootstrap) as client:
+        client.add_topic(topic)
+        await client.refresh_metadata()
+        leader = client.cluster.leader_for_partition(TopicPartition(topic, 0))
+        assert leader is not None
+        conn = await client.ready(leader)
+        position = dict.fromkeys(range(PARTITIONS), 0)
+        while sum(position.values()) < total:
+            partitions = [
+                {
+                    "partition": p,
+                    "current_leader_epoch": -1,
+                    "fetch_offset": offset,
+                    "last_fetched_epoch": -1,
+                    "log_start_offset": -1,
+                    "partition_max_bytes": 1 << 20,
+                }
+                for p, offset in position.items()
+            ]
+            body = {
+                "replica_id": -1,
+                "max_wait_ms": 500,
+                "min_bytes": 1,
+                "max_bytes": 50 << 20,
+                "isolation_level": 0,
+                "session_id": 0,
+                "session_epoch": -1,
+                "topics": [{"topic": topic, "partitions": partitions}],
+                "forgotten_topics_data": [],
+                "rack_id": "",
+            }
+            response = await conn.send(ApiKey.FETCH, body, version=12)
+            for t in response["responses"]:
+                for part in t["partitions"]:
+                    if part["error_code"]:
+                        raise RuntimeError(f"fetch error {part['error_code']}")
+                    end = _native.records_end(part["records"]) if part["records"] else None
+                    if end is not None:
+                        position[part["partition_index"]] = end[0]
+        return sum(position.values())
+
+
+async def arrow(bootstrap: str, topic: str, total: int) -> int:
+    from ferrokafka import AIOKafkaConsumer, TopicPartition
+
+    count = 0
+    async with AIOKafkaConsumer(
+        bootstrap_servers=bootstrap, auto_offset_reset="earliest", enable_auto_commit=False
+    ) as consumer:
+        consumer.assign([TopicPartition(topic, p) for p in range(PARTITIONS)])
+        while count < total:
+            for batch in (await consumer.getmany_arrow(timeout_ms=1000)).values():
+                count += batch.num_rows
+    return count
+
+
+def child(client: str, bootstrap: str, topic: str, total: int) -> None:
+    if client == "ferrokafka-arrow":
+        import pyarrow  # noqa: F401  (outside the clock, as an Arrow user has it imported)
+    run = raw_fetch if client == "raw-fetch" else arrow
+    cpu, start = time.process_time(), time.perf_counter()
+    count = asyncio.run(run(bootstrap, topic, total))
+    wall = time.perf_counter() - start
+    if count != total:
+        raise SystemExit(f"{client}: read {count:,} records, expected {total:,}")
+    print(json.dumps({"wall": wall, "cpu": time.process_time() - cpu}))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--records", type=int, default=5_000_000)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--bootstrap")
+    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        client, bootstrap, topic = args.child
+        child(client, bootstrap, topic, args.records)
+        return
+
+    from harness.broker import broker
+    from harness.datasets import Dataset, write_dataset
+
+    clients = ["raw-fetch", "ferrokafka-arrow"]
+    with broker(args.bootstrap) as b:
+        topic = f"ceiling-{uuid.uuid4().hex[:8]}"
+        b.kafka.create_topic(topic, partitions=PARTITIONS)
+        asyncio.run(write_dataset(b.bootstrap, topic, Dataset(PARTITIONS, args.records, 100)))
+        runs: dict[str, list[dict[str, Any]]] = {c: [] for c in clients}
+        for rnd in range(args.rounds):
+            for c in clients:
+                cmd = [sys.executable, __file__, "--records", str(args.records)]
+                out = subprocess.run(
+                    [*cmd, "--child", c, b.bootstrap, topic],
+                    capture_output=True,
+                    text=True,
+                    timeout=600,
+                    check=True,
+                )
+                r = json.loads(out.stdout.strip().splitlines()[-1])
+                runs[c].append(r)
+                print(
+                    f"round {rnd + 1} {c}: {args.records / r['wall'] / 1e6:.2f} M rec/s, "
+                    f"cpu {r['cpu']:.2f}s",
+                    file=sys.stderr,
+                )
+    rate = {c: statistics.median(args.records / r["wall"] for r in runs[c]) for c in clients}
+    print(f"\n# W1 ({args.records:,} x 100 B, 8 partitions): broker ceiling vs Arrow path")
+    print(f"median of {args.rounds}\n")
+    print("| reader | records/s | wall s | CPU s | share of ceiling |")
+    print("|---|---|---|---|---|")
+    for c in clients:
+        wall = statistics.median(r["wall"] for r in runs[c])
+        cpu = statistics.median(r["cpu"] for r in runs[c])
+        share = rate[c] / rate["raw-fetch"]
+        print(f"| {c} | {rate[c] / 1e6:.2f} M | {wall:.2f} | {cpu:.2f} | {share:.0%} |")
+
+
+if __name__ == "__main__":
+    main()
