@@ -132,14 +132,19 @@ def consumer_table(case: dict[str, Any], versions: dict[str, Any]) -> list[str]:
         if rate is None:
             lines.append(f"| {name} | {_failed(s)} | {_failures(s)} | | | | | |")
             continue
-        r = s["records_per_s"]
-        ratio = f"{rate / base:.2f}x" if base else "n/a"
-        lines.append(
-            f"| {name} | {_rate(rate)} | {_rate(r['min'])}-{_rate(r['max'])} "
-            f"| {_med(s, 'mb_per_s'):.0f} | {_med(s, 'wall'):.2f} | {_med(s, 'cpu'):.2f} "
-            f"| {s['rss_mb']['max']:.0f} | {ratio} |"
-        )
+        lines.append(f"| {name} | {_throughput_cells(s, rate, base, '.0f')} |")
     return lines
+
+
+def _throughput_cells(s: dict[str, Any], rate: float, base: float | None, mb: str) -> str:
+    """records/s, min-max, MB/s, wall, CPU, peak RSS and the ratio to ferrokafka's rate."""
+    r = s["records_per_s"]
+    ratio = f"{rate / base:.2f}x" if base else "n/a"
+    return (
+        f"{_rate(rate)} | {_rate(r['min'])}-{_rate(r['max'])} "
+        f"| {format(_med(s, 'mb_per_s'), mb)} | {_med(s, 'wall'):.2f} | {_med(s, 'cpu'):.2f} "
+        f"| {s['rss_mb']['max']:.0f} | {ratio}"
+    )
 
 
 def latency_table(case: dict[str, Any], versions: dict[str, Any]) -> list[str]:
@@ -179,13 +184,7 @@ def producer_table(cases: dict[str, Any], versions: dict[str, Any]) -> list[str]
             if rate is None:
                 lines.append(f"| {name} | {case_name} | {_failed(s)} | {_failures(s)} | | | | | |")
                 continue
-            r = s["records_per_s"]
-            ratio = f"{rate / base:.2f}x" if base else "n/a"
-            lines.append(
-                f"| {name} | {case_name} | {_rate(rate)} | {_rate(r['min'])}-{_rate(r['max'])} "
-                f"| {_med(s, 'mb_per_s'):.1f} | {_med(s, 'wall'):.2f} | {_med(s, 'cpu'):.2f} "
-                f"| {s['rss_mb']['max']:.0f} | {ratio} |"
-            )
+            lines.append(f"| {name} | {case_name} | {_throughput_cells(s, rate, base, '.1f')} |")
     return lines
 
 
