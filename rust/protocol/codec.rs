@@ -356,7 +356,8 @@ thread_local! {
 /// Run `decode` with bytes fields left empty and their locations recorded instead: returns the
 /// result and, in reading order, each non-null bytes field as (address, length) of its slice of
 /// the input. Used for Fetch responses, whose `records` can then be shared views of the
-/// received frame rather than copies. Not re-entrant (a nested call records nothing).
+/// received frame rather than copies. A nested call records its own spans; the outer call's
+/// are kept and resumed after it.
 pub fn capture_bytes<T>(decode: impl FnOnce() -> T) -> (T, Vec<(usize, usize)>) {
     let outer = CAPTURED.with(|c| c.borrow_mut().replace(Vec::new()));
     let result = decode();
