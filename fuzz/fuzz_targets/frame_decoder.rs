@@ -1,6 +1,7 @@
 //! Arbitrary bytes, fed in arbitrary chunks, through the frame splitter: exactly the frames (or
 //! the error) that splitting the whole stream at once gives; never a panic, never a frame above
-//! the limit, and a failed decoder stays failed.
+//! the limit, and a failed decoder stays failed. The same again with direct receiving, where
+//! large frames are written into the decoder's receive window instead of fed.
 //!
 //! Input: byte 0 = n; the next `n % 8 + 1` bytes are chunk sizes (0 taken
 //! as 1), used in turn; the rest is the
@@ -76,4 +77,45 @@ fuzz_target!(|data: &[u8]| {
         let consumed: usize = frames.iter().map(|f| 4 + f.len()).sum();
         assert_eq!(decoder.buffered(), stream.len() - consumed);
     }
+
+    let direct_min = usize::from(sizes[0]) * 4 + 1;
+    let (direct_frames, direct_failed) = receive_direct(stream, sizes, direct_min);
+    assert_eq!(direct_failed, want_failed);
+    assert_eq!(direct_frames, want);
 });
+
+/// Deliver `stream` as a buffered protocol does: into the receive window when there is one.
+fn receive_direct(stream: &[u8], sizes: &[u8], direct_min: usize) -> (Vec<Vec<u8>>, bool) {
+    let mut decoder = FrameDecoder::with_direct_min(LIMIT, direct_min);
+    let mut frames = Vec::new();
+    let mut fed = 0;
+    let mut i = 0;
+    while fed < stream.len() {
+        let mut chunk = usize::from(sizes[i % sizes.len()])
+            .max(1)
+            .min(stream.len() - fed);
+        i += 1;
+        if let Some((storage, range)) = decoder.receive_window() {
+            assert!(!range.is_empty() && range.end == storage.len());
+            chunk = chunk.min(range.len());
+            let dst = storage.window_ptr(range.start);
+            // SAFETY: `chunk` bytes fit in the window, which nothing reads yet.
+            unsafe { std::ptr::copy_nonoverlapping(stream[fed..].as_ptr(), dst, chunk) };
+            decoder.window_filled(chunk);
+        } else {
+            decoder.feed(&stream[fed..fed + chunk]);
+        }
+        fed += chunk;
+        loop {
+            match decoder.next_frame_owned() {
+                Ok(Some((storage, range))) => {
+                    assert!(range.len() <= LIMIT);
+                    frames.push(storage[range].to_vec());
+                }
+                Ok(None) => break,
+                Err(_) => return (frames, true),
+            }
+        }
+    }
+    (frames, false)
+}

@@ -16,6 +16,7 @@ __all__ = [
     "ConsumerRecord",
     "DecodedPartition",
     "FrameDecoder",
+    "ReceiveWindow",
     "SharedBytes",
     "arena_cache_info",
     "batch_position",
@@ -59,16 +60,29 @@ class FrameDecoder:
 
     A size prefix above ``max_frame_size`` (or negative) raises ``FrameTooLargeError`` as soon
     as its four bytes arrive, before the body is buffered; the decoder then stays failed.
+    A frame of ``direct_min`` bytes or more is received into its own storage: once its size is
+    known, ``receive_window()`` offers the rest of it to ``recv_into``.
     """
 
-    def __new__(cls, max_frame_size: int = ...) -> FrameDecoder: ...
+    def __new__(cls, max_frame_size: int = ..., direct_min: int = ...) -> FrameDecoder: ...
     def feed(self, data: bytes) -> list[SharedBytes]:
         """Append ``data``; return every frame body (without size prefix) now complete."""
+    def receive_window(self) -> memoryview | None:
+        """The rest of the large frame being received (writable), or None: feed instead."""
+    def received(self, nbytes: int, window: bool, scratch: bytearray) -> list[SharedBytes]:
+        """``nbytes`` arrived in the last ``receive_window()`` (``window``) or at the start of
+        ``scratch``; return every frame now complete."""
     @property
     def buffered(self) -> int:
         """Bytes received but not yet returned in a frame."""
     @property
     def max_frame_size(self) -> int: ...
+
+@final
+class ReceiveWindow:
+    """The unreceived part of a large frame, exported as a writable buffer."""
+
+    def __len__(self) -> int: ...
 
 def encode_request(
     api_key: int,

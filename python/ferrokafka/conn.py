@@ -13,7 +13,7 @@ import socket
 import ssl
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from . import _native
 from . import errors as Errors
@@ -47,27 +47,44 @@ class _Pending:
         self.timer = timer
 
 
-class _FrameProtocol(asyncio.Protocol):
-    """Feeds received bytes to the native frame decoder and hands frames to the connection."""
+_SCRATCH_SIZE = 256 * 1024
+"""Bytes received at once while no large frame is in progress (asyncio's own read size)."""
+
+
+class _FrameProtocol(asyncio.BufferedProtocol):
+    """Receives into buffers the native frame decoder hands out and passes frames to the
+    connection. The rest of a large response (a Fetch) is received straight into the storage
+    its records are decoded from; everything else goes through a reused scratch buffer."""
 
     def __init__(self, conn: Connection, max_frame_size: int) -> None:
         self._conn = conn
         self._decoder = _native.FrameDecoder(max_frame_size)
+        self._scratch = bytearray(_SCRATCH_SIZE)
+        self._scratch_view = memoryview(self._scratch)
+        self._window = False
         self.transport: asyncio.Transport | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        # uvloop's transports do not derive from asyncio.Transport; they have its methods.
+        self.transport = cast(asyncio.Transport, transport)
 
-    def data_received(self, data: bytes) -> None:
+    def get_buffer(self, sizehint: int) -> memoryview:
+        window = self._decoder.receive_window()
+        self._window = window is not None
+        return self._scratch_view if window is None else window
+
+    def buffer_updated(self, nbytes: int) -> None:
         try:
-            frames = self._decoder.feed(data)
+            frames = self._decoder.received(nbytes, self._window, self._scratch)
         except Errors.KafkaError as exc:
             # The stream can no longer be trusted (hostile or corrupt size prefix).
             self._conn.close(exc)
             return
         for frame in frames:
             self._conn._on_frame(frame)
+
+    def eof_received(self) -> bool | None:
+        return None
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._conn._on_connection_lost(exc)

@@ -1,10 +1,97 @@
 //! Size-prefixed framing: feed arbitrary chunks of a byte stream, take complete frames out.
+//!
+//! A large frame can also be received straight into its own buffer (`FrameStorage`): once its
+//! size prefix is in, the decoder allocates the body and offers the unfilled part of it as the
+//! receive window, so the socket writes each byte of a Fetch response exactly once.
+
+use std::cell::UnsafeCell;
+use std::ops::Range;
+use std::sync::Arc;
 
 use super::error::{DecodeError, Result};
 
 /// The default cap on one frame (a response). Fetch responses are bounded by `fetch_max_bytes`
 /// (default 50 MiB), so the default leaves room for that plus headers.
 pub const DEFAULT_MAX_FRAME_SIZE: usize = 100 * 1024 * 1024;
+
+/// Frames at least this large are received into their own buffer when direct receiving is on.
+pub const DEFAULT_DIRECT_MIN: usize = 64 * 1024;
+
+/// The bytes of one received frame, shared by everything decoded from it.
+///
+/// Its length never changes after creation. While a frame is being received directly, the
+/// unfilled tail is written through [`FrameStorage::window_ptr`] (the socket's `recv_into`);
+/// the storage is only handed out for reading once every byte has arrived, and the receive
+/// window never covers bytes already received.
+pub struct FrameStorage {
+    data: UnsafeCell<Vec<u8>>,
+}
+
+// SAFETY: after the frame is complete the bytes are only read; before that, only the decoder
+// that owns the frame (and the receive window it handed out, on the same thread) writes them.
+unsafe impl Sync for FrameStorage {}
+unsafe impl Send for FrameStorage {}
+
+impl FrameStorage {
+    pub fn from_vec(data: Vec<u8>) -> Self {
+        FrameStorage {
+            data: UnsafeCell::new(data),
+        }
+    }
+
+    fn zeroed(len: usize) -> Self {
+        Self::from_vec(vec![0; len])
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        // SAFETY: see the type's doc: no writes happen once a reader can exist.
+        unsafe { &*self.data.get() }
+    }
+
+    /// A pointer to byte `at` for writing received bytes (the receive window).
+    pub fn window_ptr(&self, at: usize) -> *mut u8 {
+        // SAFETY: `at` is checked against the fixed length; the Vec is never resized.
+        unsafe {
+            let v = &mut *self.data.get();
+            assert!(at <= v.len());
+            v.as_mut_ptr().add(at)
+        }
+    }
+
+    fn copy_in(&self, at: usize, src: &[u8]) {
+        let end = at + src.len();
+        // SAFETY: only called for the unfilled part of a frame still being received.
+        unsafe {
+            (&mut *self.data.get())[at..end].copy_from_slice(src);
+        }
+    }
+}
+
+impl std::ops::Deref for FrameStorage {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        self.bytes()
+    }
+}
+
+impl std::fmt::Debug for FrameStorage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "FrameStorage({} bytes)", self.bytes().len())
+    }
+}
+
+/// A large frame being received straight into its storage.
+#[derive(Debug)]
+struct Direct {
+    storage: Arc<FrameStorage>,
+    filled: usize,
+}
+
+impl Direct {
+    fn remaining(&self) -> usize {
+        self.storage.len() - self.filled
+    }
+}
 
 /// Splits a byte stream into frames of `int32 size` + `size` bytes.
 ///
@@ -17,6 +104,8 @@ pub struct FrameDecoder {
     start: usize,
     max_frame_size: usize,
     failed: Option<DecodeError>,
+    direct_min: usize,
+    direct: Option<Direct>,
 }
 
 impl FrameDecoder {
@@ -26,6 +115,17 @@ impl FrameDecoder {
             start: 0,
             max_frame_size,
             failed: None,
+            direct_min: usize::MAX,
+            direct: None,
+        }
+    }
+
+    /// A decoder that receives frames of `direct_min` bytes or more into their own storage
+    /// (take frames with [`FrameDecoder::next_frame_owned`]).
+    pub fn with_direct_min(max_frame_size: usize, direct_min: usize) -> Self {
+        FrameDecoder {
+            direct_min: direct_min.max(1),
+            ..Self::new(max_frame_size)
         }
     }
 
@@ -35,11 +135,21 @@ impl FrameDecoder {
 
     /// Bytes received but not yet returned as a frame.
     pub fn buffered(&self) -> usize {
-        self.buf.len() - self.start
+        let direct = self.direct.as_ref().map_or(0, |d| d.filled);
+        self.buf.len() - self.start + direct
     }
 
     /// Append bytes from the stream.
-    pub fn feed(&mut self, data: &[u8]) {
+    pub fn feed(&mut self, mut data: &[u8]) {
+        if let Some(d) = self.direct.as_mut() {
+            let n = d.remaining().min(data.len());
+            d.storage.copy_in(d.filled, &data[..n]);
+            d.filled += n;
+            data = &data[n..];
+            if data.is_empty() {
+                return;
+            }
+        }
         if self.start > 0 && self.start >= self.buf.len() / 2 {
             self.buf.drain(..self.start);
             self.start = 0;
@@ -47,8 +157,25 @@ impl FrameDecoder {
         self.buf.extend_from_slice(data);
     }
 
-    /// The next complete frame body (without its size prefix), if one is buffered.
-    pub fn next_frame(&mut self) -> Result<Option<&[u8]>> {
+    /// Where the socket may write next without a copy: the unfilled part of the large frame
+    /// being received (its storage and the range), or None (feed bytes instead).
+    pub fn receive_window(&self) -> Option<(Arc<FrameStorage>, Range<usize>)> {
+        let d = self.direct.as_ref()?;
+        (d.remaining() > 0).then(|| (Arc::clone(&d.storage), d.filled..d.storage.len()))
+    }
+
+    /// `n` bytes were written at the start of the last [`FrameDecoder::receive_window`].
+    pub fn window_filled(&mut self, n: usize) {
+        let d = self
+            .direct
+            .as_mut()
+            .expect("window_filled without a receive window");
+        assert!(n <= d.remaining(), "more bytes than the receive window");
+        d.filled += n;
+    }
+
+    /// The length of the complete frame at the start of the buffer, if there is one.
+    fn complete_len(&mut self) -> Result<Option<usize>> {
         if let Some(err) = &self.failed {
             return Err(err.clone());
         }
@@ -68,30 +195,73 @@ impl FrameDecoder {
             }));
         }
         if avail.len() < 4 + size {
-            // Reserve for the rest of this frame once, now that its size is known and bounded.
-            let missing = 4 + size - avail.len();
-            self.buf.reserve(missing);
+            if size >= self.direct_min {
+                self.go_direct(size);
+            } else {
+                // Reserve for the rest of this frame once, now that its size is known and
+                // bounded.
+                let missing = 4 + size - avail.len();
+                self.buf.reserve(missing);
+            }
             return Ok(None);
         }
+        Ok(Some(size))
+    }
+
+    /// Move the partly received frame at the start of the buffer (`size` bytes of body) into
+    /// its own storage; what follows arrives there directly.
+    fn go_direct(&mut self, size: usize) {
+        let body = &self.buf[self.start + 4..];
+        let storage = Arc::new(FrameStorage::zeroed(size));
+        storage.copy_in(0, body);
+        self.direct = Some(Direct {
+            storage,
+            filled: body.len(),
+        });
+        self.buf.clear();
+        self.start = 0;
+    }
+
+    /// The next complete frame body (without its size prefix), if one is buffered.
+    /// Only for decoders without direct receiving (use `next_frame_owned` there).
+    pub fn next_frame(&mut self) -> Result<Option<&[u8]>> {
+        debug_assert!(
+            self.direct_min == usize::MAX,
+            "next_frame with direct receiving"
+        );
+        let Some(size) = self.complete_len()? else {
+            return Ok(None);
+        };
         let begin = self.start + 4;
         self.start = begin + size;
         Ok(Some(&self.buf[begin..self.start]))
     }
 
-    /// The next complete frame as an owned buffer and the range of the body within it. When the
-    /// frame is the last thing received and fills most of the receive buffer (a large response),
-    /// the buffer itself is handed over instead of copied; the decoder starts a new one.
-    pub fn next_frame_owned(&mut self) -> Result<Option<(Vec<u8>, std::ops::Range<usize>)>> {
-        let Some(len) = self.next_frame()?.map(<[u8]>::len) else {
+    /// The next complete frame as shared storage and the range of the body within it. A frame
+    /// received directly is its own storage; when a frame is the last thing received and fills
+    /// most of the receive buffer, the buffer itself is handed over instead of copied.
+    pub fn next_frame_owned(&mut self) -> Result<Option<(Arc<FrameStorage>, Range<usize>)>> {
+        if let Some(d) = &self.direct {
+            if d.remaining() > 0 {
+                return Ok(None);
+            }
+            let d = self.direct.take().expect("checked above");
+            let len = d.storage.len();
+            return Ok(Some((d.storage, 0..len)));
+        }
+        let Some(len) = self.complete_len()? else {
             return Ok(None);
         };
-        let end = self.start;
-        let begin = end - len;
+        let begin = self.start + 4;
+        let end = begin + len;
+        self.start = end;
         if end == self.buf.len() && len >= self.buf.capacity() / 2 {
             self.start = 0;
-            return Ok(Some((std::mem::take(&mut self.buf), begin..end)));
+            let buf = std::mem::take(&mut self.buf);
+            return Ok(Some((Arc::new(FrameStorage::from_vec(buf)), begin..end)));
         }
-        Ok(Some((self.buf[begin..end].to_vec(), 0..len)))
+        let copy = self.buf[begin..end].to_vec();
+        Ok(Some((Arc::new(FrameStorage::from_vec(copy)), 0..len)))
     }
 
     fn fail(&mut self, err: DecodeError) -> DecodeError {
@@ -149,6 +319,97 @@ mod tests {
         d.feed(&frame(b"next"));
         let (buf, range) = d.next_frame_owned().unwrap().unwrap();
         assert_eq!(&buf[range], b"next");
+    }
+
+    /// Deliver `stream` in pieces of `chunk` bytes the way a buffered protocol does: into the
+    /// receive window when the decoder offers one (at most `chunk` bytes), else by feeding.
+    fn receive_all(d: &mut FrameDecoder, stream: &[u8], chunk: usize) -> Vec<Vec<u8>> {
+        let mut got = Vec::new();
+        let mut pos = 0;
+        while pos < stream.len() {
+            if let Some((storage, range)) = d.receive_window() {
+                let n = range.len().min(chunk).min(stream.len() - pos);
+                let dst = storage.window_ptr(range.start);
+                // SAFETY: `n` bytes fit in the window, which nothing else reads yet.
+                unsafe { std::ptr::copy_nonoverlapping(stream[pos..].as_ptr(), dst, n) };
+                d.window_filled(n);
+                pos += n;
+            } else {
+                let n = chunk.min(stream.len() - pos);
+                d.feed(&stream[pos..pos + n]);
+                pos += n;
+            }
+            while let Some((buf, range)) = d.next_frame_owned().unwrap() {
+                got.push(buf[range].to_vec());
+            }
+        }
+        got
+    }
+
+    #[test]
+    fn large_frames_are_received_into_their_own_storage() {
+        let big: Vec<u8> = (0..100_000u32).map(|i| (i % 251) as u8).collect();
+        let bodies: Vec<Vec<u8>> = vec![
+            b"small".to_vec(),
+            big.clone(),
+            vec![],
+            big[..70_000].to_vec(),
+            big[..1000].to_vec(),
+            b"tail".to_vec(),
+        ];
+        let stream: Vec<u8> = bodies.iter().flat_map(|b| frame(b)).collect();
+        for chunk in [1usize, 3, 4096, 65_536, 250_000, stream.len()] {
+            let mut d = FrameDecoder::with_direct_min(1 << 20, 1024);
+            assert_eq!(receive_all(&mut d, &stream, chunk), bodies, "chunk {chunk}");
+            assert_eq!(d.buffered(), 0);
+            assert!(d.receive_window().is_none());
+        }
+        // Fed (not received into the window), the same frames come out too.
+        let mut d = FrameDecoder::with_direct_min(1 << 20, 1024);
+        let mut got = Vec::new();
+        for piece in stream.chunks(777) {
+            d.feed(piece);
+            while let Some((buf, range)) = d.next_frame_owned().unwrap() {
+                got.push(buf[range].to_vec());
+            }
+        }
+        assert_eq!(got, bodies);
+    }
+
+    #[test]
+    fn the_window_is_exactly_the_rest_of_the_frame() {
+        let body = vec![7u8; 5000];
+        let stream = frame(&body);
+        let mut d = FrameDecoder::with_direct_min(1 << 20, 1024);
+        d.feed(&stream[..10]);
+        assert!(d.next_frame_owned().unwrap().is_none());
+        let (storage, range) = d.receive_window().unwrap();
+        assert_eq!(range, 6..5000);
+        assert_eq!(storage.len(), 5000);
+        assert_eq!(d.buffered(), 6);
+        // A hostile size is still refused before anything is allocated.
+        let mut d = FrameDecoder::with_direct_min(4096, 1024);
+        d.feed(&(1_000_000i32).to_be_bytes());
+        assert!(d.next_frame_owned().is_err());
+        assert!(d.receive_window().is_none());
+    }
+
+    proptest! {
+        #[test]
+        fn direct_receiving_decodes_any_chunking_the_same(
+            sizes in proptest::collection::vec(0usize..3000, 0..8),
+            chunk in 1usize..5000,
+            direct_min in 1usize..2000,
+        ) {
+            let bodies: Vec<Vec<u8>> = sizes
+                .iter()
+                .enumerate()
+                .map(|(i, &n)| (0..n).map(|j| (i * 31 + j) as u8).collect())
+                .collect();
+            let stream: Vec<u8> = bodies.iter().flat_map(|b| frame(b)).collect();
+            let mut d = FrameDecoder::with_direct_min(1 << 20, direct_min);
+            prop_assert_eq!(receive_all(&mut d, &stream, chunk), bodies);
+        }
     }
 
     #[test]

@@ -3,33 +3,29 @@
 //! allocated by the C allocator on every fetch (which returns large blocks to the kernel on
 //! free and makes the next fetch page-fault them back in).
 
+use std::ffi::c_int;
 use std::ops::Range;
 use std::sync::Arc;
 
 use pyo3::exceptions::{PyIndexError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PySlice};
+use pyo3::{ffi, PyErr};
+
+use crate::protocol::frame::FrameStorage;
 
 /// Immutable bytes owned by the native module. ferrokafka's decoders read them in place;
 /// `bytes(x)` copies them out, `len(x)` and `x[i:j]` work as for `bytes`.
 /// A received frame and the `records` of its partitions share one buffer: each is a range of it.
 #[pyclass(module = "ferrokafka._native", frozen)]
 pub struct SharedBytes {
-    buffer: Arc<Vec<u8>>,
+    buffer: Arc<FrameStorage>,
     range: Range<usize>,
 }
 
 impl SharedBytes {
-    pub fn new(data: Vec<u8>) -> Self {
-        let range = 0..data.len();
-        SharedBytes {
-            buffer: Arc::new(data),
-            range,
-        }
-    }
-
     /// `range` of `buffer` (which must lie inside it).
-    pub fn view(buffer: Arc<Vec<u8>>, range: Range<usize>) -> Self {
+    pub fn view(buffer: Arc<FrameStorage>, range: Range<usize>) -> Self {
         assert!(range.start <= range.end && range.end <= buffer.len());
         SharedBytes { buffer, range }
     }
@@ -39,7 +35,7 @@ impl SharedBytes {
     }
 
     /// The whole buffer this is a range of, and where the range starts in it.
-    pub fn shared(&self) -> (&Arc<Vec<u8>>, usize) {
+    pub fn shared(&self) -> (&Arc<FrameStorage>, usize) {
         (&self.buffer, self.range.start)
     }
 }
@@ -104,4 +100,54 @@ pub fn as_bytes<'a>(obj: &'a Bound<'_, PyAny>) -> PyResult<&'a [u8]> {
         "expected bytes or SharedBytes, got {}",
         obj.get_type().name()?
     )))
+}
+
+/// The part of a frame still to be received, as a writable buffer: `socket.recv_into` (through
+/// asyncio's `BufferedProtocol.get_buffer`) writes the bytes of a large response straight into
+/// the storage its records will be read from. It keeps the storage alive while a view exists.
+#[pyclass(module = "ferrokafka._native", frozen)]
+pub struct ReceiveWindow {
+    storage: Arc<FrameStorage>,
+    range: Range<usize>,
+}
+
+impl ReceiveWindow {
+    pub fn new(storage: Arc<FrameStorage>, range: Range<usize>) -> Self {
+        assert!(range.start <= range.end && range.end <= storage.len());
+        ReceiveWindow { storage, range }
+    }
+}
+
+#[pymethods]
+impl ReceiveWindow {
+    fn __len__(&self) -> usize {
+        self.range.len()
+    }
+
+    /// A writable, one-dimensional buffer of unsigned bytes over the window.
+    unsafe fn __getbuffer__(
+        slf: Bound<'_, Self>,
+        view: *mut ffi::Py_buffer,
+        flags: c_int,
+    ) -> PyResult<()> {
+        let me = slf.get();
+        let ptr = me.storage.window_ptr(me.range.start);
+        let len = me.range.len() as ffi::Py_ssize_t;
+        // SAFETY: `view` is the caller's; the pointer and length describe memory that `slf`
+        // (referenced by the view until it is released) keeps alive.
+        let rc = unsafe { ffi::PyBuffer_FillInfo(view, slf.as_ptr(), ptr.cast(), len, 0, flags) };
+        if rc == -1 {
+            return Err(PyErr::fetch(slf.py()));
+        }
+        Ok(())
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<ReceiveWindow of {} bytes at {} of a {}-byte frame>",
+            self.range.len(),
+            self.range.start,
+            self.storage.len()
+        )
+    }
 }

@@ -9,8 +9,9 @@ mod records;
 
 use buffers::{as_bytes, SharedBytes};
 
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyTuple};
 use pythonize::{depythonize, pythonize};
 
 use crate::protocol::codec::{self, Reader};
@@ -21,34 +22,90 @@ use crate::protocol::header::{peek_correlation_id as peek, RequestHeader};
 use crate::protocol::messages;
 use crate::with_api;
 
-/// Splits the bytes of one connection into size-prefixed frames.
+/// Splits the bytes of one connection into size-prefixed frames. Frames of `direct_min` bytes
+/// or more are received into their own storage: `receive_window()` offers the rest of such a
+/// frame to `recv_into`, so the bytes of a Fetch response are written once, by the kernel.
 #[pyclass(module = "ferrokafka._native")]
 struct FrameDecoder {
     inner: frame::FrameDecoder,
 }
 
-#[pymethods]
 impl FrameDecoder {
-    #[new]
-    #[pyo3(signature = (max_frame_size = frame::DEFAULT_MAX_FRAME_SIZE))]
-    fn new(max_frame_size: usize) -> Self {
-        FrameDecoder {
-            inner: frame::FrameDecoder::new(max_frame_size),
-        }
-    }
-
-    /// Append `data`; return every frame body (without size prefix) now complete.
-    fn feed<'py>(&mut self, py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyList>> {
-        self.inner.feed(data);
+    fn frames<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let out = PyList::empty(py);
         while let Some((buffer, range)) = self
             .inner
             .next_frame_owned()
             .map_err(|e| errors::decode_error(py, e))?
         {
-            out.append(SharedBytes::view(std::sync::Arc::new(buffer), range))?;
+            out.append(SharedBytes::view(buffer, range))?;
         }
         Ok(out)
+    }
+}
+
+#[pymethods]
+impl FrameDecoder {
+    #[new]
+    #[pyo3(signature = (max_frame_size = frame::DEFAULT_MAX_FRAME_SIZE, direct_min = frame::DEFAULT_DIRECT_MIN))]
+    fn new(max_frame_size: usize, direct_min: usize) -> Self {
+        FrameDecoder {
+            inner: frame::FrameDecoder::with_direct_min(max_frame_size, direct_min),
+        }
+    }
+
+    /// Append `data`; return every frame body (without size prefix) now complete.
+    fn feed<'py>(&mut self, py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyList>> {
+        self.inner.feed(data);
+        self.frames(py)
+    }
+
+    /// The rest of the large frame being received, as a writable buffer (a `memoryview`), or
+    /// None when bytes should be received elsewhere and fed.
+    fn receive_window<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let Some((storage, range)) = self.inner.receive_window() else {
+            return Ok(None);
+        };
+        let window = Bound::new(py, buffers::ReceiveWindow::new(storage, range))?;
+        // SAFETY: `window` is a live object that exports a buffer.
+        let view = unsafe {
+            Bound::from_owned_ptr_or_err(py, pyo3::ffi::PyMemoryView_FromObject(window.as_ptr()))?
+        };
+        Ok(Some(view))
+    }
+
+    /// `nbytes` were received: into the last `receive_window()` if `window` is true, else at
+    /// the start of `scratch` (fed from there). Returns every frame now complete.
+    fn received<'py>(
+        &mut self,
+        py: Python<'py>,
+        nbytes: usize,
+        window: bool,
+        scratch: &Bound<'py, PyByteArray>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        if window {
+            if self
+                .inner
+                .receive_window()
+                .is_none_or(|(_, r)| nbytes > r.len())
+            {
+                return Err(PyValueError::new_err(format!(
+                    "received {nbytes} bytes into a receive window that does not hold them"
+                )));
+            }
+            self.inner.window_filled(nbytes);
+        } else {
+            // SAFETY: the GIL is held and no Python code runs while the slice is alive.
+            let bytes = unsafe { scratch.as_bytes() };
+            let data = bytes.get(..nbytes).ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "received {nbytes} bytes into a {}-byte buffer",
+                    bytes.len()
+                ))
+            })?;
+            self.inner.feed(data);
+        }
+        self.frames(py)
     }
 
     #[getter]
@@ -126,7 +183,10 @@ fn decode_fetch_response<'py>(
             let (buffer, base) = shared.get().shared();
             (Arc::clone(buffer), base)
         }
-        Err(_) => (Arc::new(as_bytes(frame)?.to_vec()), 0),
+        Err(_) => (
+            Arc::new(frame::FrameStorage::from_vec(as_bytes(frame)?.to_vec())),
+            0,
+        ),
     };
     let body = &buffer[base..base + as_bytes(frame)?.len()];
     let (decoded, spans) =
@@ -248,6 +308,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(arena::set_arena_cache, m)?)?;
     m.add_function(wrap_pyfunction!(arena::arena_cache_info, m)?)?;
     m.add_class::<SharedBytes>()?;
+    m.add_class::<buffers::ReceiveWindow>()?;
     m.add_class::<records::ConsumerRecord>()?;
     records::install_members(m.py())?;
     m.add_class::<records::DecodedPartition>()?;

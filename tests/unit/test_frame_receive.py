@@ -1,0 +1,141 @@
+"""Receiving frames as asyncio's ``BufferedProtocol`` does: the rest of a large frame is received
+straight into its own storage (``FrameDecoder.receive_window``), everything else through a scratch
+buffer; any chunking gives exactly the frames that were sent, under asyncio and uvloop."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import struct
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import uvloop
+from ferrokafka import _native
+from ferrokafka import errors as Errors
+from ferrokafka.conn import _FrameProtocol
+
+SIZES = [5, 100_000, 0, 70_000, 65_535, 65_536, 1, 300_000, 12]
+
+
+def bodies(sizes: list[int] = SIZES) -> list[bytes]:
+    return [bytes((i * 7 + j) % 251 for j in range(n)) for i, n in enumerate(sizes)]
+
+
+def stream_of(frames: list[bytes]) -> bytes:
+    return b"".join(struct.pack(">i", len(b)) + b for b in frames)
+
+
+def receive(decoder: _native.FrameDecoder, stream: bytes, chunk: Callable[[], int]) -> list[bytes]:
+    """What a buffered protocol does: ask for a buffer, write up to its length, report it."""
+    scratch = bytearray(256 * 1024)
+    got: list[bytes] = []
+    windows = 0
+    pos = 0
+    while pos < len(stream):
+        window = decoder.receive_window()
+        buf = memoryview(scratch) if window is None else window
+        n = min(len(buf), chunk(), len(stream) - pos)
+        buf[:n] = stream[pos : pos + n]
+        pos += n
+        windows += window is not None
+        got.extend(bytes(f) for f in decoder.received(n, window is not None, scratch))
+    assert decoder.buffered == 0
+    assert windows > 0, "no frame was received into its own storage"
+    return got
+
+
+@pytest.mark.parametrize("chunk", [1_000, 4_096, 65_536, 1 << 20])
+def test_any_chunking_gives_the_frames_sent(chunk: int) -> None:
+    frames = bodies()
+    assert receive(_native.FrameDecoder(), stream_of(frames), lambda: chunk) == frames
+
+
+def test_random_chunks_and_a_small_threshold() -> None:
+    rng = random.Random(7)
+    frames = bodies([rng.randrange(0, 5000) for _ in range(200)])
+    decoder = _native.FrameDecoder(direct_min=1000)
+    assert receive(decoder, stream_of(frames), lambda: rng.randrange(1, 9000)) == frames
+
+
+def test_the_window_covers_only_the_rest_of_the_frame() -> None:
+    decoder = _native.FrameDecoder()
+    first = struct.pack(">i", 100_000) + b"x" * 10
+    scratch = bytearray(256 * 1024)
+    scratch[: len(first)] = first
+    assert decoder.received(len(first), False, scratch) == []
+    window = decoder.receive_window()
+    assert window is not None and len(window) == 100_000 - 10
+    assert not window.readonly
+    with pytest.raises(ValueError, match="receive window"):
+        decoder.received(len(window) + 1, True, scratch)
+    with pytest.raises(ValueError, match="262144-byte buffer"):
+        _native.FrameDecoder().received(300_000, False, scratch)
+
+
+def test_a_hostile_size_fails_before_any_window() -> None:
+    decoder = _native.FrameDecoder(max_frame_size=1 << 20)
+    scratch = bytearray(struct.pack(">i", 1 << 30))
+    with pytest.raises(Errors.KafkaError, match="1073741824"):
+        decoder.received(4, False, scratch)
+    assert decoder.receive_window() is None
+
+
+class _Collector:
+    """The parts of ``Connection`` the protocol calls."""
+
+    def __init__(self) -> None:
+        self.frames: list[bytes] = []
+        self.lost = asyncio.Event()
+        self.closed_with: BaseException | None = None
+
+    def _on_frame(self, frame: Any) -> None:
+        self.frames.append(bytes(frame))
+
+    def close(self, exc: BaseException | None = None) -> None:
+        self.closed_with = exc
+
+    def _on_connection_lost(self, exc: Exception | None) -> None:
+        self.lost.set()
+
+
+async def _send_and_receive(frames: list[bytes], seed: int) -> list[bytes]:
+    stream = stream_of(frames)
+    rng = random.Random(seed)
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        pos = 0
+        while pos < len(stream):
+            n = rng.choice([1, 3, 1000, 65_536, 200_000])
+            writer.write(stream[pos : pos + n])
+            pos += n
+            await writer.drain()
+            if rng.random() < 0.2:
+                await asyncio.sleep(0)
+        writer.close()
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    collector = _Collector()
+    loop = asyncio.get_running_loop()
+    transport, _ = await loop.create_connection(
+        lambda: _FrameProtocol(collector, 1 << 24),  # type: ignore[arg-type]
+        "127.0.0.1",
+        port,
+    )
+    await asyncio.wait_for(collector.lost.wait(), 30)
+    transport.close()
+    server.close()
+    await server.wait_closed()
+    assert collector.closed_with is None
+    return collector.frames
+
+
+@pytest.mark.parametrize("loop", ["asyncio", "uvloop"])
+def test_over_a_real_socket(loop: str) -> None:
+    frames = bodies() * 3
+    factory = uvloop.new_event_loop if loop == "uvloop" else asyncio.new_event_loop
+    with asyncio.Runner(loop_factory=factory) as runner:
+        got = runner.run(_send_and_receive(frames, seed=11))
+    assert got == frames
