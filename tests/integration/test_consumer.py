@@ -61,6 +61,45 @@ async def test_assign_reads_every_record_in_order(bootstrap_servers: str, make_t
         assert await consumer.getmany(timeout_ms=200) == {}
 
 
+async def test_getmany_without_max_records_returns_bounded_fair_bursts(
+    bootstrap_servers: str, make_topic: Any
+) -> None:
+    from ferrokafka.consumer.fetcher import DRAIN_SOFT_RECORDS
+
+    partitions, per_partition = 40, 1000
+    topic = make_topic(partitions=partitions)
+    await produce_values(bootstrap_servers, topic, partitions, per_partition)
+    tps = [TopicPartition(topic, p) for p in range(partitions)]
+    async with AIOKafkaConsumer(
+        bootstrap_servers=bootstrap_servers, auto_offset_reset="earliest"
+    ) as consumer:
+        consumer.assign(tps)
+
+        async def all_buffered() -> None:
+            while consumer._fetcher._buffers.keys() != set(tps):
+                await asyncio.sleep(0.05)
+
+        # Let every partition's first response arrive, so one poll could take them all.
+        await asyncio.wait_for(all_buffered(), 20)
+        offsets: dict[int, list[int]] = {p: [] for p in range(partitions)}
+        sizes = []
+        while sum(map(len, offsets.values())) < partitions * per_partition:
+            batch = await consumer.getmany(timeout_ms=5000)
+            assert batch
+            sizes.append(sum(map(len, batch.values())))
+            for tp, records in batch.items():
+                offsets[tp.partition].extend(r.offset for r in records)
+        # Whole responses of at most 1000 records each until the soft limit is passed.
+        assert max(sizes) < DRAIN_SOFT_RECORDS + per_partition
+        assert len(sizes) >= partitions * per_partition // (DRAIN_SOFT_RECORDS + per_partition)
+        assert offsets == {p: list(range(per_partition)) for p in range(partitions)}
+        # An explicit max_records is honoured beyond the soft limit.
+        await consumer.seek_to_beginning(*tps)
+        await asyncio.wait_for(all_buffered(), 20)
+        batch = await consumer.getmany(timeout_ms=5000, max_records=30_000)
+        assert sum(map(len, batch.values())) == 30_000
+
+
 async def test_latest_reset_sees_only_new_records(bootstrap_servers: str, topic: str) -> None:
     await produce_values(bootstrap_servers, topic, 1, 10)
     tp = TopicPartition(topic, 0)

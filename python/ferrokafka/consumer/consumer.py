@@ -580,7 +580,12 @@ class AIOKafkaConsumer(Generic[KT, VT]):
         timeout_ms: int = 0,
         max_records: int | None = None,
     ) -> dict[TopicPartition, list[ConsumerRecord[KT, VT]]]:
-        """Records fetched so far, by partition; waits up to ``timeout_ms`` if none are."""
+        """Records fetched so far, by partition; waits up to ``timeout_ms`` if none are.
+
+        At most ``max_records`` (default ``max_poll_records``). With neither set, one call
+        returns whole fetched responses until it holds about 16k records or 4 MiB (unlike
+        aiokafka, which returns everything buffered): the rest comes with the next call, with
+        no wait. Smaller bursts keep a poll's memory bounded and its objects in cache."""
         if timeout_ms < 0:
             raise ValueError(f"timeout_ms must not be negative, got {timeout_ms}")
         if max_records is not None:

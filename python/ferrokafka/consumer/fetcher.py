@@ -36,6 +36,12 @@ __all__ = ["Fetcher", "OffsetLookup"]
 log = logging.getLogger(__name__)
 
 MAX_BUFFERED_FETCHES = 2
+DRAIN_SOFT_RECORDS = 16384
+DRAIN_SOFT_BYTES = 4 << 20
+"""A ``getmany`` without ``max_records`` stops taking further partitions once it holds this many
+records or this many fetched bytes (whole partition responses, at least one): a smaller burst of
+objects stays in the allocator's caches, and the peak memory of a poll stays bounded when many
+partitions have data buffered. An explicit ``max_records`` is honoured as given."""
 READ_UNCOMMITTED, READ_COMMITTED = 0, 1
 _FETCH_SESSION_ERRORS = {
     Errors.FetchSessionIdNotFound.errno,
@@ -736,8 +742,12 @@ class Fetcher:
         ``ConsumerRecord``; "arrow": ``pyarrow.RecordBatch``es), advancing positions."""
         out: dict[TopicPartition, Any] = {}
         budget = max_records if max_records is not None else -1
+        soft = max_records is None
+        records_taken = bytes_taken = 0
         for tp in list(self._buffers):
             if budget == 0:
+                break
+            if soft and (records_taken >= DRAIN_SOFT_RECORDS or bytes_taken >= DRAIN_SOFT_BYTES):
                 break
             if partitions is not None and tp not in partitions:
                 continue
@@ -758,9 +768,12 @@ class Fetcher:
                 ):
                     self._drop(tp)  # seeked away: everything buffered is stale
                     break
-                chunk, count = self._take(buf, st, budget, form)
+                size = len(buf.raw)
+                chunk, count, total = self._take(buf, st, budget, form)
                 if chunk is not None:
                     taken = chunk if taken is None else _concat(taken, chunk, form)
+                    records_taken += count
+                    bytes_taken += size * count // total
                     if budget > 0:
                         budget -= count
                 if buf.next_offset is None:
@@ -834,7 +847,9 @@ class Fetcher:
 
     def _take(
         self, buf: _Buffered, st: TopicPartitionState, budget: int, form: str
-    ) -> tuple[Any, int]:
+    ) -> tuple[Any, int, int]:
+        """Up to ``budget`` (-1: all) of ``buf``'s records in ``form``: (chunk or None, how many,
+        how many records ``buf`` has in all)."""
         if buf.form != form:
             self._decode(buf, st, form)
         items = buf.items
@@ -855,7 +870,7 @@ class Fetcher:
             buf.next_offset = st.position
         elif last is not None:
             st.position = last + 1
-        return (chunk if n else None), n
+        return (chunk if n else None), n, total
 
 
 def _concat(a: Any, b: Any, form: str) -> Any:
