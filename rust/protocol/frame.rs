@@ -5,6 +5,7 @@
 //! receive window, so the socket writes each byte of a Fetch response exactly once.
 
 use std::cell::UnsafeCell;
+use std::mem::MaybeUninit;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -19,12 +20,14 @@ pub const DEFAULT_DIRECT_MIN: usize = 64 * 1024;
 
 /// The bytes of one received frame, shared by everything decoded from it.
 ///
-/// Its length never changes after creation. While a frame is being received directly, the
-/// unfilled tail is written through [`FrameStorage::window_ptr`] (the socket's `recv_into`);
-/// the storage is only handed out for reading once every byte has arrived, and the receive
-/// window never covers bytes already received.
+/// Its length never changes after creation. A frame received directly starts uninitialized
+/// (zeroing megabytes only to overwrite them costs as much as a copy): its unfilled tail is
+/// written through [`FrameStorage::window_ptr`] (the socket's `recv_into`) and the decoder's
+/// copies, never read; the storage is only handed out for reading once every byte has arrived,
+/// and the receive window never covers bytes already received.
 pub struct FrameStorage {
-    data: UnsafeCell<Vec<u8>>,
+    data: UnsafeCell<Vec<MaybeUninit<u8>>>,
+    len: usize,
 }
 
 // SAFETY: after the frame is complete the bytes are only read; before that, only the decoder
@@ -34,36 +37,53 @@ unsafe impl Send for FrameStorage {}
 
 impl FrameStorage {
     pub fn from_vec(data: Vec<u8>) -> Self {
+        let mut data = std::mem::ManuallyDrop::new(data);
+        let (ptr, len, cap) = (data.as_mut_ptr(), data.len(), data.capacity());
+        // SAFETY: MaybeUninit<u8> has u8's layout; the allocation moves over unchanged.
+        let data = unsafe { Vec::from_raw_parts(ptr.cast::<MaybeUninit<u8>>(), len, cap) };
         FrameStorage {
             data: UnsafeCell::new(data),
+            len,
         }
     }
 
-    fn zeroed(len: usize) -> Self {
-        Self::from_vec(vec![0; len])
+    fn uninit(len: usize) -> Self {
+        let mut data = Vec::with_capacity(len);
+        // SAFETY: MaybeUninit needs no initialization.
+        unsafe { data.set_len(len) };
+        FrameStorage {
+            data: UnsafeCell::new(data),
+            len,
+        }
     }
 
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The bytes. Only for a complete frame (every frame the decoder hands out is).
     pub fn bytes(&self) -> &[u8] {
-        // SAFETY: see the type's doc: no writes happen once a reader can exist.
-        unsafe { &*self.data.get() }
+        // SAFETY: see the type's doc: every byte was written before a reader could exist, and
+        // no writes happen after.
+        unsafe { std::slice::from_raw_parts((*self.data.get()).as_ptr().cast::<u8>(), self.len) }
     }
 
     /// A pointer to byte `at` for writing received bytes (the receive window).
     pub fn window_ptr(&self, at: usize) -> *mut u8 {
-        // SAFETY: `at` is checked against the fixed length; the Vec is never resized.
-        unsafe {
-            let v = &mut *self.data.get();
-            assert!(at <= v.len());
-            v.as_mut_ptr().add(at)
-        }
+        assert!(at <= self.len);
+        // SAFETY: `at` is within the fixed-length allocation; no reference to the bytes is made.
+        unsafe { (*self.data.get()).as_mut_ptr().add(at).cast::<u8>() }
     }
 
     fn copy_in(&self, at: usize, src: &[u8]) {
-        let end = at + src.len();
-        // SAFETY: only called for the unfilled part of a frame still being received.
-        unsafe {
-            (&mut *self.data.get())[at..end].copy_from_slice(src);
-        }
+        assert!(at + src.len() <= self.len);
+        // SAFETY: in bounds (checked); only called for the unfilled part of a frame still being
+        // received, which nothing reads.
+        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), self.window_ptr(at), src.len()) };
     }
 }
 
@@ -76,7 +96,7 @@ impl std::ops::Deref for FrameStorage {
 
 impl std::fmt::Debug for FrameStorage {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "FrameStorage({} bytes)", self.bytes().len())
+        write!(f, "FrameStorage({} bytes)", self.len)
     }
 }
 
@@ -212,7 +232,7 @@ impl FrameDecoder {
     /// its own storage; what follows arrives there directly.
     fn go_direct(&mut self, size: usize) {
         let body = &self.buf[self.start + 4..];
-        let storage = Arc::new(FrameStorage::zeroed(size));
+        let storage = Arc::new(FrameStorage::uninit(size));
         storage.copy_in(0, body);
         self.direct = Some(Direct {
             storage,
