@@ -33,6 +33,7 @@ __all__ = [
     "peek_correlation_id",
     "records_end",
     "set_arena_cache",
+    "set_malloc_trim_threshold",
     "supported_apis",
 ]
 
@@ -202,6 +203,10 @@ class DecodedPartition(Generic[_R]):
 
 def murmur2(data: bytes) -> int:
     """Kafka's murmur2 hash of a record key (the Java client's ``Utils.murmur2``), signed."""
+
+def set_malloc_trim_threshold(bytes: int) -> bool:
+    """Keep up to ``bytes`` of freed C heap mapped (glibc's trim threshold and top pad); False
+    where the C library is not glibc."""
 
 def set_arena_cache(limit: int) -> int:
     """Keep up to ``limit`` freed CPython small-object arenas mapped for reuse (see

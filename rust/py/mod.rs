@@ -5,6 +5,7 @@ mod arena;
 mod buffers;
 mod columns;
 mod errors;
+mod heap;
 mod records;
 
 use buffers::{as_bytes, SharedBytes};
@@ -307,6 +308,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<FrameDecoder>()?;
     m.add_function(wrap_pyfunction!(arena::set_arena_cache, m)?)?;
     m.add_function(wrap_pyfunction!(arena::arena_cache_info, m)?)?;
+    m.add_function(wrap_pyfunction!(heap::set_malloc_trim_threshold, m)?)?;
     m.add_class::<SharedBytes>()?;
     m.add_class::<buffers::ReceiveWindow>()?;
     m.add_class::<records::ConsumerRecord>()?;

@@ -64,6 +64,47 @@ def test_consumer_start_installs_the_default_unless_told_otherwise() -> None:
     assert _run(code, FERROKAFKA_ARENA_CACHE="0") == "0"
 
 
+_HEAP_AFTER_BURST = """
+    import asyncio, ctypes
+    from ferrokafka import AIOKafkaConsumer, memory
+
+    class MallInfo2(ctypes.Structure):
+        _fields_ = [(name, ctypes.c_size_t) for name in (
+            "arena ordblks smblks hblks hblkhd usmblks fsmblks uordblks fordblks keepcost"
+        ).split()]
+
+    libc = ctypes.CDLL("libc.so.6")
+    libc.mallinfo2.restype = MallInfo2
+
+    def heap_after_burst():
+        values = [bytes(1000) + bytes([i % 256]) for i in range(20_000)]  # ~21 MB of C heap
+        del values
+        return libc.mallinfo2().arena >> 20
+
+    before = heap_after_burst()
+    async def main():
+        consumer = AIOKafkaConsumer(bootstrap_servers="127.0.0.1:1", request_timeout_ms=200)
+        try:
+            await asyncio.wait_for(consumer.start(), 0.5)
+        except Exception:
+            pass
+        await consumer.stop()
+    asyncio.run(main())
+    print(before, heap_after_burst())
+"""
+
+
+@pytest.mark.skipif(
+    __import__("platform").libc_ver()[0] != "glibc", reason="glibc's trim threshold only"
+)
+def test_start_keeps_freed_c_heap_for_the_next_poll() -> None:
+    # glibc trims its heap after the burst by default; after start() it keeps the freed memory.
+    before, after = map(int, _run(_HEAP_AFTER_BURST).split())
+    assert before < 8 and after >= 16, (before, after)
+    before, after = map(int, _run(_HEAP_AFTER_BURST, FERROKAFKA_MALLOC_TRIM_THRESHOLD="0").split())
+    assert before < 8 and after < 8, (before, after)
+
+
 def test_bad_settings_are_refused() -> None:
     from ferrokafka import memory
 
@@ -76,3 +117,5 @@ def test_bad_settings_are_refused() -> None:
         env={**__import__("os").environ, "FERROKAFKA_ARENA_CACHE": "lots"},
     )
     assert out.returncode != 0 and "FERROKAFKA_ARENA_CACHE must be a number" in out.stderr
+    with pytest.raises(ValueError, match="nbytes must be >= 0"):
+        memory.set_malloc_trim_threshold(-1)
