@@ -12,7 +12,9 @@ pub use batch::{
     DecodeOptions, DecodeSummary, DecodedRecords, HeaderSlot, RecordFields, RecordSink, Slot,
 };
 pub use builder::{build_batch, build_control_batch, BatchOptions, Record};
-pub use columns::{spark_schema, to_spark_batch};
+pub use columns::{
+    decode_spark_batch, spark_schema, to_spark_batch, SparkBatchError, SparkColumns,
+};
 pub use compression::Codec;
 pub use error::RecordsError;
 
