@@ -19,4 +19,6 @@ pub use compression::Codec;
 pub use error::RecordsError;
 
 #[cfg(test)]
+mod sink_tests;
+#[cfg(test)]
 mod tests;
