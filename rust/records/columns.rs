@@ -236,7 +236,8 @@ impl SparkColumns {
         self.offsets.is_empty()
     }
 
-    /// A record; its headers follow (`push_header`), then `end_record`.
+    /// A record; its headers follow (`push_header`), then `end_record`. Its timestamp type
+    /// is set by `fill_timestamp_types` (once per batch for the sink).
     #[inline(always)]
     pub fn push_record(
         &mut self,
@@ -244,13 +245,16 @@ impl SparkColumns {
         value: Option<&[u8]>,
         offset: i64,
         timestamp_ms: i64,
-        timestamp_type: i32,
     ) {
         self.keys.push(key);
         self.values.push(value);
         self.offsets.push(offset);
         self.timestamps.push(timestamp_ms.saturating_mul(1000));
-        self.timestamp_types.push(timestamp_type);
+    }
+
+    /// The records pushed since the last call have timestamp type `t`.
+    pub fn fill_timestamp_types(&mut self, t: i32) {
+        self.timestamp_types.resize(self.offsets.len(), t);
     }
 
     #[inline]
@@ -368,13 +372,7 @@ impl RecordSink for SparkColumns {
 
     #[inline(always)]
     fn record(&mut self, r: RecordFields<'_>) {
-        self.push_record(
-            r.key,
-            r.value,
-            r.offset,
-            r.timestamp,
-            self.batch_timestamp_type,
-        );
+        self.push_record(r.key, r.value, r.offset, r.timestamp);
     }
 
     #[inline]
@@ -387,7 +385,10 @@ impl RecordSink for SparkColumns {
         SparkColumns::end_record(self);
     }
 
-    fn end_batch(&mut self, _owned: Option<Vec<u8>>) {}
+    fn end_batch(&mut self, _owned: Option<Vec<u8>>) {
+        // One type per batch: filled here rather than pushed per record.
+        self.fill_timestamp_types(self.batch_timestamp_type);
+    }
 }
 
 /// Why [`decode_spark_batch`] failed: the records are bad, or the columns cannot be made.
@@ -437,8 +438,8 @@ pub fn to_spark_batch(
             get(decoded.values[i]),
             decoded.offsets[i],
             decoded.timestamps[i],
-            i32::from(decoded.timestamp_types[i]),
         );
+        columns.fill_timestamp_types(i32::from(decoded.timestamp_types[i]));
         for h in &decoded.headers[decoded.header_range(i)] {
             let key = std::str::from_utf8(decoded.bytes(input, h.key))
                 .map_err(|e| ArrowError::InvalidArgumentError(format!("header key: {e}")))?;
