@@ -635,21 +635,21 @@ fn decode_batch<S: RecordSink>(
         data_base,
         positions_fit: data_base.saturating_add(data.len()) <= u32::MAX as usize,
     };
-    let mut at_byte = 0usize;
-    for index in 0..count {
-        let record_start = at_byte;
-        match read_record(data, &mut at_byte, &ctx, sink) {
-            Ok(true) => {}
-            Ok(false) => summary.skipped_below_start += 1,
-            Err(Malformed) => {
-                return Err(RecordsError::CorruptRecord {
-                    base_offset,
-                    index,
-                    what: describe_malformed(data, record_start, data_base),
-                })
-            }
+    let read = if ctx.positions_fit {
+        read_records::<S, true>(data, &ctx, count, sink, summary)
+    } else {
+        read_records::<S, false>(data, &ctx, count, sink, summary)
+    };
+    let at_byte = match read {
+        Ok(end) => end,
+        Err((index, record_start)) => {
+            return Err(RecordsError::CorruptRecord {
+                base_offset,
+                index,
+                what: describe_malformed(data, record_start, data_base),
+            })
         }
-    }
+    };
     if at_byte != data.len() {
         return Err(RecordsError::TrailingBytes {
             base_offset,
@@ -691,7 +691,7 @@ struct Malformed;
 type Parsed<T> = std::result::Result<T, Malformed>;
 
 /// Unsigned LEB128 of at most `max_bytes` bytes, as `Reader` reads it (bits past 64 are
-/// dropped). The one-byte case is inline.
+/// dropped). The one- and two-byte cases are inline.
 #[inline(always)]
 fn uvarint(buf: &[u8], pos: &mut usize, max_bytes: usize) -> Parsed<u64> {
     let p = *pos;
@@ -725,14 +725,6 @@ fn uvarint_long(buf: &[u8], pos: &mut usize, max_bytes: usize) -> Parsed<u64> {
     Err(Malformed)
 }
 
-/// Zig-zag varint (at most 5 bytes, and within 32 bits).
-#[inline(always)]
-fn varint(buf: &[u8], pos: &mut usize) -> Parsed<i32> {
-    let v = uvarint(buf, pos, 5)?;
-    let v = u32::try_from(v).map_err(|_| Malformed)?;
-    Ok(((v >> 1) as i32) ^ -((v & 1) as i32))
-}
-
 /// Zig-zag varlong (at most 10 bytes).
 #[inline(always)]
 fn varlong(buf: &[u8], pos: &mut usize) -> Parsed<i64> {
@@ -740,58 +732,115 @@ fn varlong(buf: &[u8], pos: &mut usize) -> Parsed<i64> {
     Ok(((v >> 1) as i64) ^ -((v & 1) as i64))
 }
 
-/// A length-prefixed byte field of a record: -1 is null, anything else must fit and start
-/// below `limit` within `record`.
-#[inline(always)]
-fn bytes_field<'a>(record: &'a [u8], pos: &mut usize, limit: u64) -> Parsed<Option<&'a [u8]>> {
-    let len = varint(record, pos)?;
-    if len == -1 {
-        return Ok(None);
+/// Parse `count` records from the start of `data` into `sink`; the position after them, or
+/// the index and position of the first malformed one. `FIT`: the whole data lies below 4 GiB
+/// in its buffer (no per-field position check).
+fn read_records<S: RecordSink, const FIT: bool>(
+    data: &[u8],
+    ctx: &RecordCtx,
+    count: usize,
+    sink: &mut S,
+    summary: &mut DecodeSummary,
+) -> std::result::Result<usize, (usize, usize)> {
+    let mut at_byte = 0usize;
+    for index in 0..count {
+        let record_start = at_byte;
+        match read_record::<S, FIT>(data, &mut at_byte, ctx, sink) {
+            Ok(true) => {}
+            Ok(false) => summary.skipped_below_start += 1,
+            Err(Malformed) => return Err((index, record_start)),
+        }
     }
-    let n = usize::try_from(len).map_err(|_| Malformed)?;
+    Ok(at_byte)
+}
+
+/// Zig-zag varint (at most 5 bytes, and within 32 bits); the one- and two-byte cases inline.
+#[inline(always)]
+fn varint(buf: &[u8], pos: &mut usize) -> Parsed<i32> {
+    let p = *pos;
+    if let Some(&b) = buf.get(p) {
+        if b < 0x80 {
+            *pos = p + 1;
+            return Ok(zigzag32(u32::from(b)));
+        }
+        if let Some(&c) = buf.get(p + 1) {
+            if c < 0x80 {
+                *pos = p + 2;
+                return Ok(zigzag32(u32::from(b & 0x7f) | u32::from(c) << 7));
+            }
+        }
+    }
+    varint_long(buf, pos)
+}
+
+#[inline(always)]
+fn zigzag32(v: u32) -> i32 {
+    ((v >> 1) as i32) ^ -((v & 1) as i32)
+}
+
+#[inline(never)]
+fn varint_long(buf: &[u8], pos: &mut usize) -> Parsed<i32> {
+    let v = uvarint_long(buf, pos, 5)?;
+    let v = u32::try_from(v).map_err(|_| Malformed)?;
+    Ok(zigzag32(v))
+}
+
+/// A length-prefixed byte field of a record: -1 is null, anything else must fit (and, unless
+/// `FIT`, start below `limit` within `record`).
+#[inline(always)]
+fn bytes_field<'a, const FIT: bool>(
+    record: &'a [u8],
+    pos: &mut usize,
+    limit: u64,
+) -> Parsed<Option<&'a [u8]>> {
+    let len = varint(record, pos)?;
+    if len < 0 {
+        return if len == -1 { Ok(None) } else { Err(Malformed) };
+    }
     let start = *pos;
-    if start as u64 >= limit {
+    if !FIT && start as u64 >= limit {
         return Err(Malformed);
     }
-    let field = record.get(start..start + n).ok_or(Malformed)?;
-    *pos = start + n;
+    let end = start + len as usize;
+    let field = record.get(start..end).ok_or(Malformed)?;
+    *pos = end;
     Ok(Some(field))
 }
 
 /// Parse the record at `*pos` of a batch's data and hand it to `sink` unless it is below the
 /// start offset. Ok(false): skipped (still checked whole).
 #[inline(always)]
-fn read_record<S: RecordSink>(
+fn read_record<S: RecordSink, const FIT: bool>(
     data: &[u8],
     pos: &mut usize,
     ctx: &RecordCtx,
     sink: &mut S,
 ) -> Parsed<bool> {
     let length = varint(data, pos)?;
-    let length = usize::try_from(length).map_err(|_| Malformed)?;
+    if length < 0 {
+        return Err(Malformed);
+    }
     let record_start = *pos;
-    let body = data
-        .get(record_start..record_start + length)
-        .ok_or(Malformed)?;
-    *pos = record_start + length;
+    let record_end = record_start + length as usize;
+    let body = data.get(record_start..record_end).ok_or(Malformed)?;
+    *pos = record_end;
     // Fields of this record may start below `limit` (slots are 32-bit).
-    let limit = if ctx.positions_fit {
+    let limit = if FIT {
         u64::MAX
     } else {
         (1u64 << 32).saturating_sub((ctx.data_base + record_start) as u64)
     };
     // Attributes (unused), then the deltas.
-    let mut p = 1usize;
     if body.is_empty() {
         return Err(Malformed);
     }
+    let mut p = 1usize;
     let ts_delta = varlong(body, &mut p)?;
     let offset_delta = varint(body, &mut p)?;
-    let key = bytes_field(body, &mut p, limit)?;
-    let value = bytes_field(body, &mut p, limit)?;
+    let key = bytes_field::<FIT>(body, &mut p, limit)?;
+    let value = bytes_field::<FIT>(body, &mut p, limit)?;
     let header_count = varint(body, &mut p)?;
-    let header_count = usize::try_from(header_count).map_err(|_| Malformed)?;
-    if header_count > body.len() - p {
+    if header_count < 0 || header_count as usize > body.len() - p {
         return Err(Malformed);
     }
     let offset = ctx.base_offset.saturating_add(i64::from(offset_delta));
@@ -809,9 +858,9 @@ fn read_record<S: RecordSink>(
         });
     }
     for _ in 0..header_count {
-        let key = bytes_field(body, &mut p, limit)?.ok_or(Malformed)?;
+        let key = bytes_field::<FIT>(body, &mut p, limit)?.ok_or(Malformed)?;
         let key = std::str::from_utf8(key).map_err(|_| Malformed)?;
-        let value = bytes_field(body, &mut p, limit)?;
+        let value = bytes_field::<FIT>(body, &mut p, limit)?;
         if keep {
             sink.header(key, value);
         }
