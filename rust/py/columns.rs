@@ -9,8 +9,9 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyString};
 
-use super::records::{decode_input, DecodedPartition};
-use crate::records::{to_spark_batch, DecodeOptions};
+use super::errors;
+use super::records::DecodedPartition;
+use crate::records::{decode_spark_batch, DecodeOptions, SparkBatchError};
 
 fn arrow_error(e: arrow_schema::ArrowError) -> PyErr {
     PyValueError::new_err(e.to_string())
@@ -101,13 +102,21 @@ pub fn decode_columns<'py>(
         start_offset,
         max_decompressed_batch,
     };
-    let d = decode_input(py, input, topic, partition, opts)?;
-    let batch = if input.len() >= 64 * 1024 {
-        py.detach(|| to_spark_batch(&d, input, topic, partition))
+    // One pass from the records bytes to the Arrow buffers; it touches no Python object, so
+    // large inputs run with the GIL released (small ones are not worth the handoff).
+    let decode = || decode_spark_batch(input, &opts, topic, partition);
+    let result = if input.len() >= 64 * 1024 {
+        py.detach(decode)
     } else {
-        to_spark_batch(&d, input, topic, partition)
-    }
-    .map_err(arrow_error)?;
+        decode()
+    };
+    let (batch, summary) = result.map_err(|e| match e {
+        SparkBatchError::Records(e) => errors::records_error(py, topic, partition, e),
+        SparkBatchError::Arrow(e) => arrow_error(e),
+    })?;
     let columns = Bound::new(py, ArrowColumns { batch })?;
-    Ok(DecodedPartition::new(columns.into_any().unbind(), &d))
+    Ok(DecodedPartition::from_summary(
+        columns.into_any().unbind(),
+        &summary,
+    ))
 }

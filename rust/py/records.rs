@@ -8,7 +8,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString, PyTuple, PyType};
 
 use super::errors;
-use crate::records::{decode_records as decode, DecodeOptions, DecodedRecords, Slot};
+use crate::records::{
+    decode_records as decode, DecodeOptions, DecodeSummary, DecodedRecords, Slot,
+};
 
 /// A record read from Kafka (aiokafka's `ConsumerRecord` fields, in its order).
 ///
@@ -215,15 +217,19 @@ pub struct DecodedPartition {
 
 impl DecodedPartition {
     pub(crate) fn new(records: Py<PyAny>, d: &DecodedRecords) -> Self {
+        DecodedPartition::from_summary(records, &d.summary())
+    }
+
+    pub(crate) fn from_summary(records: Py<PyAny>, s: &DecodeSummary) -> Self {
         DecodedPartition {
             records,
-            next_offset: d.next_offset,
-            last_leader_epoch: d.last_leader_epoch,
-            truncated: d.truncated,
-            batches: d.batches,
-            skipped_below_start: d.skipped_below_start,
-            skipped_control: d.skipped_control,
-            skipped_aborted: d.skipped_aborted,
+            next_offset: s.next_offset,
+            last_leader_epoch: s.last_leader_epoch,
+            truncated: s.truncated,
+            batches: s.batches,
+            skipped_below_start: s.skipped_below_start,
+            skipped_control: s.skipped_control,
+            skipped_aborted: s.skipped_aborted,
         }
     }
 }

@@ -277,12 +277,208 @@ pub fn batch_position(input: &[u8], base_offset: i64) -> Option<usize> {
     None
 }
 
-/// Decode one partition's records bytes.
+/// What decoding one partition's records bytes found besides the records: where the next fetch
+/// starts and what was left out. The same whatever the records went to (see [`RecordSink`]).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct DecodeSummary {
+    /// The position after the last whole batch read (None when no batch was complete).
+    pub next_offset: Option<i64>,
+    /// The partition leader epoch of the last whole batch read (None when no batch was
+    /// complete).
+    pub last_leader_epoch: Option<i32>,
+    /// The input ended inside a batch (normal at the fetch size limit).
+    pub truncated: bool,
+    pub skipped_below_start: u64,
+    pub skipped_control: u64,
+    pub skipped_aborted: u64,
+    pub batches: u64,
+}
+
+/// Where a batch's records section (the `data` a sink is given) lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BatchData {
+    /// In the caller's input, from byte `start` on (an uncompressed batch).
+    Input { start: usize },
+    /// In a buffer decompressed from the batch, handed to [`RecordSink::end_batch`].
+    Decompressed,
+}
+
+/// One record to return: its key and value are slices of the batch's records section.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecordFields<'a> {
+    pub offset: i64,
+    /// Milliseconds (the batch's max timestamp for log-append-time batches).
+    pub timestamp: i64,
+    pub key: Option<&'a [u8]>,
+    pub value: Option<&'a [u8]>,
+}
+
+/// A batch whose records a sink is about to receive.
+#[derive(Debug, Clone, Copy)]
+pub struct BatchStart<'a> {
+    pub header: &'a BatchHeader,
+    /// Its (decompressed) records section: every slice given for its records lies in it.
+    pub data: &'a [u8],
+    pub at: BatchData,
+    /// Its record count, already known to fit in `data`: at most this many records follow.
+    pub max_records: usize,
+    /// Input bytes from the batch's start to the end of the input: with the batch's own
+    /// length, how much more is likely to follow (a hint for reserving room).
+    pub input_left: usize,
+}
+
+impl BatchStart<'_> {
+    /// `n` (an amount for this batch) scaled to the rest of the input, as if the rest were
+    /// like this batch.
+    pub fn scaled_to_input(&self, n: usize) -> usize {
+        let wire = LENGTH_OFFSET as u128 + u128::from(self.header.batch_length.unsigned_abs());
+        let scaled = n as u128 * self.input_left as u128 / wire.max(1);
+        usize::try_from(scaled).unwrap_or(usize::MAX).max(n)
+    }
+}
+
+/// Where decoded records go: [`decode_into`] does the batch-level work (CRC, decompression,
+/// read_committed, control batches, start_offset, errors, the summary) once, and hands each
+/// record it returns to a sink: slots into the input ([`DecodedRecords`], through
+/// [`decode_records`]) or Arrow columns (`columns::SparkColumns`).
+///
+/// Per batch: `begin_batch`, then per record returned `record`, its headers (`header`, in
+/// order), `end_record`; then `end_batch`. After an error the sink's contents are unspecified
+/// (the decode failed).
+pub trait RecordSink {
+    fn begin_batch(&mut self, batch: &BatchStart<'_>);
+    fn record(&mut self, record: RecordFields<'_>);
+    /// A header of the current record (its key is UTF-8: checked while parsing).
+    fn header(&mut self, key: &str, value: Option<&[u8]>);
+    fn end_record(&mut self);
+    /// The batch is done; `owned` is its decompressed records section (None if uncompressed).
+    fn end_batch(&mut self, owned: Option<Vec<u8>>);
+}
+
+impl DecodedRecords {
+    /// The batch-level outcome of the decode these records came from.
+    pub fn summary(&self) -> DecodeSummary {
+        DecodeSummary {
+            next_offset: self.next_offset,
+            last_leader_epoch: self.last_leader_epoch,
+            truncated: self.truncated,
+            skipped_below_start: self.skipped_below_start,
+            skipped_control: self.skipped_control,
+            skipped_aborted: self.skipped_aborted,
+            batches: self.batches,
+        }
+    }
+}
+
+/// The slots sink: fills a [`DecodedRecords`] with byte ranges into the input (uncompressed
+/// batches: no copy) or into the decompressed buffers it keeps.
+struct Slots<'d> {
+    out: &'d mut DecodedRecords,
+    /// The current batch: its buffer id, where its data starts in that buffer and in memory,
+    /// its CRC and timestamp type, and the number of records before it.
+    buffer: u32,
+    data_base: usize,
+    data_addr: usize,
+    crc: u32,
+    timestamp_type: u8,
+    first_row: usize,
+}
+
+impl Slots<'_> {
+    #[inline]
+    fn slot(&self, bytes: &[u8]) -> Slot {
+        // The parser checked that every field starts below 4 GiB in its buffer.
+        let start = self.data_base + (bytes.as_ptr() as usize - self.data_addr);
+        Slot {
+            buffer: self.buffer,
+            start: start as u32,
+            len: bytes.len() as u32,
+        }
+    }
+}
+
+impl RecordSink for Slots<'_> {
+    fn begin_batch(&mut self, batch: &BatchStart<'_>) {
+        (self.buffer, self.data_base) = match batch.at {
+            BatchData::Input { start } => (Slot::INPUT, start),
+            BatchData::Decompressed => (self.out.owned.len() as u32, 0),
+        };
+        self.data_addr = batch.data.as_ptr() as usize;
+        self.crc = batch.header.crc;
+        self.timestamp_type = batch.header.timestamp_type();
+        self.first_row = self.out.len();
+        self.out.reserve(batch.max_records);
+    }
+
+    #[inline]
+    fn record(&mut self, r: RecordFields<'_>) {
+        let key = r.key.map(|k| self.slot(k));
+        let value = r.value.map(|v| self.slot(v));
+        let out = &mut *self.out;
+        out.offsets.push(r.offset);
+        out.timestamps.push(r.timestamp);
+        out.timestamp_types.push(self.timestamp_type);
+        out.keys.push(key);
+        out.values.push(value);
+        out.checksums.push(self.crc);
+    }
+
+    #[inline]
+    fn header(&mut self, key: &str, value: Option<&[u8]>) {
+        let h = HeaderSlot {
+            key: self.slot(key.as_bytes()),
+            value: value.map(|v| self.slot(v)),
+        };
+        self.out.headers.push(h);
+    }
+
+    #[inline]
+    fn end_record(&mut self) {
+        self.out.header_starts.push(self.out.headers.len() as u32);
+    }
+
+    fn end_batch(&mut self, owned: Option<Vec<u8>>) {
+        if let Some(v) = owned {
+            if self.out.len() > self.first_row {
+                self.out.owned.push(v);
+            }
+        }
+    }
+}
+
+/// Decode one partition's records bytes into slots.
 pub fn decode_records(input: &[u8], opts: &DecodeOptions) -> Result<DecodedRecords> {
     let mut out = DecodedRecords {
         header_starts: vec![0],
         ..Default::default()
     };
+    let mut sink = Slots {
+        out: &mut out,
+        buffer: Slot::INPUT,
+        data_base: 0,
+        data_addr: 0,
+        crc: 0,
+        timestamp_type: 0,
+        first_row: 0,
+    };
+    let s = decode_into(input, opts, &mut sink)?;
+    out.next_offset = s.next_offset;
+    out.last_leader_epoch = s.last_leader_epoch;
+    out.truncated = s.truncated;
+    out.skipped_below_start = s.skipped_below_start;
+    out.skipped_control = s.skipped_control;
+    out.skipped_aborted = s.skipped_aborted;
+    out.batches = s.batches;
+    Ok(out)
+}
+
+/// Decode one partition's records bytes, handing every record returned to `sink`.
+pub fn decode_into<S: RecordSink>(
+    input: &[u8],
+    opts: &DecodeOptions,
+    sink: &mut S,
+) -> Result<DecodeSummary> {
+    let mut summary = DecodeSummary::default();
     let mut aborts = opts
         .read_committed
         .then(|| AbortTracker::new(&opts.aborted_transactions));
@@ -290,7 +486,7 @@ pub fn decode_records(input: &[u8], opts: &DecodeOptions) -> Result<DecodedRecor
     while pos < input.len() {
         let rest = &input[pos..];
         if rest.len() < BATCH_HEADER_LEN.min(LENGTH_OFFSET + 5) {
-            out.truncated = true;
+            summary.truncated = true;
             break;
         }
         let base_offset = i64::from_be_bytes(rest[0..8].try_into().unwrap_or([0; 8]));
@@ -320,7 +516,7 @@ pub fn decode_records(input: &[u8], opts: &DecodeOptions) -> Result<DecodedRecor
         }
         let total = LENGTH_OFFSET + batch_length as usize;
         if rest.len() < total {
-            out.truncated = true;
+            summary.truncated = true;
             break;
         }
         let batch = &rest[..total];
@@ -336,22 +532,31 @@ pub fn decode_records(input: &[u8], opts: &DecodeOptions) -> Result<DecodedRecor
                 });
             }
         }
-        decode_batch(input, pos, &header, opts, aborts.as_mut(), &mut out)?;
-        out.batches += 1;
-        out.next_offset = Some(header.next_offset());
-        out.last_leader_epoch = Some(header.partition_leader_epoch);
+        decode_batch(
+            input,
+            pos,
+            &header,
+            opts,
+            aborts.as_mut(),
+            &mut summary,
+            sink,
+        )?;
+        summary.batches += 1;
+        summary.next_offset = Some(header.next_offset());
+        summary.last_leader_epoch = Some(header.partition_leader_epoch);
         pos += total;
     }
-    Ok(out)
+    Ok(summary)
 }
 
-fn decode_batch(
+fn decode_batch<S: RecordSink>(
     input: &[u8],
     pos: usize,
     header: &BatchHeader,
     opts: &DecodeOptions,
     aborts: Option<&mut AbortTracker>,
-    out: &mut DecodedRecords,
+    summary: &mut DecodeSummary,
+    sink: &mut S,
 ) -> Result<()> {
     let base_offset = header.base_offset;
     let records_count = u64::try_from(header.records_count).unwrap_or(0);
@@ -362,13 +567,13 @@ fn decode_batch(
             if header.is_control() {
                 control_marker_owner = Some(tracker);
             } else if header.is_transactional() && tracker.aborted.contains(&header.producer_id) {
-                out.skipped_aborted += records_count;
+                summary.skipped_aborted += records_count;
                 return Ok(());
             }
         }
     }
     if header.is_control() && control_marker_owner.is_none() {
-        out.skipped_control += records_count;
+        summary.skipped_control += records_count;
         return Ok(());
     }
     let codec = Codec::from_id(header.codec_id()).ok_or_else(|| RecordsError::UnknownCodec {
@@ -386,9 +591,12 @@ fn decode_batch(
             base_offset,
         )?),
     };
-    let (data, data_base, buffer) = match &owned {
-        None => (&input[body_start..body_end], body_start, Slot::INPUT),
-        Some(v) => (&v[..], 0, out.owned.len() as u32),
+    let (data, at) = match &owned {
+        None => (
+            &input[body_start..body_end],
+            BatchData::Input { start: body_start },
+        ),
+        Some(v) => (&v[..], BatchData::Decompressed),
     };
     if let Some(tracker) = control_marker_owner {
         // A control batch: its one record's key says COMMIT or ABORT; it is never returned.
@@ -396,7 +604,7 @@ fn decode_batch(
         if first_record_key(&mut r).and_then(control_type) == Some(0) {
             tracker.aborted.remove(&header.producer_id);
         }
-        out.skipped_control += records_count;
+        summary.skipped_control += records_count;
         return Ok(());
     }
     let count = header.records_count;
@@ -407,41 +615,49 @@ fn decode_batch(
             bytes: data.len(),
         });
     }
-    let ctx = RecordCtx {
+    let count = count as usize;
+    sink.begin_batch(&BatchStart {
         header,
-        buffer,
-        data_base,
-        start_offset: opts.start_offset,
+        data,
+        at,
+        max_records: count,
+        input_left: input.len() - pos,
+    });
+    let data_base = match at {
+        BatchData::Input { start } => start,
+        BatchData::Decompressed => 0,
     };
-    out.reserve(count as usize);
-    let before = out.len();
-    let mut r = Reader::new(data);
-    for index in 0..count as usize {
-        read_record(&mut r, &ctx, out).map_err(|what| RecordsError::CorruptRecord {
-            base_offset,
-            index,
-            what,
-        })?;
-    }
-    if r.remaining() != 0 {
+    let ctx = RecordCtx {
+        base_offset,
+        base_timestamp: header.base_timestamp,
+        log_append_time: (header.timestamp_type() == 1).then_some(header.max_timestamp),
+        start_offset: opts.start_offset,
+        data_base,
+        positions_fit: data_base.saturating_add(data.len()) <= u32::MAX as usize,
+    };
+    let read = if ctx.positions_fit {
+        read_records::<S, true>(data, &ctx, count, sink, summary)
+    } else {
+        read_records::<S, false>(data, &ctx, count, sink, summary)
+    };
+    let at_byte = match read {
+        Ok(end) => end,
+        Err((index, record_start)) => {
+            return Err(RecordsError::CorruptRecord {
+                base_offset,
+                index,
+                what: describe_malformed(data, record_start, data_base),
+            })
+        }
+    };
+    if at_byte != data.len() {
         return Err(RecordsError::TrailingBytes {
             base_offset,
-            count: r.remaining(),
+            count: data.len() - at_byte,
         });
     }
-    if let Some(v) = owned {
-        if out.len() > before {
-            out.owned.push(v);
-        }
-    }
+    sink.end_batch(owned);
     Ok(())
-}
-
-struct RecordCtx<'h> {
-    header: &'h BatchHeader,
-    buffer: u32,
-    data_base: usize,
-    start_offset: i64,
 }
 
 fn first_record_key<'a>(r: &mut Reader<'a>) -> Option<&'a [u8]> {
@@ -455,36 +671,251 @@ fn first_record_key<'a>(r: &mut Reader<'a>) -> Option<&'a [u8]> {
         .and_then(|n| r.take(n, "key").ok())
 }
 
-type RecordResult<T> = std::result::Result<T, String>;
-
-fn slot(ctx: &RecordCtx<'_>, r: &Reader<'_>, len: usize) -> RecordResult<Slot> {
-    let start = ctx.data_base + r.position();
-    let start = u32::try_from(start).map_err(|_| "buffer beyond 4 GiB".to_string())?;
-    Ok(Slot {
-        buffer: ctx.buffer,
-        start,
-        len: len as u32,
-    })
+/// What the record parser needs of its batch.
+struct RecordCtx {
+    base_offset: i64,
+    base_timestamp: i64,
+    /// The batch's max timestamp when it is log-append-time (every record gets it).
+    log_append_time: Option<i64>,
+    start_offset: i64,
+    /// Where the batch's data starts in its buffer (slots must start below 4 GiB).
+    data_base: usize,
+    /// The whole batch's data lies below 4 GiB in its buffer: no per-field check needed.
+    positions_fit: bool,
 }
 
-/// A length-prefixed byte field: -1 is null, anything else must fit.
-fn bytes_field(r: &mut Reader<'_>, ctx: &RecordCtx<'_>, what: &str) -> RecordResult<Option<Slot>> {
+/// A record that does not parse; [`describe_malformed`] says why and where, off the hot path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Malformed;
+
+type Parsed<T> = std::result::Result<T, Malformed>;
+
+/// Unsigned LEB128 of at most `max_bytes` bytes, as `Reader` reads it (bits past 64 are
+/// dropped). The one- and two-byte cases are inline.
+#[inline(always)]
+fn uvarint(buf: &[u8], pos: &mut usize, max_bytes: usize) -> Parsed<u64> {
+    let p = *pos;
+    if let Some(&b) = buf.get(p) {
+        if b < 0x80 {
+            *pos = p + 1;
+            return Ok(u64::from(b));
+        }
+        // Two bytes: lengths of 64 B to 8 KiB, deltas of up to 8k.
+        if let Some(&c) = buf.get(p + 1) {
+            if c < 0x80 {
+                *pos = p + 2;
+                return Ok(u64::from(b & 0x7f) | u64::from(c) << 7);
+            }
+        }
+    }
+    uvarint_long(buf, pos, max_bytes)
+}
+
+#[inline(never)]
+fn uvarint_long(buf: &[u8], pos: &mut usize, max_bytes: usize) -> Parsed<u64> {
+    let rest = buf.get(*pos..).unwrap_or_default();
+    let mut value: u64 = 0;
+    for (i, &b) in rest.iter().take(max_bytes).enumerate() {
+        value |= u64::from(b & 0x7f) << (7 * i);
+        if b & 0x80 == 0 {
+            *pos += i + 1;
+            return Ok(value);
+        }
+    }
+    Err(Malformed)
+}
+
+/// Zig-zag varlong (at most 10 bytes).
+#[inline(always)]
+fn varlong(buf: &[u8], pos: &mut usize) -> Parsed<i64> {
+    let v = uvarint(buf, pos, 10)?;
+    Ok(((v >> 1) as i64) ^ -((v & 1) as i64))
+}
+
+/// Parse `count` records from the start of `data` into `sink`; the position after them, or
+/// the index and position of the first malformed one. `FIT`: the whole data lies below 4 GiB
+/// in its buffer (no per-field position check).
+fn read_records<S: RecordSink, const FIT: bool>(
+    data: &[u8],
+    ctx: &RecordCtx,
+    count: usize,
+    sink: &mut S,
+    summary: &mut DecodeSummary,
+) -> std::result::Result<usize, (usize, usize)> {
+    let mut at_byte = 0usize;
+    for index in 0..count {
+        let record_start = at_byte;
+        match read_record::<S, FIT>(data, &mut at_byte, ctx, sink) {
+            Ok(true) => {}
+            Ok(false) => summary.skipped_below_start += 1,
+            Err(Malformed) => return Err((index, record_start)),
+        }
+    }
+    Ok(at_byte)
+}
+
+/// Zig-zag varint (at most 5 bytes, and within 32 bits); the one- and two-byte cases inline.
+#[inline(always)]
+fn varint(buf: &[u8], pos: &mut usize) -> Parsed<i32> {
+    let p = *pos;
+    if let Some(&b) = buf.get(p) {
+        if b < 0x80 {
+            *pos = p + 1;
+            return Ok(zigzag32(u32::from(b)));
+        }
+        if let Some(&c) = buf.get(p + 1) {
+            if c < 0x80 {
+                *pos = p + 2;
+                return Ok(zigzag32(u32::from(b & 0x7f) | u32::from(c) << 7));
+            }
+        }
+    }
+    varint_long(buf, pos)
+}
+
+#[inline(always)]
+fn zigzag32(v: u32) -> i32 {
+    ((v >> 1) as i32) ^ -((v & 1) as i32)
+}
+
+#[inline(never)]
+fn varint_long(buf: &[u8], pos: &mut usize) -> Parsed<i32> {
+    let v = uvarint_long(buf, pos, 5)?;
+    let v = u32::try_from(v).map_err(|_| Malformed)?;
+    Ok(zigzag32(v))
+}
+
+/// A length-prefixed byte field of a record: -1 is null, anything else must fit (and, unless
+/// `FIT`, start below `limit` within `record`).
+#[inline(always)]
+fn bytes_field<'a, const FIT: bool>(
+    record: &'a [u8],
+    pos: &mut usize,
+    limit: u64,
+) -> Parsed<Option<&'a [u8]>> {
+    let len = varint(record, pos)?;
+    if len < 0 {
+        return if len == -1 { Ok(None) } else { Err(Malformed) };
+    }
+    let start = *pos;
+    if !FIT && start as u64 >= limit {
+        return Err(Malformed);
+    }
+    let end = start + len as usize;
+    let field = record.get(start..end).ok_or(Malformed)?;
+    *pos = end;
+    Ok(Some(field))
+}
+
+/// Parse the record at `*pos` of a batch's data and hand it to `sink` unless it is below the
+/// start offset. Ok(false): skipped (still checked whole).
+#[inline(always)]
+fn read_record<S: RecordSink, const FIT: bool>(
+    data: &[u8],
+    pos: &mut usize,
+    ctx: &RecordCtx,
+    sink: &mut S,
+) -> Parsed<bool> {
+    let length = varint(data, pos)?;
+    if length < 0 {
+        return Err(Malformed);
+    }
+    let record_start = *pos;
+    let record_end = record_start + length as usize;
+    let body = data.get(record_start..record_end).ok_or(Malformed)?;
+    *pos = record_end;
+    // Fields of this record may start below `limit` (slots are 32-bit).
+    let limit = if FIT {
+        u64::MAX
+    } else {
+        (1u64 << 32).saturating_sub((ctx.data_base + record_start) as u64)
+    };
+    // Attributes (unused), then the deltas.
+    if body.is_empty() {
+        return Err(Malformed);
+    }
+    let mut p = 1usize;
+    let ts_delta = varlong(body, &mut p)?;
+    let offset_delta = varint(body, &mut p)?;
+    let key = bytes_field::<FIT>(body, &mut p, limit)?;
+    let value = bytes_field::<FIT>(body, &mut p, limit)?;
+    let header_count = varint(body, &mut p)?;
+    if header_count < 0 || header_count as usize > body.len() - p {
+        return Err(Malformed);
+    }
+    let offset = ctx.base_offset.saturating_add(i64::from(offset_delta));
+    let keep = offset >= ctx.start_offset;
+    if keep {
+        let timestamp = match ctx.log_append_time {
+            Some(max) => max,
+            None => ctx.base_timestamp.saturating_add(ts_delta),
+        };
+        sink.record(RecordFields {
+            offset,
+            timestamp,
+            key,
+            value,
+        });
+    }
+    for _ in 0..header_count {
+        let key = bytes_field::<FIT>(body, &mut p, limit)?.ok_or(Malformed)?;
+        let key = std::str::from_utf8(key).map_err(|_| Malformed)?;
+        let value = bytes_field::<FIT>(body, &mut p, limit)?;
+        if keep {
+            sink.header(key, value);
+        }
+    }
+    if p != body.len() {
+        return Err(Malformed);
+    }
+    if keep {
+        sink.end_record();
+    }
+    Ok(keep)
+}
+
+type RecordResult<T> = std::result::Result<T, String>;
+
+/// Why the record at `start` of a batch's `data` is malformed, read again with the checked
+/// `Reader` (what fails and where, positions as the reader counts them): only run once the
+/// fast parser has refused the record. `data_base` is where `data` starts in its buffer.
+fn describe_malformed(data: &[u8], start: usize, data_base: usize) -> String {
+    let mut r = Reader::new(data);
+    let checked = r
+        .take(start, "records")
+        .map_err(|e| e.to_string())
+        .and_then(|_| check_record(&mut r, data_base));
+    match checked {
+        Err(what) => what,
+        Ok(()) => {
+            debug_assert!(false, "the record parsers disagree");
+            "malformed record".to_string()
+        }
+    }
+}
+
+/// A length-prefixed byte field: -1 is null, anything else must fit. `base` is where the
+/// reader's buffer starts in the batch's buffer (slots are 32-bit).
+fn check_bytes_field<'a>(
+    r: &mut Reader<'a>,
+    base: usize,
+    what: &str,
+) -> RecordResult<Option<&'a [u8]>> {
     let len = r.varint().map_err(|e| format!("{what} length: {e}"))?;
     if len == -1 {
         return Ok(None);
     }
     let n = usize::try_from(len).map_err(|_| format!("{what} length {len} is negative"))?;
-    let s = slot(ctx, r, n)?;
-    r.take(n, "field")
+    if u32::try_from(base + r.position()).is_err() {
+        return Err("buffer beyond 4 GiB".to_string());
+    }
+    let field = r
+        .take(n, "field")
         .map_err(|_| format!("{what} of {n} bytes overruns the record"))?;
-    Ok(Some(s))
+    Ok(Some(field))
 }
 
-fn read_record(
-    batch: &mut Reader<'_>,
-    ctx: &RecordCtx<'_>,
-    out: &mut DecodedRecords,
-) -> RecordResult<()> {
+fn check_record(batch: &mut Reader<'_>, base: usize) -> RecordResult<()> {
     let length = batch.varint().map_err(|e| format!("record length: {e}"))?;
     let length =
         usize::try_from(length).map_err(|_| format!("record length {length} is negative"))?;
@@ -492,17 +923,13 @@ fn read_record(
     let body = batch
         .take(length, "record")
         .map_err(|_| format!("record of {length} bytes overruns its batch"))?;
-    // Parse within the record's own bytes; slots are relative to the batch data.
+    let base = base + record_start;
     let mut r = Reader::new(body);
-    let sub = RecordCtx {
-        data_base: ctx.data_base + record_start,
-        ..*ctx
-    };
     r.i8().map_err(|e| format!("attributes: {e}"))?;
-    let ts_delta = r.varlong().map_err(|e| format!("timestamp delta: {e}"))?;
-    let offset_delta = r.varint().map_err(|e| format!("offset delta: {e}"))?;
-    let key = bytes_field(&mut r, &sub, "key")?;
-    let value = bytes_field(&mut r, &sub, "value")?;
+    r.varlong().map_err(|e| format!("timestamp delta: {e}"))?;
+    r.varint().map_err(|e| format!("offset delta: {e}"))?;
+    check_bytes_field(&mut r, base, "key")?;
+    check_bytes_field(&mut r, base, "value")?;
     let header_count = r.varint().map_err(|e| format!("header count: {e}"))?;
     let header_count = usize::try_from(header_count)
         .map_err(|_| format!("header count {header_count} is negative"))?;
@@ -512,51 +939,19 @@ fn read_record(
             r.remaining()
         ));
     }
-    let header_mark = out.headers.len();
     for h in 0..header_count {
-        let key = bytes_field(&mut r, &sub, "header key")?
+        let key = check_bytes_field(&mut r, base, "header key")?
             .ok_or_else(|| format!("header {h} has a null key"))?;
-        let k = sub_bytes(&r, &sub, key, body);
-        if std::str::from_utf8(k).is_err() {
-            out.headers.truncate(header_mark);
+        if std::str::from_utf8(key).is_err() {
             return Err(format!("header {h} key is not UTF-8"));
         }
-        let value = bytes_field(&mut r, &sub, "header value")?;
-        out.headers.push(HeaderSlot { key, value });
+        check_bytes_field(&mut r, base, "header value")?;
     }
     if r.remaining() != 0 {
-        out.headers.truncate(header_mark);
         return Err(format!(
             "{} bytes left over inside the record",
             r.remaining()
         ));
     }
-    let offset = ctx
-        .header
-        .base_offset
-        .saturating_add(i64::from(offset_delta));
-    if offset < ctx.start_offset {
-        out.headers.truncate(header_mark);
-        out.skipped_below_start += 1;
-        return Ok(());
-    }
-    let timestamp = if ctx.header.timestamp_type() == 1 {
-        ctx.header.max_timestamp
-    } else {
-        ctx.header.base_timestamp.saturating_add(ts_delta)
-    };
-    out.offsets.push(offset);
-    out.timestamps.push(timestamp);
-    out.timestamp_types.push(ctx.header.timestamp_type());
-    out.keys.push(key);
-    out.values.push(value);
-    out.checksums.push(ctx.header.crc);
-    out.header_starts.push(out.headers.len() as u32);
     Ok(())
-}
-
-/// The bytes of a slot that lies inside `record` (the record being parsed).
-fn sub_bytes<'a>(_r: &Reader<'_>, sub: &RecordCtx<'_>, s: Slot, record: &'a [u8]) -> &'a [u8] {
-    let start = s.start as usize - sub.data_base;
-    &record[start..start + s.len as usize]
 }

@@ -3,8 +3,9 @@
 //! timestamp timestamp[us, UTC], timestampType int32,
 //! headers list<struct<key string, value binary>>`, every field nullable.
 //!
-//! Each value byte is copied once, from the fetched (or decompressed) batch into the Arrow
-//! buffer; the buffers are then handed over as they are (Arrow C data interface).
+//! `decode_spark_batch` parses the batches straight into the column buffers (one pass): each
+//! key, value and header byte is copied once, from the fetched (or decompressed) batch into the
+//! Arrow buffer; the buffers are then handed over as they are (Arrow C data interface).
 
 use std::sync::{Arc, OnceLock};
 
@@ -15,7 +16,11 @@ use arrow_array::{
 use arrow_buffer::{BooleanBufferBuilder, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{ArrowError, DataType, Field, Fields, Schema, SchemaRef, TimeUnit};
 
-use super::batch::{DecodedRecords, Slot};
+use super::batch::{
+    decode_into, BatchStart, DecodeOptions, DecodeSummary, DecodedRecords, RecordFields,
+    RecordSink, Slot,
+};
+use super::error::RecordsError;
 
 /// Spark's name for a list's item field (`ArrowUtils.toArrowField`).
 const LIST_ITEM: &str = "element";
@@ -58,16 +63,21 @@ pub fn spark_schema() -> SchemaRef {
         .clone()
 }
 
+const TOO_LARGE: &str = "a binary column of one fetch exceeds 2 GiB; lower fetch sizes";
+
+fn too_large() -> ArrowError {
+    ArrowError::InvalidArgumentError(TOO_LARGE.into())
+}
+
 /// Offsets, bytes and validity of a nullable binary column, filled in one pass. The validity
-/// bitmap is only built once a null arrives (most columns have none).
+/// bitmap is only built once a null arrives (most columns have none). Offsets are written as
+/// `data.len() as i32`: the arrays are only made if the data stayed within 2 GiB, so every
+/// offset written was exact.
 struct BinaryColumn {
     offsets: Vec<i32>,
     data: Vec<u8>,
     valid: Option<BooleanBufferBuilder>,
-    rows: usize,
 }
-
-const TOO_LARGE: &str = "a binary column of one fetch exceeds 2 GiB; lower fetch sizes";
 
 impl BinaryColumn {
     fn with_capacity(rows: usize, bytes: usize) -> Self {
@@ -77,12 +87,15 @@ impl BinaryColumn {
             offsets,
             data: Vec::with_capacity(bytes),
             valid: None,
-            rows,
         }
     }
 
-    #[inline]
-    fn push(&mut self, bytes: Option<&[u8]>) -> Result<(), ArrowError> {
+    fn rows(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    #[inline(always)]
+    fn push(&mut self, bytes: Option<&[u8]>) {
         match bytes {
             Some(b) => {
                 self.data.extend_from_slice(b);
@@ -90,56 +103,314 @@ impl BinaryColumn {
                     valid.append(true);
                 }
             }
-            None => {
-                let before = self.offsets.len() - 1;
-                let rows = self.rows;
-                let valid = self.valid.get_or_insert_with(|| {
-                    let mut v = BooleanBufferBuilder::new(rows.max(before + 1));
-                    v.append_n(before, true);
-                    v
-                });
-                valid.append(false);
-            }
+            None => self.push_null(),
         }
-        let end = i32::try_from(self.data.len())
-            .map_err(|_| ArrowError::InvalidArgumentError(TOO_LARGE.into()))?;
-        self.offsets.push(end);
-        Ok(())
+        self.offsets.push(self.data.len() as i32);
     }
 
-    /// `rows` copies of the same bytes (the topic column).
-    fn repeated(value: &[u8], rows: usize) -> Result<Self, ArrowError> {
-        let total = value.len().saturating_mul(rows);
-        if i32::try_from(total).is_err() {
-            return Err(ArrowError::InvalidArgumentError(TOO_LARGE.into()));
-        }
-        let step = value.len() as i32;
-        Ok(BinaryColumn {
-            offsets: (0..=rows as i32).map(|i| i * step).collect(),
-            data: value.repeat(rows),
-            valid: None,
-            rows,
-        })
+    /// The validity bit of a null (the bitmap is made at the first one).
+    #[cold]
+    fn push_null(&mut self) {
+        let before = self.rows();
+        let capacity = self.offsets.capacity().max(before + 2);
+        self.valid
+            .get_or_insert_with(|| {
+                let mut v = BooleanBufferBuilder::new(capacity);
+                v.append_n(before, true);
+                v
+            })
+            .append(false);
     }
 
-    fn parts(self) -> (OffsetBuffer<i32>, Buffer, Option<NullBuffer>) {
+    fn parts(mut self) -> Result<(OffsetBuffer<i32>, Buffer, Option<NullBuffer>), ArrowError> {
+        if i32::try_from(self.data.len()).is_err() {
+            return Err(too_large());
+        }
+        // Room reserved ahead and not used is given back (in place unless most is unused).
+        self.data.shrink_to_fit();
+        self.offsets.shrink_to_fit();
+        // SAFETY: the offsets start at 0 and each is the data's length when it was written,
+        // which only grows and (checked above) never passed i32::MAX: they are non-negative,
+        // monotonic, and the last is the data's length.
+        let offsets = unsafe { OffsetBuffer::new_unchecked(ScalarBuffer::from(self.offsets)) };
         let nulls = self.valid.map(|mut v| NullBuffer::new(v.finish()));
-        (
-            OffsetBuffer::new(ScalarBuffer::from(self.offsets)),
-            Buffer::from_vec(self.data),
-            nulls,
-        )
+        Ok((offsets, Buffer::from_vec(self.data), nulls))
     }
 
     fn binary(self) -> Result<BinaryArray, ArrowError> {
-        let (offsets, data, nulls) = self.parts();
-        BinaryArray::try_new(offsets, data, nulls)
+        let (offsets, data, nulls) = self.parts()?;
+        // SAFETY: `parts` gives offsets valid for the data; binary values need nothing else.
+        Ok(unsafe { BinaryArray::new_unchecked(offsets, data, nulls) })
+    }
+}
+
+/// A non-null string column: only `&str` goes in, so the bytes are UTF-8 at every offset and
+/// the array is made without validating them again.
+struct StringColumn(BinaryColumn);
+
+impl StringColumn {
+    #[inline(always)]
+    fn push(&mut self, s: &str) {
+        self.0.push(Some(s.as_bytes()));
     }
 
     fn utf8(self) -> Result<StringArray, ArrowError> {
-        let (offsets, data, nulls) = self.parts();
-        StringArray::try_new(offsets, data, nulls)
+        let (offsets, data, nulls) = self.0.parts()?;
+        // SAFETY: valid offsets (`parts`), and each value between two offsets was a `&str`.
+        Ok(unsafe { StringArray::new_unchecked(offsets, data, nulls) })
     }
+}
+
+/// `rows` copies of the topic name.
+fn topic_column(topic: &str, rows: usize) -> Result<StringArray, ArrowError> {
+    let total = topic.len().saturating_mul(rows);
+    if i32::try_from(total).is_err() || i32::try_from(rows).is_err() {
+        return Err(too_large());
+    }
+    let step = topic.len() as i32;
+    let offsets: Vec<i32> = (0..=rows as i32).map(|i| i * step).collect();
+    // SAFETY: 0, step, 2 step... up to `total` (checked to fit i32) are monotonic offsets into
+    // `rows` copies of a `&str`.
+    Ok(unsafe {
+        StringArray::new_unchecked(
+            OffsetBuffer::new_unchecked(ScalarBuffer::from(offsets)),
+            Buffer::from_vec(topic.as_bytes().repeat(rows)),
+            None,
+        )
+    })
+}
+
+/// Spark-schema columns filled record by record: the Arrow sink of the decoder (see
+/// [`decode_spark_batch`]), and what [`to_spark_batch`] fills from decoded slots. Each key,
+/// value and header byte is copied once, from the fetched (or decompressed) batch into the
+/// Arrow buffer.
+pub struct SparkColumns {
+    keys: BinaryColumn,
+    values: BinaryColumn,
+    offsets: Vec<i64>,
+    /// Microseconds.
+    timestamps: Vec<i64>,
+    timestamp_types: Vec<i32>,
+    /// The headers list's offsets; None while no record had a header (every list is empty).
+    header_starts: Option<Vec<i32>>,
+    header_keys: StringColumn,
+    header_values: BinaryColumn,
+    /// The timestamp type of the batch being read (sink).
+    batch_timestamp_type: i32,
+    /// Bytes of the batches read so far (sink): their share of key and value bytes predicts
+    /// the next batch's.
+    data_seen: usize,
+}
+
+impl Default for SparkColumns {
+    fn default() -> Self {
+        SparkColumns::with_capacity(0, 0, 0, 0)
+    }
+}
+
+impl SparkColumns {
+    fn with_capacity(rows: usize, key_bytes: usize, value_bytes: usize, headers: usize) -> Self {
+        SparkColumns {
+            keys: BinaryColumn::with_capacity(rows, key_bytes),
+            values: BinaryColumn::with_capacity(rows, value_bytes),
+            offsets: Vec::with_capacity(rows),
+            timestamps: Vec::with_capacity(rows),
+            timestamp_types: Vec::with_capacity(rows),
+            header_starts: None,
+            header_keys: StringColumn(BinaryColumn::with_capacity(headers, 0)),
+            header_values: BinaryColumn::with_capacity(headers, 0),
+            batch_timestamp_type: 0,
+            data_seen: 0,
+        }
+    }
+
+    pub fn new() -> Self {
+        SparkColumns::default()
+    }
+
+    pub fn len(&self) -> usize {
+        self.offsets.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.offsets.is_empty()
+    }
+
+    /// A record; its headers follow (`push_header`), then `end_record`. Its timestamp type
+    /// is set by `fill_timestamp_types` (once per batch for the sink).
+    #[inline(always)]
+    pub fn push_record(
+        &mut self,
+        key: Option<&[u8]>,
+        value: Option<&[u8]>,
+        offset: i64,
+        timestamp_ms: i64,
+    ) {
+        self.keys.push(key);
+        self.values.push(value);
+        self.offsets.push(offset);
+        self.timestamps.push(timestamp_ms.saturating_mul(1000));
+    }
+
+    /// The records pushed since the last call have timestamp type `t`.
+    pub fn fill_timestamp_types(&mut self, t: i32) {
+        self.timestamp_types.resize(self.offsets.len(), t);
+    }
+
+    #[inline]
+    pub fn push_header(&mut self, key: &str, value: Option<&[u8]>) {
+        if self.header_starts.is_none() {
+            // Every record before this one has no headers: its list ends at 0.
+            self.header_starts = Some(vec![0; self.offsets.len()]);
+        }
+        self.header_keys.push(key);
+        self.header_values.push(value);
+    }
+
+    #[inline(always)]
+    pub fn end_record(&mut self) {
+        if let Some(starts) = &mut self.header_starts {
+            starts.push(self.header_values.rows() as i32);
+        }
+    }
+
+    /// The Spark-schema record batch of the records pushed.
+    pub fn finish(mut self, topic: &str, partition: i32) -> Result<RecordBatch, ArrowError> {
+        let rows = self.offsets.len();
+        self.offsets.shrink_to_fit();
+        self.timestamps.shrink_to_fit();
+        self.timestamp_types.shrink_to_fit();
+        let header_rows = self.header_values.rows();
+        let header_structs = StructArray::try_new(
+            header_fields(),
+            vec![
+                Arc::new(self.header_keys.utf8()?) as ArrayRef,
+                Arc::new(self.header_values.binary()?),
+            ],
+            None,
+        )?;
+        let list_offsets = match self.header_starts {
+            None => OffsetBuffer::new_zeroed(rows),
+            Some(starts) => {
+                if i32::try_from(header_rows).is_err() {
+                    return Err(too_large());
+                }
+                debug_assert_eq!(starts.len(), rows + 1);
+                // SAFETY: 0 (or 0s) then the header count after each record, which only grows
+                // and (checked above) fits i32: non-negative and monotonic.
+                unsafe { OffsetBuffer::new_unchecked(ScalarBuffer::from(starts)) }
+            }
+        };
+        let headers =
+            ListArray::try_new(headers_item(), list_offsets, Arc::new(header_structs), None)?;
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(self.keys.binary()?),
+            Arc::new(self.values.binary()?),
+            Arc::new(topic_column(topic, rows)?),
+            Arc::new(Int32Array::new(
+                ScalarBuffer::from(vec![partition; rows]),
+                None,
+            )),
+            Arc::new(Int64Array::new(ScalarBuffer::from(self.offsets), None)),
+            Arc::new(
+                TimestampMicrosecondArray::new(ScalarBuffer::from(self.timestamps), None)
+                    .with_timezone("UTC"),
+            ),
+            Arc::new(Int32Array::new(
+                ScalarBuffer::from(self.timestamp_types),
+                None,
+            )),
+            Arc::new(headers),
+        ];
+        debug_assert!(columns.iter().all(|c| c.len() == rows));
+        RecordBatch::try_new(spark_schema(), columns)
+    }
+}
+
+/// The most room reserved ahead of the records of one batch, in bytes per column: beyond it
+/// columns grow as vectors do (a hint read off the wire is never trusted for much memory).
+const MAX_RESERVE_AHEAD: usize = 64 << 20;
+
+/// Room for `now` more items (this batch's), and if that needs a reallocation, room for
+/// `expect` (the rest of the input's), by half the length at least: one reallocation for
+/// the whole input when it is like its first batch, a geometric series when it is not.
+fn make_room<T>(v: &mut Vec<T>, now: usize, expect: usize) {
+    if v.capacity() - v.len() < now {
+        let ahead = expect.min(MAX_RESERVE_AHEAD / std::mem::size_of::<T>().max(1));
+        v.reserve_exact(now.max(ahead).max(v.len() / 2));
+    }
+}
+
+impl SparkColumns {
+    /// Room for one batch's keys or values: `column` of the bytes so far (or all of them for
+    /// the first batch), a little more.
+    fn bytes_room(column: &mut Vec<u8>, seen: usize, batch: &BatchStart<'_>) {
+        let now = if seen == 0 {
+            batch.data.len()
+        } else {
+            let share = column.len() as u128 * batch.data.len() as u128 / seen as u128;
+            (share as usize + share as usize / 8 + 64).min(batch.data.len())
+        };
+        make_room(column, now, batch.scaled_to_input(now));
+    }
+}
+
+impl RecordSink for SparkColumns {
+    fn begin_batch(&mut self, batch: &BatchStart<'_>) {
+        self.batch_timestamp_type = i32::from(batch.header.timestamp_type());
+        let rows = batch.max_records;
+        let expect = batch.scaled_to_input(rows);
+        make_room(&mut self.offsets, rows, expect);
+        make_room(&mut self.timestamps, rows, expect);
+        make_room(&mut self.timestamp_types, rows, expect);
+        make_room(&mut self.keys.offsets, rows, expect);
+        make_room(&mut self.values.offsets, rows, expect);
+        Self::bytes_room(&mut self.keys.data, self.data_seen, batch);
+        Self::bytes_room(&mut self.values.data, self.data_seen, batch);
+        self.data_seen += batch.data.len();
+    }
+
+    #[inline(always)]
+    fn record(&mut self, r: RecordFields<'_>) {
+        self.push_record(r.key, r.value, r.offset, r.timestamp);
+    }
+
+    #[inline]
+    fn header(&mut self, key: &str, value: Option<&[u8]>) {
+        self.push_header(key, value);
+    }
+
+    #[inline(always)]
+    fn end_record(&mut self) {
+        SparkColumns::end_record(self);
+    }
+
+    fn end_batch(&mut self, _owned: Option<Vec<u8>>) {
+        // One type per batch: filled here rather than pushed per record.
+        self.fill_timestamp_types(self.batch_timestamp_type);
+    }
+}
+
+/// Why [`decode_spark_batch`] failed: the records are bad, or the columns cannot be made.
+#[derive(Debug, thiserror::Error)]
+pub enum SparkBatchError {
+    #[error(transparent)]
+    Records(#[from] RecordsError),
+    #[error(transparent)]
+    Arrow(#[from] ArrowError),
+}
+
+/// Decode one partition's records bytes straight into the Spark-schema record batch, in one
+/// pass (no slots): the batch-level work is `decode_into`'s, as for `decode_records`.
+pub fn decode_spark_batch(
+    input: &[u8],
+    opts: &DecodeOptions,
+    topic: &str,
+    partition: i32,
+) -> Result<(RecordBatch, DecodeSummary), SparkBatchError> {
+    let mut columns = SparkColumns::new();
+    let summary = decode_into(input, opts, &mut columns)?;
+    Ok((columns.finish(topic, partition)?, summary))
 }
 
 fn slot_len(s: &Option<Slot>) -> usize {
@@ -154,80 +425,29 @@ pub fn to_spark_batch(
     topic: &str,
     partition: i32,
 ) -> Result<RecordBatch, ArrowError> {
-    let rows = decoded.len();
     let get = |s: Option<Slot>| s.map(|s| decoded.bytes(input, s));
-
-    let key_bytes = decoded.keys.iter().map(slot_len).sum();
-    let mut keys = BinaryColumn::with_capacity(rows, key_bytes);
-    for k in &decoded.keys {
-        keys.push(get(*k))?;
+    let mut columns = SparkColumns::with_capacity(
+        decoded.len(),
+        decoded.keys.iter().map(slot_len).sum(),
+        decoded.values.iter().map(slot_len).sum(),
+        decoded.headers.len(),
+    );
+    for i in 0..decoded.len() {
+        columns.push_record(
+            get(decoded.keys[i]),
+            get(decoded.values[i]),
+            decoded.offsets[i],
+            decoded.timestamps[i],
+        );
+        columns.fill_timestamp_types(i32::from(decoded.timestamp_types[i]));
+        for h in &decoded.headers[decoded.header_range(i)] {
+            let key = std::str::from_utf8(decoded.bytes(input, h.key))
+                .map_err(|e| ArrowError::InvalidArgumentError(format!("header key: {e}")))?;
+            columns.push_header(key, get(h.value));
+        }
+        columns.end_record();
     }
-    let value_bytes = decoded.values.iter().map(slot_len).sum();
-    let mut values = BinaryColumn::with_capacity(rows, value_bytes);
-    for v in &decoded.values {
-        values.push(get(*v))?;
-    }
-
-    let topics = BinaryColumn::repeated(topic.as_bytes(), rows)?;
-
-    let n_headers = decoded.headers.len();
-    let mut h_keys = BinaryColumn::with_capacity(n_headers, 0);
-    let mut h_values = BinaryColumn::with_capacity(n_headers, 0);
-    for h in &decoded.headers {
-        h_keys.push(Some(decoded.bytes(input, h.key)))?;
-        h_values.push(get(h.value))?;
-    }
-    let header_structs = StructArray::try_new(
-        header_fields(),
-        vec![
-            Arc::new(h_keys.utf8()?) as ArrayRef,
-            Arc::new(h_values.binary()?),
-        ],
-        None,
-    )?;
-    let list_offsets: Vec<i32> = decoded
-        .header_starts
-        .iter()
-        .map(|&s| i32::try_from(s).unwrap_or(i32::MAX))
-        .collect();
-    let headers = ListArray::try_new(
-        headers_item(),
-        OffsetBuffer::new(ScalarBuffer::from(list_offsets)),
-        Arc::new(header_structs),
-        None,
-    )?;
-
-    let timestamps: Vec<i64> = decoded
-        .timestamps
-        .iter()
-        .map(|ms| ms.saturating_mul(1000))
-        .collect();
-    let ts_types: Vec<i32> = decoded
-        .timestamp_types
-        .iter()
-        .map(|&t| i32::from(t))
-        .collect();
-    let columns: Vec<ArrayRef> = vec![
-        Arc::new(keys.binary()?),
-        Arc::new(values.binary()?),
-        Arc::new(topics.utf8()?),
-        Arc::new(Int32Array::new(
-            ScalarBuffer::from(vec![partition; rows]),
-            None,
-        )),
-        Arc::new(Int64Array::new(
-            ScalarBuffer::from(decoded.offsets.clone()),
-            None,
-        )),
-        Arc::new(
-            TimestampMicrosecondArray::new(ScalarBuffer::from(timestamps), None)
-                .with_timezone("UTC"),
-        ),
-        Arc::new(Int32Array::new(ScalarBuffer::from(ts_types), None)),
-        Arc::new(headers),
-    ];
-    debug_assert!(columns.iter().all(|c| c.len() == rows));
-    RecordBatch::try_new(spark_schema(), columns)
+    columns.finish(topic, partition)
 }
 
 #[cfg(test)]
@@ -301,7 +521,7 @@ mod tests {
             vec![Some(b"a"), Some(b"bb"), None, Some(b""), None, Some(b"c")];
         let mut col = BinaryColumn::with_capacity(2, 0); // capacities are only hints
         for p in &pattern {
-            col.push(*p).unwrap();
+            col.push(*p);
         }
         let arr = col.binary().unwrap();
         assert_eq!(arr.len(), pattern.len());
@@ -313,13 +533,9 @@ mod tests {
         }
         let all = BinaryColumn::with_capacity(1, 1);
         assert_eq!(all.binary().unwrap().null_count(), 0);
-        let topics = BinaryColumn::repeated(b"topic", 3).unwrap().utf8().unwrap();
+        let topics = topic_column("topic", 3).unwrap();
         assert_eq!(topics.iter().collect::<Vec<_>>(), vec![Some("topic"); 3]);
-        assert!(BinaryColumn::repeated(b"", 0)
-            .unwrap()
-            .utf8()
-            .unwrap()
-            .is_empty());
+        assert!(topic_column("", 0).unwrap().is_empty());
     }
 
     #[test]

@@ -8,13 +8,17 @@ pub mod compression;
 pub mod error;
 
 pub use batch::{
-    batch_position, decode_records, records_end, BatchHeader, DecodeOptions, DecodedRecords,
-    HeaderSlot, Slot,
+    batch_position, decode_into, decode_records, records_end, BatchData, BatchHeader, BatchStart,
+    DecodeOptions, DecodeSummary, DecodedRecords, HeaderSlot, RecordFields, RecordSink, Slot,
 };
 pub use builder::{build_batch, build_control_batch, BatchOptions, Record};
-pub use columns::{spark_schema, to_spark_batch};
+pub use columns::{
+    decode_spark_batch, spark_schema, to_spark_batch, SparkBatchError, SparkColumns,
+};
 pub use compression::Codec;
 pub use error::RecordsError;
 
+#[cfg(test)]
+mod sink_tests;
 #[cfg(test)]
 mod tests;
