@@ -43,55 +43,53 @@ def test_freed_arenas_are_reused_and_released_on_request() -> None:
     assert out.startswith("200000 ")
 
 
+_START_A_CONSUMER = """
+import asyncio
+from ferrokafka import AIOKafkaConsumer, memory
+
+async def start_a_consumer():
+    # start() installs the memory settings before it connects (and fails to, here).
+    consumer = AIOKafkaConsumer(bootstrap_servers="127.0.0.1:1", request_timeout_ms=200)
+    try:
+        await asyncio.wait_for(consumer.start(), 0.5)
+    except Exception:
+        pass
+    await consumer.stop()
+"""
+
+
 def test_consumer_start_installs_the_default_unless_told_otherwise() -> None:
-    code = """
-        import asyncio
-        from ferrokafka import AIOKafkaConsumer, memory
-
-        async def main():
-            consumer = AIOKafkaConsumer(bootstrap_servers="127.0.0.1:1", request_timeout_ms=200)
-            try:
-                await asyncio.wait_for(consumer.start(), 0.5)
-            except Exception:
-                pass
-            await consumer.stop()
-            print(memory.arena_cache_info()[0])
-
-        asyncio.run(main())
-        """
+    code = (
+        _START_A_CONSUMER + "asyncio.run(start_a_consumer())\nprint(memory.arena_cache_info()[0])"
+    )
     assert _run(code) == "64"
     assert _run(code, FERROKAFKA_ARENA_CACHE="3") == "3"
     assert _run(code, FERROKAFKA_ARENA_CACHE="0") == "0"
 
 
-_HEAP_AFTER_BURST = """
-    import asyncio, ctypes
-    from ferrokafka import AIOKafkaConsumer, memory
+_HEAP_AFTER_BURST = (
+    _START_A_CONSUMER
+    + """
+import ctypes
 
-    class MallInfo2(ctypes.Structure):
-        _fields_ = [(name, ctypes.c_size_t) for name in (
-            "arena ordblks smblks hblks hblkhd usmblks fsmblks uordblks fordblks keepcost"
-        ).split()]
+class MallInfo2(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in (
+        "arena ordblks smblks hblks hblkhd usmblks fsmblks uordblks fordblks keepcost"
+    ).split()]
 
-    libc = ctypes.CDLL("libc.so.6")
-    libc.mallinfo2.restype = MallInfo2
+libc = ctypes.CDLL("libc.so.6")
+libc.mallinfo2.restype = MallInfo2
 
-    def heap_after_burst():
-        values = [bytes(1000) + bytes([i % 256]) for i in range(20_000)]  # ~21 MB of C heap
-        del values
-        return libc.mallinfo2().arena >> 20
+def heap_after_burst():
+    values = [bytes(1000) + bytes([i % 256]) for i in range(20_000)]  # ~21 MB of C heap
+    del values
+    return libc.mallinfo2().arena >> 20
 
-    before = heap_after_burst()
-    async def main():
-        consumer = AIOKafkaConsumer(bootstrap_servers="127.0.0.1:1", request_timeout_ms=200)
-        try:
-            await asyncio.wait_for(consumer.start(), 0.5)
-        except Exception:
-            pass
-        await consumer.stop()
-    asyncio.run(main())
-    print(before, heap_after_burst())
+before = heap_after_burst()
+asyncio.run(start_a_consumer())
+print(before, heap_after_burst())
 """
+)
 
 
 @pytest.mark.skipif(
