@@ -12,7 +12,7 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashSet};
 
-use super::compression::{decompress, Codec};
+use super::compression::{decompress_into, Codec};
 use super::error::{RecordsError, Result};
 use crate::protocol::codec::Reader;
 
@@ -353,6 +353,11 @@ pub trait RecordSink {
     fn end_record(&mut self);
     /// The batch is done; `owned` is its decompressed records section (None if uncompressed).
     fn end_batch(&mut self, owned: Option<Vec<u8>>);
+    /// A buffer to decompress the next compressed batch into: a sink that does not keep
+    /// `end_batch`'s buffers can hand them back here to reuse their memory.
+    fn decompression_buffer(&mut self) -> Vec<u8> {
+        Vec::new()
+    }
 }
 
 impl DecodedRecords {
@@ -584,12 +589,17 @@ fn decode_batch<S: RecordSink>(
     let body_end = pos + LENGTH_OFFSET + header.batch_length as usize;
     let owned = match codec {
         Codec::None => None,
-        _ => Some(decompress(
-            codec,
-            &input[body_start..body_end],
-            opts.max_decompressed_batch,
-            base_offset,
-        )?),
+        _ => {
+            let mut buffer = sink.decompression_buffer();
+            decompress_into(
+                codec,
+                &input[body_start..body_end],
+                opts.max_decompressed_batch,
+                base_offset,
+                &mut buffer,
+            )?;
+            Some(buffer)
+        }
     };
     let (data, at) = match &owned {
         None => (

@@ -200,6 +200,8 @@ pub struct SparkColumns {
     /// Bytes of the batches read so far (sink): their share of key and value bytes predicts
     /// the next batch's.
     data_seen: usize,
+    /// The last batch's decompression buffer, for the next one (sink).
+    decompressed: Vec<u8>,
 }
 
 impl Default for SparkColumns {
@@ -221,6 +223,7 @@ impl SparkColumns {
             header_values: BinaryColumn::with_capacity(headers, 0),
             batch_timestamp_type: 0,
             data_seen: 0,
+            decompressed: Vec::new(),
         }
     }
 
@@ -385,9 +388,18 @@ impl RecordSink for SparkColumns {
         SparkColumns::end_record(self);
     }
 
-    fn end_batch(&mut self, _owned: Option<Vec<u8>>) {
+    fn end_batch(&mut self, owned: Option<Vec<u8>>) {
         // One type per batch: filled here rather than pushed per record.
         self.fill_timestamp_types(self.batch_timestamp_type);
+        // The records are copied out: the next compressed batch decompresses into the same
+        // memory (not allocated and zero-filled again).
+        if let Some(buffer) = owned {
+            self.decompressed = buffer;
+        }
+    }
+
+    fn decompression_buffer(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.decompressed)
     }
 }
 

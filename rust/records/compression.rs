@@ -70,41 +70,72 @@ fn too_large(base_offset: i64, codec: Codec, limit: usize) -> RecordsError {
     }
 }
 
-/// Read a streaming decoder to its end, failing once it produces more than `limit` bytes.
+/// Read a streaming decoder to its end into `out`, failing once it produces more than `limit`
+/// bytes. `out`'s bytes are overwritten, not cleared first: a reused buffer is only
+/// zero-filled where it has to grow.
 fn read_bounded(
     mut reader: impl Read,
     hint: usize,
     limit: usize,
     base_offset: i64,
     codec: Codec,
-) -> Result<Vec<u8>> {
-    let mut out = Vec::with_capacity(hint.min(limit));
-    let mut limited = (&mut reader).take((limit as u64).saturating_add(1));
-    limited
-        .read_to_end(&mut out)
-        .map_err(|e| failed(base_offset, codec, e))?;
-    if out.len() > limit {
-        return Err(too_large(base_offset, codec, limit));
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    // At most one byte past the limit is read: that byte says the limit is passed.
+    let cap = limit.saturating_add(1);
+    let mut filled = 0;
+    loop {
+        if filled == out.len() {
+            // The room a reused buffer already has first, then growing geometrically.
+            let target = if out.capacity() > out.len() {
+                out.capacity()
+            } else {
+                out.len() + out.len().max(hint).max(32 << 10)
+            };
+            out.resize(target.min(cap), 0);
+        }
+        match reader.read(&mut out[filled..]) {
+            Ok(0) => break,
+            Ok(n) => {
+                filled += n;
+                if filled > limit {
+                    return Err(too_large(base_offset, codec, limit));
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(failed(base_offset, codec, e)),
+        }
     }
-    Ok(out)
-}
-
-fn snappy_block(block: &[u8], out: &mut Vec<u8>, limit: usize, base_offset: i64) -> Result<()> {
-    let len =
-        snap::raw::decompress_len(block).map_err(|e| failed(base_offset, Codec::Snappy, e))?;
-    if out.len().saturating_add(len) > limit {
-        return Err(too_large(base_offset, Codec::Snappy, limit));
-    }
-    let start = out.len();
-    out.resize(start + len, 0);
-    snap::raw::Decoder::new()
-        .decompress(block, &mut out[start..])
-        .map_err(|e| failed(base_offset, Codec::Snappy, e))?;
+    out.truncate(filled);
     Ok(())
 }
 
-fn snappy_decode(data: &[u8], limit: usize, base_offset: i64) -> Result<Vec<u8>> {
-    let mut out = Vec::new();
+/// Append one raw snappy block to `out[..*filled]` (bytes past `filled` are overwritten).
+fn snappy_block(
+    block: &[u8],
+    out: &mut Vec<u8>,
+    filled: &mut usize,
+    limit: usize,
+    base_offset: i64,
+) -> Result<()> {
+    let len =
+        snap::raw::decompress_len(block).map_err(|e| failed(base_offset, Codec::Snappy, e))?;
+    if filled.saturating_add(len) > limit {
+        return Err(too_large(base_offset, Codec::Snappy, limit));
+    }
+    let start = *filled;
+    if out.len() < start + len {
+        out.resize(start + len, 0);
+    }
+    snap::raw::Decoder::new()
+        .decompress(block, &mut out[start..start + len])
+        .map_err(|e| failed(base_offset, Codec::Snappy, e))?;
+    *filled = start + len;
+    Ok(())
+}
+
+fn snappy_decode(data: &[u8], limit: usize, base_offset: i64, out: &mut Vec<u8>) -> Result<()> {
+    let mut filled = 0;
     if data.len() >= XERIAL_HEADER_LEN && data[..8] == XERIAL_MAGIC {
         let mut rest = &data[XERIAL_HEADER_LEN..];
         while !rest.is_empty() {
@@ -119,13 +150,14 @@ fn snappy_decode(data: &[u8], limit: usize, base_offset: i64) -> Result<Vec<u8>>
             let block = rest.get(4..4 + len).ok_or_else(|| {
                 failed(base_offset, Codec::Snappy, "xerial block overruns its data")
             })?;
-            snappy_block(block, &mut out, limit, base_offset)?;
+            snappy_block(block, out, &mut filled, limit, base_offset)?;
             rest = &rest[4 + len..];
         }
     } else {
-        snappy_block(data, &mut out, limit, base_offset)?;
+        snappy_block(data, out, &mut filled, limit, base_offset)?;
     }
-    Ok(out)
+    out.truncate(filled);
+    Ok(())
 }
 
 thread_local! {
@@ -135,23 +167,43 @@ thread_local! {
 
 /// Decompress one batch's records section; `limit` caps the output size.
 pub fn decompress(codec: Codec, data: &[u8], limit: usize, base_offset: i64) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    decompress_into(codec, data, limit, base_offset, &mut out)?;
+    Ok(out)
+}
+
+/// Decompress one batch's records section into `out` (its allocation reused: its bytes are
+/// overwritten, and only zero-filled where it has to grow); `limit` caps the output size.
+pub fn decompress_into(
+    codec: Codec,
+    data: &[u8],
+    limit: usize,
+    base_offset: i64,
+    out: &mut Vec<u8>,
+) -> Result<()> {
     let hint = data.len().saturating_mul(4);
     match codec {
-        Codec::None => Ok(data.to_vec()),
+        Codec::None => {
+            out.clear();
+            out.extend_from_slice(data);
+            Ok(())
+        }
         Codec::Gzip => read_bounded(
             flate2::read::MultiGzDecoder::new(data),
             hint,
             limit,
             base_offset,
             codec,
+            out,
         ),
-        Codec::Snappy => snappy_decode(data, limit, base_offset),
+        Codec::Snappy => snappy_decode(data, limit, base_offset, out),
         Codec::Lz4 => read_bounded(
             lz4_flex::frame::FrameDecoder::new(data),
             hint,
             limit,
             base_offset,
             codec,
+            out,
         ),
         Codec::Zstd => ZSTD_CONTEXT.with(|cell| {
             // A decompression context costs more to create than a small batch costs to
@@ -170,7 +222,7 @@ pub fn decompress(codec: Codec, data: &[u8], limit: usize, base_offset: i64) -> 
                     failed(base_offset, codec, zstd::zstd_safe::get_error_name(code))
                 })?;
             let decoder = zstd::stream::read::Decoder::with_context(data, context);
-            read_bounded(decoder, hint, limit, base_offset, codec)
+            read_bounded(decoder, hint, limit, base_offset, codec, out)
         }),
     }
 }
@@ -273,6 +325,45 @@ mod tests {
                 b,
                 "{codec:?}"
             );
+        }
+    }
+
+    #[test]
+    fn reused_buffers_are_overwritten_and_bounded() {
+        let small = b"small batch".repeat(10);
+        let large: Vec<u8> = (0..200_000u32).map(|i| (i % 253) as u8).collect();
+        for codec in ALL {
+            let (ps, pl) = (
+                compress(codec, &small).unwrap(),
+                compress(codec, &large).unwrap(),
+            );
+            // Dirty and longer than the output, shorter, then longer again.
+            let mut buf = vec![0xee; 300_000];
+            decompress_into(codec, &ps, usize::MAX, 0, &mut buf).unwrap();
+            assert_eq!(buf, small, "{codec:?}");
+            decompress_into(codec, &pl, usize::MAX, 0, &mut buf).unwrap();
+            assert_eq!(buf, large, "{codec:?}");
+            decompress_into(codec, &ps, usize::MAX, 0, &mut buf).unwrap();
+            assert_eq!(buf, small, "{codec:?}");
+            // The limit holds whatever room the buffer already has.
+            let mut roomy = Vec::with_capacity(1 << 20);
+            roomy.resize(1 << 19, 1);
+            if codec != Codec::None {
+                let err = decompress_into(codec, &pl, 1000, 3, &mut roomy).unwrap_err();
+                assert!(
+                    matches!(
+                        err,
+                        RecordsError::DecompressedTooLarge {
+                            base_offset: 3,
+                            limit: 1000,
+                            ..
+                        }
+                    ),
+                    "{codec:?}: {err}"
+                );
+                decompress_into(codec, &pl, large.len(), 0, &mut roomy).unwrap();
+                assert_eq!(roomy, large, "{codec:?} at the limit");
+            }
         }
     }
 

@@ -182,6 +182,29 @@ fn every_codec_nulls_empties_and_headers() {
 }
 
 #[test]
+fn compressed_batches_of_changing_sizes() {
+    // The Arrow sink decompresses every batch into the previous one's buffer.
+    let sized = |n: usize| -> Vec<Record> {
+        (0..n)
+            .map(|i| {
+                let v = vec![(i % 251) as u8; i % 700];
+                rec(i as i64, Some(b"key"), Some(&v), &[])
+            })
+            .collect()
+    };
+    for codec in CODECS {
+        let mut input = Vec::new();
+        let mut base = 0;
+        for n in [1, 50, 3, 200, 0, 7] {
+            input.extend(batch(&sized(n), base, codec));
+            base += n.max(1) as i64;
+        }
+        let d = both(&input, &DecodeOptions::default()).unwrap();
+        assert_eq!(d.len(), 261, "{codec:?}");
+    }
+}
+
+#[test]
 fn no_headers_at_all_and_headers_only_late() {
     // The Arrow sink makes the headers' list offsets only once a header arrives.
     let plain: Vec<Record> = (0..5)
