@@ -165,12 +165,7 @@ pub fn decode_columns_many<'py>(
             start_offset: *start_offset,
             max_decompressed_batch,
         };
-        inputs.push((
-            super::buffers::as_bytes(records)?,
-            topic.to_str()?,
-            *partition,
-            opts,
-        ));
+        inputs.push((super::buffers::as_bytes(records)?, topic.to_str()?, *partition, opts));
     }
     let results: Vec<SparkResult> = py.detach(|| {
         inputs
