@@ -21,7 +21,6 @@ __all__ = [
     "arena_cache_info",
     "batch_position",
     "decode_columns",
-    "decode_columns_many",
     "decode_records",
     "decode_request",
     "decode_response",
@@ -248,17 +247,6 @@ def decode_columns(
     max_decompressed_batch: int = 268435456,
 ) -> DecodedPartition[ArrowColumns]:
     """Like ``decode_records``, but into Arrow columns built in Rust (one copy of each value)."""
-
-def decode_columns_many(
-    jobs: Sequence[tuple[_Bytes, str, int, int, Sequence[tuple[int, int]] | None]],
-    *,
-    check_crcs: bool = True,
-    read_committed: bool = False,
-    max_decompressed_batch: int = 268435456,
-) -> list[DecodedPartition[ArrowColumns] | Exception]:
-    """``decode_columns`` of several ``(records, topic, partition, start_offset,
-    aborted_transactions)`` at once, all without the GIL; a partition that fails gives its
-    exception in its place."""
 
 def batch_position(records: _Bytes, base_offset: int) -> int | None:
     """The byte position where the batch with ``base_offset`` starts in a partition's records

@@ -11,7 +11,7 @@ use pyo3::types::{PyCapsule, PyString};
 
 use super::errors;
 use super::records::DecodedPartition;
-use crate::records::{decode_spark_batch, DecodeOptions, DecodeSummary, SparkBatchError};
+use crate::records::{decode_spark_batch, DecodeOptions, SparkBatchError};
 
 fn arrow_error(e: arrow_schema::ArrowError) -> PyErr {
     PyValueError::new_err(e.to_string())
@@ -110,17 +110,6 @@ pub fn decode_columns<'py>(
     } else {
         decode()
     };
-    partition_columns(py, result, topic, partition)
-}
-
-type SparkResult = Result<(RecordBatch, DecodeSummary), SparkBatchError>;
-
-fn partition_columns(
-    py: Python<'_>,
-    result: SparkResult,
-    topic: &str,
-    partition: i32,
-) -> PyResult<DecodedPartition> {
     let (batch, summary) = result.map_err(|e| match e {
         SparkBatchError::Records(e) => errors::records_error(py, topic, partition, e),
         SparkBatchError::Arrow(e) => arrow_error(e),
@@ -130,59 +119,4 @@ fn partition_columns(
         columns.into_any().unbind(),
         &summary,
     ))
-}
-
-/// One partition of a [`decode_columns_many`] call: `(records, topic, partition, start_offset,
-/// aborted_transactions)`.
-type ColumnsJob<'py> = (
-    Bound<'py, PyAny>,
-    Bound<'py, PyString>,
-    i32,
-    i64,
-    Option<Vec<(i64, i64)>>,
-);
-
-/// [`decode_columns`] for several partitions (one Fetch response's) in one call, all of them
-/// with the GIL released: a worker thread decoding each response as it arrives then takes the
-/// GIL twice per response, not twice per partition. Each result is the partition's
-/// `DecodedPartition`, or the exception decoding it raised (returned, not raised: the other
-/// partitions are unaffected).
-#[pyfunction]
-#[pyo3(signature = (jobs, *, check_crcs = true, read_committed = false, max_decompressed_batch = 268435456))]
-pub fn decode_columns_many<'py>(
-    py: Python<'py>,
-    jobs: Vec<ColumnsJob<'py>>,
-    check_crcs: bool,
-    read_committed: bool,
-    max_decompressed_batch: usize,
-) -> PyResult<Vec<Py<PyAny>>> {
-    let mut inputs = Vec::with_capacity(jobs.len());
-    for (records, topic, partition, start_offset, aborted) in &jobs {
-        let opts = DecodeOptions {
-            check_crcs,
-            read_committed,
-            aborted_transactions: aborted.clone().unwrap_or_default(),
-            start_offset: *start_offset,
-            max_decompressed_batch,
-        };
-        inputs.push((super::buffers::as_bytes(records)?, topic.to_str()?, *partition, opts));
-    }
-    let results: Vec<SparkResult> = py.detach(|| {
-        inputs
-            .iter()
-            .map(|(input, topic, partition, opts)| {
-                decode_spark_batch(input, opts, topic, *partition)
-            })
-            .collect()
-    });
-    results
-        .into_iter()
-        .zip(&inputs)
-        .map(|(result, (_, topic, partition, _))| {
-            Ok(match partition_columns(py, result, topic, *partition) {
-                Ok(part) => Bound::new(py, part)?.into_any().unbind(),
-                Err(err) => err.into_value(py).into_any(),
-            })
-        })
-        .collect()
 }

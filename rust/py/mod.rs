@@ -320,7 +320,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(records::batch_position, m)?)?;
     m.add_class::<columns::ArrowColumns>()?;
     m.add_function(wrap_pyfunction!(columns::decode_columns, m)?)?;
-    m.add_function(wrap_pyfunction!(columns::decode_columns_many, m)?)?;
     m.add_function(wrap_pyfunction!(murmur2, m)?)?;
     m.add_function(wrap_pyfunction!(encode_request, m)?)?;
     m.add_function(wrap_pyfunction!(decode_response, m)?)?;

@@ -318,51 +318,6 @@ async def test_arrow_path(bootstrap_servers: str, make_topic: Any) -> None:
         assert [r.offset for r in got_records] == [700, 701, 702]
 
 
-async def test_arrow_responses_decoded_ahead_mix_with_records_and_seeks(
-    bootstrap_servers: str, make_topic: Any
-) -> None:
-    # Small responses (max_partition_fetch_bytes) so many arrive while columns are taken: after
-    # the first getmany_arrow, each is decoded on the worker thread as it arrives.
-    topic = make_topic(partitions=3)
-    await produce_values(bootstrap_servers, topic, 3, 3000)
-    tps = [TopicPartition(topic, p) for p in range(3)]
-    async with AIOKafkaConsumer(
-        bootstrap_servers=bootstrap_servers,
-        auto_offset_reset="earliest",
-        max_partition_fetch_bytes=8192,
-    ) as consumer:
-        consumer.assign(tps)
-        seen: dict[int, list[int]] = {p: [] for p in range(3)}
-
-        async def take(form: str, rows: int) -> None:
-            total = 0
-            while total < rows:
-                if form == "arrow":
-                    got = await consumer.getmany_arrow(timeout_ms=5000)
-                    for tp, batch in got.items():
-                        offsets = batch.column("offset").to_pylist()
-                        values = batch.column("value").to_pylist()
-                        assert values == [value_of(tp.partition, i) for i in offsets]
-                        seen[tp.partition].extend(offsets)
-                        total += len(offsets)
-                else:
-                    for tp, records in (await consumer.getmany(timeout_ms=5000)).items():
-                        seen[tp.partition].extend(r.offset for r in records)
-                        total += len(records)
-                assert total, f"nothing within 5 s ({form})"
-
-        await take("arrow", 2500)
-        assert consumer._fetcher._decoder_thread is not None, "nothing was decoded ahead"
-        await take("records", 1500)  # responses decoded ahead as columns are read as records
-        await take("arrow", 1500)
-        # A seek into the middle of what is buffered (and decoded ahead) starts there.
-        consumer.seek(tps[0], 100)
-        seen[0] = [o for o in seen[0] if o < 100]
-        await take("arrow", 9000 - sum(map(len, seen.values())))
-        for p in range(3):
-            assert seen[p] == list(range(3000)), p
-
-
 async def test_topics_and_partitions(bootstrap_servers: str, make_topic: Any) -> None:
     topic = make_topic(partitions=4)
     async with AIOKafkaConsumer(bootstrap_servers=bootstrap_servers) as consumer:

@@ -97,32 +97,3 @@ def test_corruption_is_the_same_typed_error() -> None:
     raw[-1] ^= 0x01
     with pytest.raises(Errors.CorruptRecordException, match=r'topic "t" partition 1: .*CRC'):
         decode_columns(bytes(raw), "t", 1)
-
-
-def test_many_partitions_in_one_call_equal_one_at_a_time() -> None:
-    from ferrokafka import _native
-
-    rng = random.Random(5)
-    raws = [
-        b"".join(
-            encode_batch(random_records(rng, 40), base_offset=40 * i, compression=codec)
-            for i in range(3)
-        )
-        for codec in CODECS
-    ]
-    bad = bytearray(raws[1])
-    bad[-1] ^= 0x01
-    jobs = [(raw, "t", p, 10, None) for p, raw in enumerate(raws)]
-    jobs.insert(2, (bytes(bad), "t", 99, 0, None))
-    results = _native.decode_columns_many(jobs, check_crcs=True)
-    assert len(results) == len(jobs)
-    failed = results.pop(2)
-    assert isinstance(failed, Errors.CorruptRecordException)
-    assert 'topic "t" partition 99' in str(failed) and "CRC" in str(failed)
-    for p, (raw, part) in enumerate(zip(raws, results, strict=True)):
-        assert not isinstance(part, BaseException)
-        alone = decode_columns(raw, "t", p, start_offset=10)
-        assert part.next_offset == alone.next_offset == 120
-        assert part.skipped_below_start == alone.skipped_below_start == 10
-        assert part.records.to_pyarrow().equals(alone.records.to_pyarrow())
-    assert _native.decode_columns_many([]) == []

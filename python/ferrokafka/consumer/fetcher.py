@@ -3,10 +3,7 @@ flight per broker, and a bounded buffer of fetched partition data that the consu
 (SEMANTICS.md section 5).
 
 The raw ``records`` bytes of a partition are decoded by the Rust core only when the application
-takes them, into ``ConsumerRecord`` lists or Arrow columns, whichever it asks for; except that
-once the application reads Arrow columns, each fetched response is decoded into columns as soon
-as it arrives, on a worker thread (the Rust decoder runs without the GIL), while the event loop
-receives the next one. Prefetch is
+takes them, into ``ConsumerRecord`` lists or Arrow columns, whichever it asks for. Prefetch is
 bounded: a partition is fetched again while at most ``MAX_BUFFERED_FETCHES - 1`` of its fetched
 responses wait in the buffer, so buffered bytes never exceed that many times
 ``max_partition_fetch_bytes`` per partition (and ``fetch_max_bytes`` per broker).
@@ -20,12 +17,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import logging
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -111,7 +106,6 @@ class _Buffered:
 
     __slots__ = (
         "aborted",
-        "ahead",
         "end",
         "end_epoch",
         "form",
@@ -144,9 +138,6 @@ class _Buffered:
         self.items: Any = None
         self.taken = 0
         self.next_offset: int | None = None
-        self.ahead: tuple[asyncio.Future[list[Any]], int] | None = None
-        """Arrow columns being decoded on the worker thread, from ``start``: the future of
-        the response's partitions and this one's index in it."""
 
 
 @dataclass
@@ -210,9 +201,6 @@ class Fetcher:
         self._errors: deque[Errors.KafkaError] = deque()
         self._task: asyncio.Task[None] | None = None
         self._closed = False
-        self._decode_ahead = False
-        """The application reads Arrow columns: decode responses as they arrive."""
-        self._decoder_thread: ThreadPoolExecutor | None = None
         subscriptions.on_change(self.wake)
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -233,9 +221,6 @@ class Fetcher:
                 await task
         self._task = None
         self._buffers.clear()
-        if self._decoder_thread is not None:
-            self._decoder_thread.shutdown(wait=False, cancel_futures=True)
-            self._decoder_thread = None
         self.data_ready.set()
 
     def wake(self) -> None:
@@ -436,7 +421,6 @@ class Fetcher:
         now = time.monotonic()
         now_ms = int(time.time() * 1000)
         got_data = False
-        ahead: list[_Buffered] = []
         for topic_resp in response["responses"]:
             topic = topic_resp.get("topic") or by_id.get(bytes(topic_resp.get("topic_id") or b""))
             if topic is None:
@@ -474,23 +458,20 @@ class Fetcher:
                 if end is None:
                     continue  # only a partial batch: the next fetch tries again
                 aborted = p.get("aborted_transactions")
-                buf = _Buffered(
-                    tp,
-                    key.fetch_offset,
-                    raw,
-                    end[0],
-                    end[1],
-                    None
-                    if aborted is None
-                    else [(a["producer_id"], a["first_offset"]) for a in aborted],
+                self._buffers.setdefault(tp, deque()).append(
+                    _Buffered(
+                        tp,
+                        key.fetch_offset,
+                        raw,
+                        end[0],
+                        end[1],
+                        None
+                        if aborted is None
+                        else [(a["producer_id"], a["first_offset"]) for a in aborted],
+                    )
                 )
-                if self._decode_ahead:
-                    ahead.append(buf)
-                self._buffers.setdefault(tp, deque()).append(buf)
                 self._fetch_pos[tp] = end
                 got_data = True
-        if ahead:
-            self._start_decode_ahead(ahead)
         if got_data:
             self.data_ready.set()
 
@@ -760,7 +741,6 @@ class Fetcher:
         """Take up to ``max_records`` buffered records (``form`` "records": lists of
         ``ConsumerRecord``; "arrow": ``pyarrow.RecordBatch``es), advancing positions."""
         out: dict[TopicPartition, Any] = {}
-        self._decode_ahead = form == "arrow"
         budget = max_records if max_records is not None else -1
         soft = max_records is None
         records_taken = bytes_taken = 0
@@ -788,8 +768,6 @@ class Fetcher:
                 ):
                     self._drop(tp)  # seeked away: everything buffered is stale
                     break
-                if form == "arrow" and buf.ahead is not None and not buf.ahead[0].done():
-                    break  # still being decoded: ready with a later poll (data_ready is set)
                 size = len(buf.raw)
                 chunk, count, total = self._take(buf, st, budget, form)
                 if chunk is not None:
@@ -815,27 +793,6 @@ class Fetcher:
                 out[tp] = taken
         return out
 
-    def _start_decode_ahead(self, bufs: list[_Buffered]) -> None:
-        """Decode one response's partitions into columns on the worker thread (one native
-        call: the GIL is taken twice per response, not per partition)."""
-        if self._decoder_thread is None:
-            self._decoder_thread = ThreadPoolExecutor(1, thread_name_prefix="ferrokafka-decode")
-        decode = functools.partial(
-            _native.decode_columns_many,
-            [(b.raw, b.tp.topic, b.tp.partition, b.start, b.aborted) for b in bufs],
-            check_crcs=self._check_crcs,
-            read_committed=self._isolation == READ_COMMITTED,
-        )
-        future = asyncio.get_running_loop().run_in_executor(self._decoder_thread, decode)
-        future.add_done_callback(self._decoded_ahead)
-        for index, buf in enumerate(bufs):
-            buf.ahead = (future, index)
-
-    def _decoded_ahead(self, future: asyncio.Future[Any]) -> None:
-        if not future.cancelled():
-            future.exception()  # retrieved: a failure is raised again by the decode at take
-        self.data_ready.set()
-
     def _drop(self, tp: TopicPartition) -> None:
         self._buffers.pop(tp, None)
         self._fetch_pos.pop(tp, None)
@@ -850,12 +807,9 @@ class Fetcher:
             "start_offset": st.position,
         }
         tp = buf.tp
-        ahead, buf.ahead = buf.ahead, None
         try:
             if form == "arrow":
-                part: Any = _ahead_result(ahead, buf, st.position)
-                if part is None:
-                    part = _native.decode_columns(buf.raw, tp.topic, tp.partition, **common)
+                part: Any = _native.decode_columns(buf.raw, tp.topic, tp.partition, **common)
                 items: Any = part.records.to_pyarrow()
             else:
                 part = _native.decode_records(
@@ -917,21 +871,6 @@ class Fetcher:
         elif last is not None:
             st.position = last + 1
         return (chunk if n else None), n, total
-
-
-def _ahead_result(
-    ahead: tuple[asyncio.Future[list[Any]], int] | None, buf: _Buffered, position: int
-) -> Any:
-    """The columns decoded ahead for ``buf``, if they are usable: decoded from the position the
-    application is at, without error (an error is raised by decoding again, where a corrupt
-    batch is handled)."""
-    if ahead is None or position != buf.start:
-        return None
-    future, index = ahead
-    if not future.done() or future.cancelled() or future.exception() is not None:
-        return None
-    part = future.result()[index]
-    return None if isinstance(part, BaseException) else part
 
 
 def _concat(a: Any, b: Any, form: str) -> Any:
