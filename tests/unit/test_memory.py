@@ -115,5 +115,13 @@ def test_bad_settings_are_refused() -> None:
         env={**__import__("os").environ, "FERROKAFKA_ARENA_CACHE": "lots"},
     )
     assert out.returncode != 0 and "FERROKAFKA_ARENA_CACHE must be a number" in out.stderr
+    out = subprocess.run(
+        [sys.executable, "-c", "from ferrokafka import memory; memory.install_default()"],
+        capture_output=True,
+        text=True,
+        env={**__import__("os").environ, "FERROKAFKA_MALLOC_TRIM_THRESHOLD": "16M"},
+    )
+    assert out.returncode != 0
+    assert "FERROKAFKA_MALLOC_TRIM_THRESHOLD must be a number of bytes, got '16M'" in out.stderr
     with pytest.raises(ValueError, match="nbytes must be >= 0"):
         memory.set_malloc_trim_threshold(-1)
