@@ -83,9 +83,6 @@ class _FrameProtocol(asyncio.BufferedProtocol):
         for frame in frames:
             self._conn._on_frame(frame)
 
-    def eof_received(self) -> bool | None:
-        return None
-
     def connection_lost(self, exc: Exception | None) -> None:
         self._conn._on_connection_lost(exc)
 
