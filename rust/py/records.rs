@@ -217,7 +217,7 @@ pub struct DecodedPartition {
 
 impl DecodedPartition {
     pub(crate) fn new(records: Py<PyAny>, d: &DecodedRecords) -> Self {
-        DecodedPartition::from_summary(records, &d.summary())
+        DecodedPartition::from_summary(records, &d.summary)
     }
 
     pub(crate) fn from_summary(records: Py<PyAny>, s: &DecodeSummary) -> Self {

@@ -149,17 +149,8 @@ pub struct DecodedRecords {
     pub headers: Vec<HeaderSlot>,
     /// The CRC of the batch each record came from (aiokafka's `checksum`).
     pub checksums: Vec<u32>,
-    /// The position after the last whole batch read (None when no batch was complete).
-    pub next_offset: Option<i64>,
-    /// The partition leader epoch of the last whole batch read (for KIP-320's
-    /// `last_fetched_epoch`; None when no batch was complete).
-    pub last_leader_epoch: Option<i32>,
-    /// The input ended inside a batch (normal at the fetch size limit).
-    pub truncated: bool,
-    pub skipped_below_start: u64,
-    pub skipped_control: u64,
-    pub skipped_aborted: u64,
-    pub batches: u64,
+    /// Where the next fetch starts and what was left out.
+    pub summary: DecodeSummary,
 }
 
 impl DecodedRecords {
@@ -360,21 +351,6 @@ pub trait RecordSink {
     }
 }
 
-impl DecodedRecords {
-    /// The batch-level outcome of the decode these records came from.
-    pub fn summary(&self) -> DecodeSummary {
-        DecodeSummary {
-            next_offset: self.next_offset,
-            last_leader_epoch: self.last_leader_epoch,
-            truncated: self.truncated,
-            skipped_below_start: self.skipped_below_start,
-            skipped_control: self.skipped_control,
-            skipped_aborted: self.skipped_aborted,
-            batches: self.batches,
-        }
-    }
-}
-
 /// The slots sink: fills a [`DecodedRecords`] with byte ranges into the input (uncompressed
 /// batches: no copy) or into the decompressed buffers it keeps.
 struct Slots<'d> {
@@ -466,14 +442,7 @@ pub fn decode_records(input: &[u8], opts: &DecodeOptions) -> Result<DecodedRecor
         timestamp_type: 0,
         first_row: 0,
     };
-    let s = decode_into(input, opts, &mut sink)?;
-    out.next_offset = s.next_offset;
-    out.last_leader_epoch = s.last_leader_epoch;
-    out.truncated = s.truncated;
-    out.skipped_below_start = s.skipped_below_start;
-    out.skipped_control = s.skipped_control;
-    out.skipped_aborted = s.skipped_aborted;
-    out.batches = s.batches;
+    out.summary = decode_into(input, opts, &mut sink)?;
     Ok(out)
 }
 

@@ -7,15 +7,8 @@ use arrow_array::types::{Int32Type, Int64Type, TimestampMicrosecondType};
 use arrow_array::{Array, RecordBatch};
 use proptest::prelude::*;
 
+use super::tests::{decoded, CODECS};
 use super::*;
-
-const CODECS: [Codec; 5] = [
-    Codec::None,
-    Codec::Gzip,
-    Codec::Snappy,
-    Codec::Lz4,
-    Codec::Zstd,
-];
 
 /// offset, timestamp (us), timestamp type, key, value, headers.
 type Row = (
@@ -28,22 +21,16 @@ type Row = (
 );
 
 fn slot_rows(input: &[u8], d: &DecodedRecords) -> Vec<Row> {
-    (0..d.len())
-        .map(|i| {
-            let b = |s: Option<Slot>| s.map(|s| d.bytes(input, s).to_vec());
-            let headers = d.headers[d.header_range(i)]
-                .iter()
-                .map(|h| {
-                    let key = String::from_utf8(d.bytes(input, h.key).to_vec()).unwrap();
-                    (key, b(h.value))
-                })
-                .collect();
+    decoded(input, d)
+        .into_iter()
+        .zip(&d.timestamp_types)
+        .map(|((offset, ts, key, value, headers), &ts_type)| {
             (
-                d.offsets[i],
-                d.timestamps[i].saturating_mul(1000),
-                i32::from(d.timestamp_types[i]),
-                b(d.keys[i]),
-                b(d.values[i]),
+                offset,
+                ts.saturating_mul(1000),
+                i32::from(ts_type),
+                key,
+                value,
                 headers,
             )
         })
@@ -96,7 +83,7 @@ fn both(input: &[u8], opts: &DecodeOptions) -> std::result::Result<DecodedRecord
     let arrow = decode_spark_batch(input, opts, "topic-a", 3);
     match (&slots, arrow) {
         (Ok(d), Ok((rb, summary))) => {
-            assert_eq!(summary, d.summary());
+            assert_eq!(summary, d.summary);
             assert_eq!(arrow_rows(&rb, "topic-a", 3), slot_rows(input, d));
             let two_pass = to_spark_batch(d, input, "topic-a", 3).unwrap();
             assert_eq!(rb, two_pass);
@@ -176,8 +163,8 @@ fn every_codec_nulls_empties_and_headers() {
         input.extend(batch(&[], 18, codec));
         let d = both(&input, &DecodeOptions::default()).unwrap();
         assert_eq!(d.len(), 8, "{codec:?}");
-        assert_eq!(d.next_offset, Some(19));
-        assert_eq!(d.batches, 3);
+        assert_eq!(d.summary.next_offset, Some(19));
+        assert_eq!(d.summary.batches, 3);
     }
 }
 
@@ -223,7 +210,10 @@ fn no_headers_at_all_and_headers_only_late() {
         ..Default::default()
     };
     let d = both(&batch(&late, 0, Codec::None), &opts).unwrap();
-    assert_eq!((d.len(), d.headers.len(), d.skipped_below_start), (1, 0, 6));
+    assert_eq!(
+        (d.len(), d.headers.len(), d.summary.skipped_below_start),
+        (1, 0, 6)
+    );
 }
 
 #[test]
@@ -253,11 +243,11 @@ fn start_offset_in_the_middle_of_a_batch() {
             };
             let d = both(&input, &opts).unwrap();
             assert_eq!(
-                d.len() as u64 + d.skipped_below_start,
+                d.len() as u64 + d.summary.skipped_below_start,
                 12,
                 "{codec:?} {start}"
             );
-            assert_eq!(d.next_offset, Some(112));
+            assert_eq!(d.summary.next_offset, Some(112));
         }
     }
 }
@@ -312,9 +302,12 @@ fn control_batches_and_aborted_transactions() {
                 vec![0, 1, 2, 4, 5, 7, 8, 10]
             };
             assert_eq!(d.offsets, expected, "{codec:?}");
-            assert_eq!(d.skipped_control, 3);
-            assert_eq!(d.skipped_aborted, if read_committed { 2 } else { 0 });
-            assert_eq!(d.next_offset, Some(11));
+            assert_eq!(d.summary.skipped_control, 3);
+            assert_eq!(
+                d.summary.skipped_aborted,
+                if read_committed { 2 } else { 0 }
+            );
+            assert_eq!(d.summary.next_offset, Some(11));
         }
     }
 }
@@ -328,8 +321,8 @@ fn truncated_trailing_batch() {
         input.extend(&second);
         for cut in [1, 7, 12, 60, 61, 62, second.len() - 1] {
             let d = both(&input[..whole + cut], &DecodeOptions::default()).unwrap();
-            assert!(d.truncated, "{codec:?} {cut}");
-            assert_eq!((d.len(), d.next_offset), (6, Some(6)));
+            assert!(d.summary.truncated, "{codec:?} {cut}");
+            assert_eq!((d.len(), d.summary.next_offset), (6, Some(6)));
         }
     }
 }
@@ -577,7 +570,7 @@ fn batch_level_errors() {
 #[test]
 fn empty_input() {
     let d = both(&[], &DecodeOptions::default()).unwrap();
-    assert!(d.is_empty() && d.next_offset.is_none() && !d.truncated);
+    assert!(d.is_empty() && d.summary.next_offset.is_none() && !d.summary.truncated);
     let (rb, _) = decode_spark_batch(&[], &DecodeOptions::default(), "t", 0).unwrap();
     assert_eq!((rb.num_rows(), rb.num_columns()), (0, 8));
 }

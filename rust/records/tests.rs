@@ -5,7 +5,7 @@ use proptest::prelude::*;
 
 use super::*;
 
-const CODECS: [Codec; 5] = [
+pub(super) const CODECS: [Codec; 5] = [
     Codec::None,
     Codec::Gzip,
     Codec::Snappy,
@@ -13,7 +13,8 @@ const CODECS: [Codec; 5] = [
     Codec::Zstd,
 ];
 
-type Decoded = (
+/// offset, timestamp (ms), key, value, headers.
+pub(super) type Decoded = (
     i64,
     i64,
     Option<Vec<u8>>,
@@ -21,7 +22,7 @@ type Decoded = (
     Vec<(String, Option<Vec<u8>>)>,
 );
 
-fn decoded(input: &[u8], d: &DecodedRecords) -> Vec<Decoded> {
+pub(super) fn decoded(input: &[u8], d: &DecodedRecords) -> Vec<Decoded> {
     (0..d.len())
         .map(|i| {
             let b = |s: Option<Slot>| s.map(|s| d.bytes(input, s).to_vec());
@@ -85,8 +86,8 @@ proptest! {
             let opts = DecodeOptions { check_crcs, ..Default::default() };
             let d = decode_records(&input, &opts).unwrap();
             prop_assert_eq!(decoded(&input, &d), expected);
-            prop_assert_eq!(d.next_offset, Some(base));
-            prop_assert!(!d.truncated);
+            prop_assert_eq!(d.summary.next_offset, Some(base));
+            prop_assert!(!d.summary.truncated);
             prop_assert_eq!(d.checksums.len(), d.len());
         }
     }
@@ -162,7 +163,7 @@ fn hand_built_golden_batch_decodes() {
         decoded(&batch, &d),
         vec![(5, 100, None, Some(b"hi".to_vec()), vec![])]
     );
-    assert_eq!(d.next_offset, Some(6));
+    assert_eq!(d.summary.next_offset, Some(6));
     // Uncompressed values are slots into the input: no copy.
     assert_eq!(d.values[0].unwrap().buffer, Slot::INPUT);
     // With CRC checks on, the zero CRC is caught.
@@ -228,9 +229,9 @@ fn truncated_trailing_batch_stops_cleanly() {
     input.extend_from_slice(&second[..second.len() - 7]);
     let d = decode_records(&input, &DecodeOptions::default()).unwrap();
     assert_eq!(d.len(), 4);
-    assert!(d.truncated);
-    assert_eq!(d.next_offset, Some(4));
-    assert_eq!(d.last_leader_epoch, Some(-1));
+    assert!(d.summary.truncated);
+    assert_eq!(d.summary.next_offset, Some(4));
+    assert_eq!(d.summary.last_leader_epoch, Some(-1));
     // The header scan agrees with the decoder, and sees nothing in a lone partial batch.
     assert_eq!(records_end(&input), Some((4, -1)));
     assert_eq!(records_end(&second[..second.len() - 1]), None);
@@ -263,8 +264,8 @@ fn records_below_start_offset_are_skipped() {
     )
     .unwrap();
     assert_eq!(d.offsets, (25..30).collect::<Vec<_>>());
-    assert_eq!(d.skipped_below_start, 5);
-    assert_eq!(d.next_offset, Some(30));
+    assert_eq!(d.summary.skipped_below_start, 5);
+    assert_eq!(d.summary.next_offset, Some(30));
 }
 
 #[test]
@@ -390,8 +391,8 @@ fn control_records_are_never_returned() {
         )
         .unwrap();
         assert_eq!(d.offsets, vec![0, 1, 2, 4, 5]);
-        assert_eq!(d.skipped_control, 1);
-        assert_eq!(d.next_offset, Some(6));
+        assert_eq!(d.summary.skipped_control, 1);
+        assert_eq!(d.summary.next_offset, Some(6));
     }
 }
 
@@ -416,8 +417,8 @@ fn read_committed_drops_aborted_transactions() {
     )
     .unwrap();
     assert_eq!(committed.offsets, vec![0, 1, 2, 7, 8]);
-    assert_eq!(committed.skipped_aborted, 2);
-    assert_eq!(committed.next_offset, Some(10));
+    assert_eq!(committed.summary.skipped_aborted, 2);
+    assert_eq!(committed.summary.next_offset, Some(10));
     let uncommitted = decode_records(
         &input,
         &DecodeOptions {
@@ -473,5 +474,5 @@ fn empty_batches_and_null_header_values() {
     );
     let d = decode_records(&input, &DecodeOptions::default()).unwrap();
     assert_eq!(decoded(&input, &d), vec![(10, 5, None, None, rec.headers)]);
-    assert_eq!(d.batches, 2);
+    assert_eq!(d.summary.batches, 2);
 }
