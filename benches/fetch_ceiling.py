@@ -8,7 +8,10 @@ each in its own process, for ``--rounds`` rounds:
   broker and the socket deliver with no client work; it is the ceiling for any client.
 - ``ferrokafka-arrow``: ``getmany_arrow`` over the same data (pyarrow imported before the clock).
 
-Prints a Markdown table with the medians and the Arrow path's share of the ceiling.
+Prints a Markdown table with the medians and the Arrow path's share of the ceiling, and (for
+the broker it starts itself) the broker's CPU seconds during each reader's run: on a machine
+whose cores the broker shares, what the broker needs at the ceiling bounds what is left for
+the client.
 
     .venv/bin/python benches/fetch_ceiling.py [--records 5000000] [--rounds 5] [--bootstrap H:P]
 """
@@ -18,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -29,6 +33,16 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 PARTITIONS = 8
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def process_cpu(pid: int | None) -> float | None:
+    """User plus system CPU seconds of a process so far (None without a pid)."""
+    if pid is None:
+        return None
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    # After the command name: state is field 3, utime and stime are fields 14 and 15.
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
 
 
 async def raw_fetch(bootstrap: str, topic: str, total: int) -> int:
@@ -126,9 +140,11 @@ def main() -> None:
         b.kafka.create_topic(topic, partitions=PARTITIONS)
         asyncio.run(write_dataset(b.bootstrap, topic, Dataset(PARTITIONS, args.records, 100)))
         runs: dict[str, list[dict[str, Any]]] = {c: [] for c in clients}
+        broker_pid = getattr(b.kafka, "pid", None)
         for rnd in range(args.rounds):
             for c in clients:
                 cmd = [sys.executable, __file__, "--records", str(args.records)]
+                broker_before = process_cpu(broker_pid)
                 out = subprocess.run(
                     [*cmd, "--child", c, b.bootstrap, topic],
                     capture_output=True,
@@ -137,22 +153,37 @@ def main() -> None:
                     check=True,
                 )
                 r = json.loads(out.stdout.strip().splitlines()[-1])
+                broker_after = process_cpu(broker_pid)
+                if broker_before is not None and broker_after is not None:
+                    r["broker_cpu"] = broker_after - broker_before
                 runs[c].append(r)
                 print(
                     f"round {rnd + 1} {c}: {args.records / r['wall'] / 1e6:.2f} M rec/s, "
-                    f"cpu {r['cpu']:.2f}s",
+                    f"cpu {r['cpu']:.2f}s, broker cpu {r.get('broker_cpu', float('nan')):.2f}s",
                     file=sys.stderr,
                 )
     rate = {c: statistics.median(args.records / r["wall"] for r in runs[c]) for c in clients}
     print(f"\n# W1 ({args.records:,} x 100 B, 8 partitions): broker ceiling vs Arrow path")
     print(f"median of {args.rounds}\n")
-    print("| reader | records/s | wall s | CPU s | share of ceiling |")
-    print("|---|---|---|---|---|")
+    print(
+        "| reader | records/s | wall s | client CPU s | broker CPU s "
+        "| broker cores busy | share of ceiling |"
+    )
+    print("|---|---|---|---|---|---|---|")
     for c in clients:
         wall = statistics.median(r["wall"] for r in runs[c])
         cpu = statistics.median(r["cpu"] for r in runs[c])
         share = rate[c] / rate["raw-fetch"]
-        print(f"| {c} | {rate[c] / 1e6:.2f} M | {wall:.2f} | {cpu:.2f} | {share:.0%} |")
+        broker = [r["broker_cpu"] for r in runs[c] if "broker_cpu" in r]
+        if broker:
+            busy = statistics.median(r["broker_cpu"] / r["wall"] for r in runs[c])
+            broker_cols = f"{statistics.median(broker):.2f} | {busy:.2f}"
+        else:
+            broker_cols = "- | -"  # an external broker: its pid is not ours to read
+        print(
+            f"| {c} | {rate[c] / 1e6:.2f} M | {wall:.2f} | {cpu:.2f} | {broker_cols} "
+            f"| {share:.0%} |"
+        )
 
 
 if __name__ == "__main__":
