@@ -379,8 +379,8 @@ async def test_one_batch_in_flight_per_partition_without_idempotence() -> None:
         await fake.stop()
 
 
-@pytest.mark.parametrize("key_len", [None, 0, 10, 63, 64, 200, 20_000])
-@pytest.mark.parametrize("value_len", [None, 0, 63, 64, 1000, 300_000])
+@pytest.mark.parametrize("key_len", [None, 0, 10, 63, 64, 200, 8191, 8192, 20_000])
+@pytest.mark.parametrize("value_len", [None, 0, 63, 64, 1000, 8126, 8191, 8192, 300_000])
 @pytest.mark.parametrize("headers", [[], [("h", b"x" * 70), ("é", None)]])
 def test_record_size_estimate_bounds_the_encoded_record(
     key_len: int | None, value_len: int | None, headers: list[tuple[str, bytes | None]]

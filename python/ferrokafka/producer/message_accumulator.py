@@ -53,12 +53,12 @@ def estimate_record_size(key: bytes | None, value: bytes | None, headers: Sequen
     size = _RECORD_FIXED_MAX
     if key is not None:
         n = len(key)
-        size += n + (1 if n < 64 else _varint_size(n))
+        size += n + (1 if n < 64 else 2 if n < 8192 else _varint_size(n))
     else:
         size += 1
     if value is not None:
         n = len(value)
-        size += n + (1 if n < 64 else _varint_size(n))
+        size += n + (1 if n < 64 else 2 if n < 8192 else _varint_size(n))
     else:
         size += 1
     if headers:
@@ -69,7 +69,7 @@ def estimate_record_size(key: bytes | None, value: bytes | None, headers: Sequen
             size += 1 if hvalue is None else _varint_size(len(hvalue)) + len(hvalue)
     else:
         size += 1
-    return size + _varint_size(size)
+    return size + (1 if size < 64 else 2 if size < 8192 else _varint_size(size))
 
 
 def _as_bytes(what: str, data: Any) -> bytes | None:
@@ -168,14 +168,30 @@ class BatchBuilder:
             return None
         checked = check_headers(headers)
         size = estimate_record_size(key, value, checked)
+        ts = self._add(timestamp, key, value, checked, size)
+        if ts is None:
+            return None
+        return BatchRecordMetadata(len(self._records) - 1, None, size, ts)
+
+    def _add(
+        self,
+        timestamp: int | None,
+        key: bytes | None,
+        value: bytes | None,
+        checked: list[Header],
+        size: int,
+    ) -> int | None:
+        """Add a record whose headers are checked and whose size is estimated; return its
+        timestamp, or None when the batch is closed or has no room for it."""
+        if self._closed:
+            return None
         if self._records and self._size + size > self._batch_size:
             self.close()
             return None
         ts = now_ms() if timestamp is None else int(timestamp)
-        offset = len(self._records)
         self._records.append((ts, key, value, checked))
         self._size += size
-        return BatchRecordMetadata(offset, None, size, ts)
+        return ts
 
     def close(self) -> None:
         """No more records: ``append`` returns None from now on."""
@@ -220,6 +236,7 @@ class ProducerBatch:
         self.builder = builder
         self.created = time.monotonic()
         self._linger = linger
+        self._loop = loop
         self.future: asyncio.Future[RecordMetadata | None] = loop.create_future()
         self.record_futures: list[tuple[asyncio.Future[RecordMetadata | None], int, int]] = []
         self.drained: asyncio.Future[None] = loop.create_future()
@@ -246,13 +263,19 @@ class ProducerBatch:
         timestamp_ms: int | None,
         key: bytes | None,
         value: bytes | None,
-        headers: Sequence[Header],
+        checked: list[Header],
+        size: int | None = None,
     ) -> asyncio.Future[RecordMetadata | None] | None:
-        meta = self.builder._append(timestamp_ms, key, value, headers)
-        if meta is None:
+        """Add a record (headers checked; ``size`` its ``estimate_record_size``, computed when
+        not given); its future, or None when the batch has no room."""
+        if size is None:
+            size = estimate_record_size(key, value, checked)
+        builder = self.builder
+        ts = builder._add(timestamp_ms, key, value, checked, size)
+        if ts is None:
             return None
-        fut: asyncio.Future[RecordMetadata | None] = self.future.get_loop().create_future()
-        self.record_futures.append((fut, meta.offset, meta.timestamp))
+        fut: asyncio.Future[RecordMetadata | None] = self._loop.create_future()
+        self.record_futures.append((fut, len(builder._records) - 1, ts))
         return fut
 
     def linger_left(self, now: float) -> float:
@@ -288,17 +311,24 @@ class ProducerBatch:
                     log_start_offset,
                 )
             )
+        # One RecordMetadata per record: built with tuple.__new__, which skips the Python-level
+        # __new__ a NamedTuple call goes through.
+        make = tuple.__new__
+        topic, partition = tp
         for fut, delta, timestamp in self.record_futures:
             if not fut.done():
                 fut.set_result(
-                    RecordMetadata(
-                        tp.topic,
-                        tp.partition,
-                        tp,
-                        base_offset + delta if base_offset >= 0 else -1,
-                        timestamp if timestamp_type == 0 else log_append_time,
-                        timestamp_type,
-                        log_start_offset,
+                    make(
+                        RecordMetadata,
+                        (
+                            topic,
+                            partition,
+                            tp,
+                            base_offset + delta if base_offset >= 0 else -1,
+                            timestamp if timestamp_type == 0 else log_append_time,
+                            timestamp_type,
+                            log_start_offset,
+                        ),
                     )
                 )
         self.mark_drained()
@@ -382,6 +412,26 @@ class MessageAccumulator:
         self.wakeup.set()
         return batch
 
+    def append_now(
+        self,
+        tp: TopicPartition,
+        key: bytes | None,
+        value: bytes | None,
+        timestamp_ms: int | None,
+        checked: list[Header],
+        size: int,
+    ) -> asyncio.Future[RecordMetadata | None] | None:
+        """Append to ``tp``'s open batch if it has room, without waiting: the record's future,
+        or None (no open batch, or it is full), and then ``add_message`` decides."""
+        if self._closed or self._exception is not None:
+            return None
+        queue = self._batches.get(tp)
+        if queue:
+            batch = queue[-1]
+            if batch.encoded is None:
+                return batch.append(timestamp_ms, key, value, checked, size)
+        return None
+
     async def add_message(
         self,
         tp: TopicPartition,
@@ -399,6 +449,8 @@ class MessageAccumulator:
         With ``abort_on_new_batch`` return None instead of starting a new batch (the sticky
         partitioner then moves to another partition, as KIP-480 has it)."""
         deadline = time.monotonic() + timeout
+        checked = headers if type(headers) is list else check_headers(headers)
+        size = estimate_record_size(key, value, checked)
         while True:
             self._check_open()
             queue = self._batches.get(tp)
@@ -408,7 +460,7 @@ class MessageAccumulator:
                 return None
             else:
                 batch = self._new_batch(tp, self.create_builder())
-            fut = batch.append(timestamp_ms, key, value, headers)
+            fut = batch.append(timestamp_ms, key, value, checked, size)
             if fut is not None:
                 return fut
             if abort_on_new_batch:

@@ -159,6 +159,7 @@ class AIOKafkaProducer:
         self._partitioner = partitioner
         self._sticky = StickyPartitions() if isinstance(partitioner, DefaultPartitioner) else None
         self._partition_lists: dict[str, tuple[TopicInfo | None, list[int], list[int]]] = {}
+        self._tps: dict[str, dict[int, TopicPartition]] = {}
         self._max_request_size = max_request_size
         self._request_timeout_ms = request_timeout_ms
         self._retry_backoff = retry_backoff_ms / 1000
@@ -358,14 +359,20 @@ class AIOKafkaProducer:
         if value is None and key is None:
             raise ValueError("send: need at least one of key or value")
         self._check_ready()
-        await self._wait_on_metadata(topic)
-        checked = check_headers(headers)
+        if self._metadata.partitions_for_topic(topic) is None:
+            await self._wait_on_metadata(topic)
+        checked = check_headers(headers) if headers else []
         key_bytes, value_bytes = self._serialize(key, value, checked)
         chosen = self._partition(topic, partition, key, value, key_bytes, value_bytes)
+        accumulator = self._message_accumulator
+        tp = self._topic_partition(topic, chosen)
+        # Most records fit the partition's open batch: no coroutine, no wait.
+        size = estimate_record_size(key_bytes, value_bytes, checked)
+        future = accumulator.append_now(tp, key_bytes, value_bytes, timestamp_ms, checked, size)
+        if future is not None:
+            return future  # type: ignore[return-value]
         timeout = self._request_timeout_ms / 1000
         sticky = self._sticky is not None and partition is None and key_bytes is None
-        accumulator = self._message_accumulator
-        tp = TopicPartition(topic, chosen)
         future = await accumulator.add_message(
             tp,
             key_bytes,
@@ -380,7 +387,7 @@ class AIOKafkaProducer:
             # starts a batch on another partition.
             assert self._sticky is not None
             all_partitions, available = self._partitions(topic)
-            tp = TopicPartition(
+            tp = self._topic_partition(
                 topic, self._sticky.switch(topic, chosen, all_partitions, available)
             )
             future = await accumulator.add_message(
@@ -388,6 +395,16 @@ class AIOKafkaProducer:
             )
             assert future is not None
         return future  # type: ignore[return-value]
+
+    def _topic_partition(self, topic: str, partition: int) -> TopicPartition:
+        """One ``TopicPartition`` per partition, made once."""
+        tps = self._tps.get(topic)
+        if tps is None:
+            tps = self._tps[topic] = {}
+        tp = tps.get(partition)
+        if tp is None:
+            tp = tps[partition] = TopicPartition(topic, partition)
+        return tp
 
     async def send_and_wait(
         self,
