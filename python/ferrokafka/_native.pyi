@@ -7,6 +7,7 @@ size ``FrameTooLargeError``); an API or version ferrokafka does not speak raises
 ``ferrokafka.errors.IncompatibleBrokerVersion``; a dict of the wrong shape raises ``TypeError``.
 """
 
+import mmap
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar, final, overload
 
@@ -70,9 +71,11 @@ class FrameDecoder:
         """Append ``data``; return every frame body (without size prefix) now complete."""
     def receive_window(self) -> memoryview | None:
         """The rest of the large frame being received (writable), or None: feed instead."""
-    def received(self, nbytes: int, window: bool, scratch: bytearray) -> list[SharedBytes]:
+    def received(
+        self, nbytes: int, window: bool, scratch: bytearray | mmap.mmap
+    ) -> list[SharedBytes]:
         """``nbytes`` arrived in the last ``receive_window()`` (``window``) or at the start of
-        ``scratch``; return every frame now complete."""
+        ``scratch`` (any contiguous buffer); return every frame now complete."""
     @property
     def buffered(self) -> int:
         """Bytes received but not yet returned in a frame."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import mmap
 import socket
 import ssl
 import time
@@ -48,7 +49,10 @@ class _Pending:
 
 
 _SCRATCH_SIZE = 256 * 1024
-"""Bytes received at once while no large frame is in progress (asyncio's own read size)."""
+"""Bytes received at once while no large frame is in progress (asyncio's own read size). The
+scratch is an anonymous mapping, not a zero-filled bytearray: only the pages the kernel has
+written into count in the process's RSS (a connection that only sees small responses keeps a
+few pages, not 256 KiB)."""
 
 
 class _FrameProtocol(asyncio.BufferedProtocol):
@@ -59,7 +63,7 @@ class _FrameProtocol(asyncio.BufferedProtocol):
     def __init__(self, conn: Connection, max_frame_size: int) -> None:
         self._conn = conn
         self._decoder = _native.FrameDecoder(max_frame_size)
-        self._scratch = bytearray(_SCRATCH_SIZE)
+        self._scratch = mmap.mmap(-1, _SCRATCH_SIZE, flags=mmap.MAP_PRIVATE)
         self._scratch_view = memoryview(self._scratch)
         self._window = False
         self.transport: asyncio.Transport | None = None

@@ -10,9 +10,10 @@ mod records;
 
 use buffers::{as_bytes, SharedBytes};
 
+use pyo3::buffer::PyBuffer;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use pythonize::{depythonize, pythonize};
 
 use crate::protocol::codec::{self, Reader};
@@ -82,7 +83,7 @@ impl FrameDecoder {
         py: Python<'py>,
         nbytes: usize,
         window: bool,
-        scratch: &Bound<'py, PyByteArray>,
+        scratch: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
         if window {
             if self
@@ -96,8 +97,15 @@ impl FrameDecoder {
             }
             self.inner.window_filled(nbytes);
         } else {
-            // SAFETY: the GIL is held and no Python code runs while the slice is alive.
-            let bytes = unsafe { scratch.as_bytes() };
+            let buffer = PyBuffer::<u8>::get(scratch)?;
+            if !buffer.is_c_contiguous() {
+                return Err(PyValueError::new_err("the scratch buffer is not contiguous"));
+            }
+            // SAFETY: `buffer` keeps the C-contiguous export of `len_bytes` bytes alive for this
+            // call; the GIL is held and no Python code runs while the slice is alive.
+            let bytes = unsafe {
+                std::slice::from_raw_parts(buffer.buf_ptr().cast::<u8>(), buffer.len_bytes())
+            };
             let data = bytes.get(..nbytes).ok_or_else(|| {
                 PyValueError::new_err(format!(
                     "received {nbytes} bytes into a {}-byte buffer",

@@ -5,6 +5,8 @@ buffer; any chunking gives exactly the frames that were sent, under asyncio and 
 from __future__ import annotations
 
 import asyncio
+import ctypes
+import mmap
 import random
 import struct
 from collections.abc import Callable
@@ -139,3 +141,47 @@ def test_over_a_real_socket(loop: str) -> None:
     with asyncio.Runner(loop_factory=factory) as runner:
         got = runner.run(_send_and_receive(frames, seed=11))
     assert got == frames
+
+
+def _resident_kib(address: int, size: int) -> int:
+    """KiB of ``[address, address + size)`` in memory (present bits of /proc/self/pagemap)."""
+    page = mmap.PAGESIZE
+    first, last = address // page, (address + size - 1) // page
+    with open("/proc/self/pagemap", "rb") as f:
+        f.seek(first * 8)
+        entries = struct.unpack(f"<{last - first + 1}Q", f.read((last - first + 1) * 8))
+    return sum(1 for e in entries if e >> 63) * page // 1024
+
+
+async def _small_responses(count: int) -> int:
+    # Small frames, one per read: only the scratch buffer receives them.
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        for i in range(count):
+            writer.write(stream_of([bytes([i % 256]) * 100]))
+            await writer.drain()
+            await asyncio.sleep(0.001)
+        writer.close()
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    collector = _Collector()
+    protocol = _FrameProtocol(collector, 1 << 24)  # type: ignore[arg-type]
+    transport, _ = await asyncio.get_running_loop().create_connection(
+        lambda: protocol, "127.0.0.1", server.sockets[0].getsockname()[1]
+    )
+    await asyncio.wait_for(collector.lost.wait(), 30)
+    transport.close()
+    server.close()
+    await server.wait_closed()
+    assert collector.frames == [bytes([i % 256]) * 100 for i in range(count)]
+    scratch = ctypes.c_char.from_buffer(protocol._scratch)
+    return _resident_kib(ctypes.addressof(scratch), len(protocol._scratch))
+
+
+@pytest.mark.parametrize("loop", ["asyncio", "uvloop"])
+def test_small_responses_keep_the_scratch_buffer_mostly_unmapped(loop: str) -> None:
+    # The 256 KiB scratch costs RSS only for the pages received into: a connection that only
+    # ever sees small responses (a producer's acks, a consumer at a low rate) keeps a few.
+    factory = uvloop.new_event_loop if loop == "uvloop" else asyncio.new_event_loop
+    with asyncio.Runner(loop_factory=factory) as runner:
+        resident = runner.run(_small_responses(50))
+    assert resident <= 16, f"{resident} KiB of the scratch buffer are resident"
