@@ -309,6 +309,12 @@ def targets(summ: dict[str, Any]) -> list[str]:
             + ("met" if met else "**not met**")
         )
 
+    def rss_check(w: str, case: str, what: str) -> None:
+        clients = summ.get(w, {}).get(case, {})
+        ours = clients.get("ferrokafka", {}).get("rss_mb")
+        theirs = clients.get("aiokafka", {}).get("rss_mb")
+        check(what, ours["max"] if ours else None, theirs["max"] if theirs else None, 1, False)
+
     for w in CONSUMER_WORKLOADS:
         for case in summ.get(w, {}):
             tag = f"{w}{'' if case == 'none' else ' ' + case}"
@@ -334,15 +340,11 @@ def targets(summ: dict[str, Any]) -> list[str]:
                 1,
                 True,
             )
-            rss = summ.get(w, {}).get(case, {})
-            ours, theirs = rss.get("ferrokafka", {}).get("rss_mb"), rss.get("aiokafka", {})
-            check(
-                f"{tag} peak RSS, ferrokafka `getmany` / aiokafka",
-                ours["max"] if ours else None,
-                theirs["rss_mb"]["max"] if theirs.get("rss_mb") else None,
-                1,
-                False,
-            )
+            rss_check(w, case, f"{tag} peak RSS, ferrokafka `getmany` / aiokafka")
+    for case in summ.get("W5", {}):
+        rss_check("W5", case, f"W5 {case} peak RSS, ferrokafka `getmany` / aiokafka")
+    for case in summ.get("W6", {}):
+        rss_check("W6", case, f"W6 {case} peak RSS, ferrokafka producer / aiokafka's")
     if "1000/s" in summ.get("W5", {}):
         check(
             "W5 1000/s p99 latency, ferrokafka `getmany` / confluent-kafka `Consumer`",
