@@ -100,3 +100,14 @@ def test_outputs_markdown_json_charts_and_machine(quick_run: Path, report: dict[
         assert machine["versions"][name], name
     for name in ("librdkafka", "java", "broker", "kafka-clients (Java consumer)"):
         assert machine["versions"][name], name
+
+
+def test_targets_cover_peak_rss_in_every_workload_with_aiokafka(quick_run: Path) -> None:
+    markdown = (quick_run / "results.md").read_text()
+    targets = markdown[markdown.index("## Targets of issue 6") :]
+    for workload in ("W1", "W2", "W4"):
+        assert f"- {workload} peak RSS, ferrokafka `getmany` / aiokafka: " in targets
+    for case in EXPECTED["W5"][0]:
+        assert f"- W5 {case} peak RSS, ferrokafka `getmany` / aiokafka: " in targets
+    for case in EXPECTED["W6"][0]:
+        assert f"- W6 {case} peak RSS, ferrokafka producer / aiokafka's: " in targets
