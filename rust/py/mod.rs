@@ -99,7 +99,9 @@ impl FrameDecoder {
         } else {
             let buffer = PyBuffer::<u8>::get(scratch)?;
             if !buffer.is_c_contiguous() {
-                return Err(PyValueError::new_err("the scratch buffer is not contiguous"));
+                return Err(PyValueError::new_err(
+                    "the scratch buffer is not contiguous",
+                ));
             }
             // SAFETY: `buffer` keeps the C-contiguous export of `len_bytes` bytes alive for this
             // call; the GIL is held and no Python code runs while the slice is alive.
