@@ -335,7 +335,7 @@ async def test_options_serializers_partitioner_and_client_settings(
         meta = await producer.send_and_wait(topic, {"a": 1}, key="k1")
         assert meta.partition == 2
         assert seen == [(b"k1", [0, 1, 2], [0, 1, 2])]
-        with pytest.raises(Errors.MessageSizeTooLargeError):
+        with pytest.raises(Errors.MessageSizeTooLargeError, match=r"\(100000\)"):
             await producer.send(topic, "x" * 200000, key="big")
     rows = await asyncio.to_thread(read_confluent, bootstrap_servers, topic, 3, 1)
     assert rows[0][3:5] == (b"k1", b'{"a": 1}')

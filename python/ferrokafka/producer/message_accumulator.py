@@ -442,15 +442,18 @@ class MessageAccumulator:
         headers: Sequence[Header] = (),
         *,
         abort_on_new_batch: bool = False,
+        size: int | None = None,
     ) -> asyncio.Future[RecordMetadata | None] | None:
         """Append a record to ``tp``'s open batch, waiting up to ``timeout`` seconds for the
-        sender to take a full batch first.
+        sender to take a full batch first (``size``: its ``estimate_record_size``, computed
+        when not given).
 
         With ``abort_on_new_batch`` return None instead of starting a new batch (the sticky
         partitioner then moves to another partition, as KIP-480 has it)."""
         deadline = time.monotonic() + timeout
         checked = headers if type(headers) is list else check_headers(headers)
-        size = estimate_record_size(key, value, checked)
+        if size is None:
+            size = estimate_record_size(key, value, checked)
         while True:
             self._check_open()
             queue = self._batches.get(tp)

@@ -279,26 +279,23 @@ class AIOKafkaProducer:
 
     def _serialize(
         self, key: Any, value: Any, headers: list[tuple[str, bytes | None]]
-    ) -> tuple[bytes | None, bytes | None]:
+    ) -> tuple[bytes | None, bytes | None, int]:
+        """The key and value as bytes, and the record's ``estimate_record_size``; raises
+        ``MessageSizeTooLargeError`` for a record that cannot fit ``max_request_size``."""
         if self._key_serializer is not None:
             key = self._key_serializer(key)
         if self._value_serializer is not None:
             value = self._value_serializer(value)
         key_bytes = _as_bytes("key", key)
         value_bytes = _as_bytes("value", value)
-        rough = (len(key_bytes) if key_bytes else 0) + (len(value_bytes) if value_bytes else 0)
-        # Without headers a record's bound is under its key and value plus 100 bytes: only a
-        # record near the limit (or one with headers) needs the exact estimate.
-        if not headers and rough + 128 <= self._max_request_size:
-            return key_bytes, value_bytes
-        size = BATCH_OVERHEAD + estimate_record_size(key_bytes, value_bytes, headers)
-        if size > self._max_request_size:
+        size = estimate_record_size(key_bytes, value_bytes, headers)
+        if BATCH_OVERHEAD + size > self._max_request_size:
             raise Errors.MessageSizeTooLargeError(
-                f"The message is {size} bytes when serialized which is larger than the maximum "
-                f"request size you have configured with the max_request_size configuration "
-                f"({self._max_request_size})"
+                f"The message is {BATCH_OVERHEAD + size} bytes when serialized which is larger "
+                f"than the maximum request size you have configured with the max_request_size "
+                f"configuration ({self._max_request_size})"
             )
-        return key_bytes, value_bytes
+        return key_bytes, value_bytes, size
 
     def _partitions(self, topic: str) -> tuple[list[int], list[int]]:
         """All and available partitions of ``topic``, sorted; recomputed only when a metadata
@@ -362,12 +359,11 @@ class AIOKafkaProducer:
         if self._metadata.partitions_for_topic(topic) is None:
             await self._wait_on_metadata(topic)
         checked = check_headers(headers) if headers else []
-        key_bytes, value_bytes = self._serialize(key, value, checked)
+        key_bytes, value_bytes, size = self._serialize(key, value, checked)
         chosen = self._partition(topic, partition, key, value, key_bytes, value_bytes)
         accumulator = self._message_accumulator
         tp = self._topic_partition(topic, chosen)
         # Most records fit the partition's open batch: no coroutine, no wait.
-        size = estimate_record_size(key_bytes, value_bytes, checked)
         future = accumulator.append_now(tp, key_bytes, value_bytes, timestamp_ms, checked, size)
         if future is not None:
             return future  # type: ignore[return-value]
@@ -381,6 +377,7 @@ class AIOKafkaProducer:
             timestamp_ms=timestamp_ms,
             headers=checked,
             abort_on_new_batch=sticky,
+            size=size,
         )
         if future is None:
             # KIP-480: the sticky partition's batch is complete (full or sent), so this record
@@ -391,7 +388,13 @@ class AIOKafkaProducer:
                 topic, self._sticky.switch(topic, chosen, all_partitions, available)
             )
             future = await accumulator.add_message(
-                tp, key_bytes, value_bytes, timeout, timestamp_ms=timestamp_ms, headers=checked
+                tp,
+                key_bytes,
+                value_bytes,
+                timeout,
+                timestamp_ms=timestamp_ms,
+                headers=checked,
+                size=size,
             )
             assert future is not None
         return future  # type: ignore[return-value]
