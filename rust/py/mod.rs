@@ -100,7 +100,7 @@ impl FrameDecoder {
             let buffer = PyBuffer::<u8>::get(scratch)?;
             if !buffer.is_c_contiguous() {
                 return Err(PyValueError::new_err(
-                    "the scratch buffer is not contiguous",
+                    "FrameDecoder.received: the scratch buffer must be contiguous",
                 ));
             }
             // SAFETY: `buffer` keeps the C-contiguous export of `len_bytes` bytes alive for this

@@ -76,6 +76,20 @@ def test_the_window_covers_only_the_rest_of_the_frame() -> None:
         _native.FrameDecoder().received(300_000, False, scratch)
 
 
+def test_the_scratch_is_any_contiguous_byte_buffer() -> None:
+    frame = struct.pack(">i", 3) + b"abc"
+    scratch = mmap.mmap(-1, 4096, flags=mmap.MAP_PRIVATE)
+    scratch[: len(frame)] = frame
+    assert [bytes(f) for f in _native.FrameDecoder().received(len(frame), False, scratch)] == [
+        b"abc"
+    ]
+    strided = memoryview(bytearray(frame * 2))[::2]
+    with pytest.raises(ValueError, match="received: the scratch buffer must be contiguous"):
+        _native.FrameDecoder().received(4, False, strided)
+    with pytest.raises(TypeError):
+        _native.FrameDecoder().received(4, False, "not a buffer")  # type: ignore[arg-type]
+
+
 def test_a_hostile_size_fails_before_any_window() -> None:
     decoder = _native.FrameDecoder(max_frame_size=1 << 20)
     scratch = bytearray(struct.pack(">i", 1 << 30))
