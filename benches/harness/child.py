@@ -8,7 +8,7 @@ import json
 import sys
 from typing import Any
 
-from .tally import emit
+from .tally import emit, peak_rss_mb
 
 
 def main(argv: list[str]) -> None:
@@ -24,17 +24,9 @@ def main(argv: list[str]) -> None:
         from .groups import run
     else:
         raise ValueError(f"unknown role {role!r}")
-    emit(result={**run(spec), "rss_mb": peak_rss_mb()})
-
-
-def peak_rss_mb() -> float:
-    """This process's peak RSS (VmHWM). Not wait4's ru_maxrss: a child made by vfork+exec
-    inherits its parent's peak there."""
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmHWM in /proc/self/status")
+    # A run may report its own peak (a consumer: when the client has closed, before the
+    # harness sorts its latencies); otherwise the peak is read here, at the end.
+    emit(result={"rss_mb": peak_rss_mb(), **run(spec)})
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ import time
 import uuid
 from typing import Any
 
-from .tally import Tally, emit
+from .tally import Tally, emit, peak_rss_mb
 
 #: Poll timeout of every client, seconds (latency runs poll more often).
 POLL_S = 1.0
@@ -249,7 +249,11 @@ async def consume(spec: dict[str, Any]) -> dict[str, Any]:
     finally:
         await source.close()
     wall = time.perf_counter() - start
-    return {"wall": wall, "cpu": time.process_time() - start_cpu, **tally.result()}
+    cpu = time.process_time() - start_cpu
+    # The peak so far is the client's (and the tally's compact counters); sorting W5's
+    # latencies below makes a Python int of each, tens of MB that are the harness's own.
+    rss_mb = peak_rss_mb()
+    return {"wall": wall, "cpu": cpu, "rss_mb": rss_mb, **tally.result()}
 
 
 def run(spec: dict[str, Any]) -> dict[str, Any]:

@@ -247,8 +247,10 @@ def markdown(report: dict[str, Any]) -> str:
         "lengths (ConsumerPerformance: count and bytes); every producer run, that the broker "
         "stored exactly what was acknowledged. Figures are medians over rounds, with min-max; "
         "CPU s is the process CPU time (all threads) of the timed region, from the client's "
-        "construction to its close; peak RSS is the whole process's (max over rounds). A run "
-        "that failed is listed as failed, with its reason.",
+        "construction to its close; peak RSS is the whole process's (max over rounds), for a "
+        "Python consumer read when the client has closed (before the harness sorts W5's "
+        "latencies, which makes a Python int of each). A run that failed is listed as failed, "
+        "with its reason.",
         "",
         "Versions: " + ", ".join(f"{k} {v}" for k, v in versions.items() if k != "broker") + ".",
     ]

@@ -32,6 +32,16 @@ def emit(**event: Any) -> None:
     sys.stdout.flush()
 
 
+def peak_rss_mb() -> float:
+    """This process's peak RSS (VmHWM). Not wait4's ru_maxrss: a child made by vfork+exec
+    inherits its parent's peak there."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmHWM in /proc/self/status")
+
+
 def percentile(sorted_values: Any, q: float) -> int:
     """Nearest rank: the smallest value with at least ``q`` of the samples at or below it
     (the Java client computes it the same way)."""

@@ -1,0 +1,90 @@
+"""The harness's peak RSS of a consumer run is the client's: it is read when the client has
+closed, before the tally sorts W5's latencies (a Python int each, tens of MB at 50k/s)."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from contextlib import redirect_stdout
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benches"))
+
+from harness import child, consumers  # noqa: E402
+from harness.tally import LATENCY_HEADER, Tally  # noqa: E402
+
+
+class _Latencies(consumers.Source):
+    """A source with no broker: each poll hands the tally a batch of measured records."""
+
+    async def open(self) -> None:
+        self.seq = 0
+
+    async def poll(self, tally: Tally) -> None:
+        values = []
+        for _ in range(100):
+            values.append(LATENCY_HEADER.pack(1, self.seq, 0) + b"x" * 10)
+            self.seq += 1
+        tally._add_latency(values)
+
+    async def close(self) -> None:
+        pass
+
+
+def _spec() -> dict[str, Any]:
+    return {
+        "role": "consume",
+        "client": "fake",
+        "bootstrap": "unused:0",
+        "topic": "t",
+        "partitions": 1,
+        "expected": 1000,
+        "latency": True,
+    }
+
+
+def test_consumer_peak_is_read_before_the_latencies_are_sorted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    order: list[str] = []
+    monkeypatch.setitem(consumers.SOURCES, "fake", _Latencies)
+
+    def rss() -> float:
+        order.append("rss")
+        return 12.5
+
+    result = Tally.result
+
+    def sorted_result(self: Tally) -> dict[str, Any]:
+        order.append("result")
+        return result(self)
+
+    monkeypatch.setattr(consumers, "peak_rss_mb", rss)
+    monkeypatch.setattr(Tally, "result", sorted_result)
+    out = consumers.run(_spec())
+    assert order == ["rss", "result"]
+    assert out["rss_mb"] == 12.5
+    assert out["count"] == 1000
+    assert len(out["lat_us"]) == 4
+
+
+def test_child_keeps_the_runs_own_peak_and_reads_one_otherwise(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(child, "peak_rss_mb", lambda: 99.0)
+
+    def emitted(run: Any) -> dict[str, Any]:
+        monkeypatch.setattr(consumers, "run", run)
+        buf = io.StringIO()
+        with redirect_stdout(buf):
+            child.main([json.dumps(_spec())])
+        last: dict[str, Any] = json.loads(buf.getvalue().splitlines()[-1])
+        return last["result"]
+
+    assert emitted(lambda spec: {"count": 1, "rss_mb": 12.5})["rss_mb"] == 12.5
+    assert emitted(lambda spec: {"count": 1})["rss_mb"] == 99.0
