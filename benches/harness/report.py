@@ -252,7 +252,9 @@ def markdown(report: dict[str, Any]) -> str:
         "latencies, which makes a Python int of each). A run that failed is listed as failed, "
         "with its reason.",
         "",
-        "Versions: " + ", ".join(f"{k} {v}" for k, v in versions.items() if k != "broker") + ".",
+        "Versions: "
+        + ", ".join(f"{k} {v}" for k, v in versions.items() if k != "broker" and v is not None)
+        + ".",
     ]
     fk = m["ferrokafka"]
     if fk["start"] == fk["end"]:
