@@ -17,7 +17,7 @@ from typing import Any
 from . import charts, machine, report
 from .broker import broker
 from .java import prepare
-from .runner import ROOT
+from .runner import ROOT, byte_compile, bytecode_dirs
 from .workloads import (
     ALL_CLIENTS,
     CONSUMERS,
@@ -147,6 +147,8 @@ def main(argv: list[str] | None = None) -> int:
                 max_records=args.max_records,
             )
             ctx.log(f"broker: {b.description} at {b.bootstrap}")
+            for d in byte_compile(bytecode_dirs()):
+                ctx.log(f"could not write the bytecode of {d}: its runs compile from source")
             for w in args.workloads:
                 try:
                     run_workload(ctx, w, pick)

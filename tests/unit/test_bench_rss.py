@@ -1,5 +1,6 @@
-"""The harness's peak RSS of a consumer run is the client's: it is read when the client has
-closed, before the tally sorts W5's latencies (a Python int each, tens of MB at 50k/s)."""
+"""The harness's peak RSS of a run is the client's: a consumer's is read when the client has
+closed, before the tally sorts W5's latencies (a Python int each, tens of MB at 50k/s), and
+ferrokafka's modules are byte-compiled first, as the peers' installed ones are."""
 
 from __future__ import annotations
 
@@ -15,7 +16,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benches"))
 
+import ferrokafka  # noqa: E402
 from harness import child, consumers  # noqa: E402
+from harness.runner import byte_compile, bytecode_dirs  # noqa: E402
 from harness.tally import LATENCY_HEADER, Tally  # noqa: E402
 
 
@@ -88,3 +91,19 @@ def test_child_keeps_the_runs_own_peak_and_reads_one_otherwise(
 
     assert emitted(lambda spec: {"count": 1, "rss_mb": 12.5})["rss_mb"] == 12.5
     assert emitted(lambda spec: {"count": 1})["rss_mb"] == 99.0
+
+
+def test_the_harness_byte_compiles_ferrokafka_even_without_a_bytecode_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package = Path(ferrokafka.__file__).parent
+    assert package in bytecode_dirs()
+    assert ROOT / "benches" / "harness" in bytecode_dirs()
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "mod.py").write_text("X = 1\n")
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "broken.py").write_text("def (:\n")
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)  # PYTHONDONTWRITEBYTECODE=1
+    assert byte_compile([tmp_path / "pkg", tmp_path / "bad"]) == [tmp_path / "bad"]
+    assert list((tmp_path / "pkg" / "__pycache__").glob("mod.*.pyc"))
