@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness.broker import broker
 from harness.datasets import Dataset
 from harness.java import prepare
+from harness.runner import prepare_bytecode
 from harness.workloads import CONSUMERS, FULL, Context, consume_workload
 
 CLIENTS = ["ferrokafka", "ferrokafka-arrow", "aiokafka", "confluent-kafka"]
@@ -57,6 +58,7 @@ def main() -> None:
         if c not in CONSUMERS:
             parser.error(f"unknown client {c!r}: choose from {','.join(CONSUMERS)}")
     ds = Dataset(args.partitions, args.records, args.value_size, args.compression)
+    prepare_bytecode(lambda line: print(line, file=sys.stderr))
     with tempfile.TemporaryDirectory(prefix="ferrokafka-bench-java-") as classes:
         java = prepare(Path(classes)) if any(c.startswith("java") for c in clients) else None
         with broker(args.bootstrap) as b:

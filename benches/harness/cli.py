@@ -17,7 +17,7 @@ from typing import Any
 from . import charts, machine, report
 from .broker import broker
 from .java import prepare
-from .runner import ROOT, byte_compile, bytecode_dirs
+from .runner import ROOT, prepare_bytecode
 from .workloads import (
     ALL_CLIENTS,
     CONSUMERS,
@@ -147,8 +147,7 @@ def main(argv: list[str] | None = None) -> int:
                 max_records=args.max_records,
             )
             ctx.log(f"broker: {b.description} at {b.bootstrap}")
-            for d in byte_compile(bytecode_dirs()):
-                ctx.log(f"could not write the bytecode of {d}: its runs compile from source")
+            prepare_bytecode(ctx.log)
             for w in args.workloads:
                 try:
                     run_workload(ctx, w, pick)

@@ -17,6 +17,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,6 +55,12 @@ def byte_compile(dirs: list[Path]) -> list[Path]:
     import compileall
 
     return [d for d in dirs if not compileall.compile_dir(d, quiet=2)]
+
+
+def prepare_bytecode(log: Callable[[str], None]) -> None:
+    """Byte-compile what the children import (see ``byte_compile``); say what could not be."""
+    for d in byte_compile(bytecode_dirs()):
+        log(f"could not write the bytecode of {d}: its runs compile from source")
 
 
 def python_child(spec: dict[str, Any]) -> list[str]:
