@@ -26,7 +26,8 @@ def main(argv: list[str]) -> None:
         raise ValueError(f"unknown role {role!r}")
     # A run may report its own peak (a consumer: when the client has closed, before the
     # harness sorts its latencies); otherwise the peak is read here, at the end.
-    emit(result={"rss_mb": peak_rss_mb(), **run(spec)})
+    result = run(spec)
+    emit(result={"rss_mb": peak_rss_mb(), **result})
 
 
 if __name__ == "__main__":

@@ -79,9 +79,20 @@ def test_consumer_peak_is_read_before_the_latencies_are_sorted(
 def test_child_keeps_the_runs_own_peak_and_reads_one_otherwise(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(child, "peak_rss_mb", lambda: 99.0)
+    order: list[str] = []
 
-    def emitted(run: Any) -> dict[str, Any]:
+    def rss() -> float:
+        order.append("rss")
+        return 99.0
+
+    monkeypatch.setattr(child, "peak_rss_mb", rss)
+
+    def emitted(result: dict[str, Any]) -> dict[str, Any]:
+        def run(spec: dict[str, Any]) -> dict[str, Any]:
+            order.append("run")
+            return result
+
+        order.clear()
         monkeypatch.setattr(consumers, "run", run)
         buf = io.StringIO()
         with redirect_stdout(buf):
@@ -89,8 +100,10 @@ def test_child_keeps_the_runs_own_peak_and_reads_one_otherwise(
         last: dict[str, Any] = json.loads(buf.getvalue().splitlines()[-1])
         return last["result"]
 
-    assert emitted(lambda spec: {"count": 1, "rss_mb": 12.5})["rss_mb"] == 12.5
-    assert emitted(lambda spec: {"count": 1})["rss_mb"] == 99.0
+    assert emitted({"count": 1, "rss_mb": 12.5})["rss_mb"] == 12.5
+    # Read at the end: a peak taken before the run would be the interpreter's alone.
+    assert emitted({"count": 1})["rss_mb"] == 99.0
+    assert order == ["run", "rss"]
 
 
 def test_the_harness_byte_compiles_ferrokafka_even_without_a_bytecode_cache(
