@@ -369,16 +369,22 @@ class AIOKafkaProducer:
             return future  # type: ignore[return-value]
         timeout = self._request_timeout_ms / 1000
         sticky = self._sticky is not None and partition is None and key_bytes is None
-        future = await accumulator.add_message(
-            tp,
-            key_bytes,
-            value_bytes,
-            timeout,
-            timestamp_ms=timestamp_ms,
-            headers=checked,
-            abort_on_new_batch=sticky,
-            size=size,
-        )
+
+        async def add(
+            tp: TopicPartition, abort_on_new_batch: bool
+        ) -> asyncio.Future[RecordMetadata | None] | None:
+            return await accumulator.add_message(
+                tp,
+                key_bytes,
+                value_bytes,
+                timeout,
+                timestamp_ms=timestamp_ms,
+                headers=checked,
+                abort_on_new_batch=abort_on_new_batch,
+                size=size,
+            )
+
+        future = await add(tp, sticky)
         if future is None:
             # KIP-480: the sticky partition's batch is complete (full or sent), so this record
             # starts a batch on another partition.
@@ -387,15 +393,7 @@ class AIOKafkaProducer:
             tp = self._topic_partition(
                 topic, self._sticky.switch(topic, chosen, all_partitions, available)
             )
-            future = await accumulator.add_message(
-                tp,
-                key_bytes,
-                value_bytes,
-                timeout,
-                timestamp_ms=timestamp_ms,
-                headers=checked,
-                size=size,
-            )
+            future = await add(tp, False)
             assert future is not None
         return future  # type: ignore[return-value]
 
