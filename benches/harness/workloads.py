@@ -314,9 +314,10 @@ def latency_workload(ctx: Context, clients: list[str]) -> list[dict[str, Any]]:
     # A broker's first seconds of small produces and fetches stall once for most of a second
     # (on this machine, whichever client runs first saw a p99 near 1 s): one run of the first
     # rate's length, not recorded, goes before the measured ones.
-    rate, seconds = next(iter(ctx.sizes.w5_seconds.items()))
-    warm = replace(ctx, runs=[], log=lambda line: ctx.log(f"(warm-up, not recorded) {line}"))
-    latency_once(warm, f"{rate}/s", clients[0], 0, rate, seconds)
+    if clients:
+        rate, seconds = next(iter(ctx.sizes.w5_seconds.items()))
+        warm = replace(ctx, runs=[], log=lambda line: ctx.log(f"(warm-up, not recorded) {line}"))
+        latency_once(warm, f"{rate}/s", clients[0], 0, rate, seconds)
     runs = []
     for rate, seconds in ctx.sizes.w5_seconds.items():
         case = f"{rate}/s"

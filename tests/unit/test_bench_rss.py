@@ -20,6 +20,7 @@ import ferrokafka  # noqa: E402
 from harness import child, consumers  # noqa: E402
 from harness.runner import byte_compile, bytecode_dirs  # noqa: E402
 from harness.tally import LATENCY_HEADER, Tally  # noqa: E402
+from harness.workloads import QUICK, Context, latency_workload  # noqa: E402
 
 
 class _Latencies(consumers.Source):
@@ -120,3 +121,11 @@ def test_the_harness_byte_compiles_ferrokafka_even_without_a_bytecode_cache(
     monkeypatch.setattr(sys, "dont_write_bytecode", True)  # PYTHONDONTWRITEBYTECODE=1
     assert byte_compile([tmp_path / "pkg", tmp_path / "bad"]) == [tmp_path / "bad"]
     assert list((tmp_path / "pkg" / "__pycache__").glob("mod.*.pyc"))
+
+
+def test_w5_with_no_latency_client_chosen_runs_nothing() -> None:
+    # `--workloads W5 --clients java-perf`: no client measures latency, so there is nothing to
+    # warm up either (the warm-up run takes the first chosen client).
+    ctx = Context(bootstrap="unused:0", kafka=None, java=None, sizes=QUICK, rounds=1, stall_s=1.0)
+    assert latency_workload(ctx, []) == []
+    assert ctx.runs == []
