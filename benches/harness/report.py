@@ -250,8 +250,8 @@ def markdown(report: dict[str, Any]) -> str:
         "construction to its close; peak RSS is the whole process's (max over rounds), for a "
         "Python consumer read when the client has closed (before the harness sorts W5's "
         "latencies, which makes a Python int of each). ferrokafka's modules and the harness's "
-        "are byte-compiled first, as pip does on install (the peers' installed modules are). "
-        "A run that failed is listed as failed, with its reason.",
+        "are byte-compiled first, as pip does on install (the peers' installed modules already "
+        "are). A run that failed is listed as failed, with its reason.",
         "",
         "Versions: "
         + ", ".join(f"{k} {v}" for k, v in versions.items() if k != "broker" and v is not None)
