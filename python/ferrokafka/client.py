@@ -24,6 +24,7 @@ from typing import Any
 from . import errors as Errors
 from .cluster import ClusterMetadata
 from .conn import Body, Connection
+from .options import positive_int
 from .protocol import ApiKey, coordinator_node_id
 
 __all__ = ["AIOKafkaClient", "parse_bootstrap_servers"]
@@ -128,8 +129,7 @@ class AIOKafkaClient:
             ("reconnect_backoff_ms", reconnect_backoff_ms),
             ("reconnect_backoff_max_ms", reconnect_backoff_max_ms),
         ):
-            if not isinstance(value, int) or value < 0:
-                raise ValueError(f"{name} must be a non-negative int, got {value!r}")
+            positive_int(name, value, zero_ok=True)
         if connections_max_idle_ms is not None and connections_max_idle_ms <= 0:
             raise ValueError(
                 f"connections_max_idle_ms must be positive or None, got {connections_max_idle_ms!r}"

@@ -355,6 +355,10 @@ async def test_subscribe_without_group_assigns_all_partitions(
         ("security_protocol", "SASL_SSL"),
         ("group_protocol", "modern"),
         ("partition_assignment_strategy", ()),
+        ("check_crcs", "false"),
+        ("enable_auto_commit", 0),
+        ("exclude_internal_topics", None),
+        ("session_timeout_ms", True),
     ],
 )
 def test_invalid_options_name_the_option(option: str, value: Any) -> None:

@@ -30,6 +30,8 @@ def test_invalid_options_name_the_option() -> None:
         AIOKafkaClient(request_timeout_ms=-1)
     with pytest.raises(ValueError, match="connections_max_idle_ms"):
         AIOKafkaClient(connections_max_idle_ms=0)
+    with pytest.raises(ValueError, match="retry_backoff_ms"):
+        AIOKafkaClient(retry_backoff_ms=True)
     with pytest.raises(ValueError, match="security_protocol"):
         AIOKafkaClient(security_protocol="CARRIER_PIGEON")
 

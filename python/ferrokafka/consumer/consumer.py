@@ -16,6 +16,7 @@ from .. import errors as Errors
 from .. import memory
 from ..abc import ConsumerRebalanceListener
 from ..client import AIOKafkaClient
+from ..options import flag, positive_int
 from ..structs import ConsumerRecord, OffsetAndMetadata, OffsetAndTimestamp, TopicPartition
 from .fetcher import Fetcher
 from .group import GroupCoordinator
@@ -39,12 +40,6 @@ else:
     VT = TypeVar("VT")
 
 _VERSION = "0.1.0"
-
-
-def _positive(name: str, value: Any, *, zero_ok: bool = False) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < (0 if zero_ok else 1):
-        kind = "a non-negative" if zero_ok else "a positive"
-        raise ValueError(f"{name} must be {kind} int, got {value!r}")
 
 
 class AIOKafkaConsumer(Generic[KT, VT]):
@@ -109,18 +104,24 @@ class AIOKafkaConsumer(Generic[KT, VT]):
             ("auto_commit_interval_ms", auto_commit_interval_ms),
             ("connections_max_idle_ms", connections_max_idle_ms),
         ):
-            _positive(name, value)
+            positive_int(name, value)
         for name, value in (
             ("fetch_max_wait_ms", fetch_max_wait_ms),
             ("fetch_min_bytes", fetch_min_bytes),
             ("retry_backoff_ms", retry_backoff_ms),
             ("consumer_timeout_ms", consumer_timeout_ms),
         ):
-            _positive(name, value, zero_ok=True)
+            positive_int(name, value, zero_ok=True)
         if max_poll_records is not None:
-            _positive("max_poll_records", max_poll_records)
+            positive_int("max_poll_records", max_poll_records)
         if rebalance_timeout_ms is not None:
-            _positive("rebalance_timeout_ms", rebalance_timeout_ms)
+            positive_int("rebalance_timeout_ms", rebalance_timeout_ms)
+        for name, value in (
+            ("enable_auto_commit", enable_auto_commit),
+            ("check_crcs", check_crcs),
+            ("exclude_internal_topics", exclude_internal_topics),
+        ):
+            flag(name, value)
         OffsetResetStrategy.from_config(auto_offset_reset)
         if isolation_level not in ("read_uncommitted", "read_committed"):
             raise ValueError(
@@ -589,7 +590,7 @@ class AIOKafkaConsumer(Generic[KT, VT]):
         if timeout_ms < 0:
             raise ValueError(f"timeout_ms must not be negative, got {timeout_ms}")
         if max_records is not None:
-            _positive("max_records", max_records)
+            positive_int("max_records", max_records)
         result: dict[TopicPartition, list[ConsumerRecord[KT, VT]]] = await self._poll(
             partitions, timeout_ms / 1000, max_records or self._max_poll_records, "records"
         )
@@ -607,7 +608,7 @@ class AIOKafkaConsumer(Generic[KT, VT]):
         if timeout_ms < 0:
             raise ValueError(f"timeout_ms must not be negative, got {timeout_ms}")
         if max_records is not None:
-            _positive("max_records", max_records)
+            positive_int("max_records", max_records)
         return await self._poll(
             partitions, timeout_ms / 1000, max_records or self._max_poll_records, "arrow"
         )

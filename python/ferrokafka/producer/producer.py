@@ -17,6 +17,7 @@ from typing import Any
 from .. import errors as Errors
 from ..client import AIOKafkaClient
 from ..cluster import TopicInfo
+from ..options import flag, positive_int
 from ..partitioner import DefaultPartitioner, StickyPartitions
 from ..structs import RecordMetadata, TopicPartition
 from .idempotence import ProducerIdState
@@ -42,13 +43,6 @@ _CODECS = ("gzip", "snappy", "lz4", "zstd")
 
 Partitioner = Callable[[bytes | None, list[int], list[int]], int]
 Serializer = Callable[[Any], Any]
-
-
-def _positive_int(name: str, value: Any, *, zero_ok: bool = False) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < (0 if zero_ok else 1):
-        kind = "a non-negative" if zero_ok else "a positive"
-        raise ValueError(f"{name} must be {kind} int, got {value!r}")
-    return value
 
 
 class AIOKafkaProducer:
@@ -117,12 +111,12 @@ class AIOKafkaProducer:
                 f"compression_type must be None, 'gzip', 'snappy', 'lz4' or 'zstd', "
                 f"got {compression_type!r}"
             )
-        _positive_int("max_batch_size", max_batch_size)
-        _positive_int("max_request_size", max_request_size)
-        _positive_int("linger_ms", linger_ms, zero_ok=True)
-        _positive_int("request_timeout_ms", request_timeout_ms)
-        _positive_int("retry_backoff_ms", retry_backoff_ms, zero_ok=True)
-        _positive_int("transaction_timeout_ms", transaction_timeout_ms)
+        positive_int("max_batch_size", max_batch_size)
+        positive_int("max_request_size", max_request_size)
+        positive_int("linger_ms", linger_ms, zero_ok=True)
+        positive_int("request_timeout_ms", request_timeout_ms)
+        positive_int("retry_backoff_ms", retry_backoff_ms, zero_ok=True)
+        positive_int("transaction_timeout_ms", transaction_timeout_ms)
         if not callable(partitioner):
             raise ValueError(f"partitioner must be callable, got {partitioner!r}")
         for name, fn in (
@@ -131,8 +125,7 @@ class AIOKafkaProducer:
         ):
             if fn is not None and not callable(fn):
                 raise ValueError(f"{name} must be callable or None, got {fn!r}")
-        if not isinstance(enable_idempotence, bool):
-            raise ValueError(f"enable_idempotence must be a bool, got {enable_idempotence!r}")
+        flag("enable_idempotence", enable_idempotence)
         if transactional_id is not None:
             raise NotImplementedError(
                 "transactional_id: transactions are not implemented in ferrokafka yet "
