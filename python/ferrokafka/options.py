@@ -1,5 +1,5 @@
-"""Checks of constructor options, shared by the clients: a bad value raises ``ValueError``
-naming the option, at construction, before anything is connected."""
+"""Checks of options and arguments, shared by the clients: a bad value raises ``ValueError``
+naming the option, before anything is connected or queued."""
 
 from __future__ import annotations
 
@@ -14,6 +14,15 @@ def positive_int(name: str, value: Any, *, zero_ok: bool = False) -> int:
         kind = "a non-negative" if zero_ok else "a positive"
         raise ValueError(f"{name} must be {kind} int, got {value!r}")
     return value
+
+
+def epoch_ms(name: str, value: Any) -> int:
+    """``value`` as whole epoch milliseconds: an int or a float (``time.time() * 1000`` is
+    one) from 0 to 2**63 - 1; the Java client refuses negative timestamps too."""
+    ok = not isinstance(value, bool) and isinstance(value, int | float) and 0 <= value < 2**63
+    if not ok:
+        raise ValueError(f"{name} must be epoch milliseconds (0 to 2**63 - 1), got {value!r}")
+    return int(value)
 
 
 def flag(name: str, value: Any) -> bool:

@@ -370,6 +370,32 @@ async def test_unknown_topic_raises_after_request_timeout(bootstrap_servers: str
             await producer.send("fk-no-such-topic", b"v")
 
 
+async def test_an_invalid_topic_name_raises_at_once(bootstrap_servers: str) -> None:
+    # Not retried until request_timeout_ms (30 s here): the broker calls the name invalid.
+    async with AIOKafkaProducer(
+        bootstrap_servers=bootstrap_servers, request_timeout_ms=30000
+    ) as producer:
+        with pytest.raises(Errors.InvalidTopicError, match="'bad topic!' is not a valid"):
+            await producer.send("bad topic!", b"v")
+
+
+async def test_a_bad_timestamp_raises_and_queues_nothing(
+    bootstrap_servers: str, make_topic: Any
+) -> None:
+    topic = make_topic(partitions=1)
+    async with AIOKafkaProducer(bootstrap_servers=bootstrap_servers) as producer:
+        for bad in ("now", -1, True, float("nan"), 2**63):
+            with pytest.raises(ValueError, match="timestamp_ms must be epoch milliseconds"):
+                await producer.send(topic, b"v", timestamp_ms=bad)
+            # No batch was opened for it (an empty one would be sent, and refused).
+            queued = producer._message_accumulator._batches.get(TopicPartition(topic, 0))
+            assert not queued
+        with pytest.raises(ValueError, match="timestamp must be epoch milliseconds"):
+            producer.create_batch().append(key=None, value=b"v", timestamp="now")
+        meta = await producer.send_and_wait(topic, b"ok", timestamp_ms=1700000000000.0)
+        assert (meta.offset, meta.timestamp) == (0, 1700000000000)
+
+
 async def test_broker_rejection_fails_the_future_with_a_typed_error(
     bootstrap_servers: str, make_topic: Any
 ) -> None:

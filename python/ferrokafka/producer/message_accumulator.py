@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 from .. import _native
 from .. import errors as Errors
 from ..cluster import ClusterMetadata
+from ..options import epoch_ms
 from ..structs import RecordMetadata, TopicPartition
 
 __all__ = [
@@ -151,6 +152,8 @@ class BatchBuilder:
         """Add a record (``timestamp`` in epoch milliseconds, None for now)."""
         if self._closed:
             return None
+        if timestamp is not None:
+            timestamp = epoch_ms("timestamp", timestamp)
         if self._key_serializer is not None:
             key = self._key_serializer(key)
         if self._value_serializer is not None:

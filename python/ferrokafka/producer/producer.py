@@ -17,7 +17,7 @@ from typing import Any
 from .. import errors as Errors
 from ..client import AIOKafkaClient
 from ..cluster import TopicInfo
-from ..options import flag, positive_int
+from ..options import epoch_ms, flag, positive_int
 from ..partitioner import DefaultPartitioner, StickyPartitions
 from ..structs import RecordMetadata, TopicPartition
 from .idempotence import ProducerIdState
@@ -240,7 +240,8 @@ class AIOKafkaProducer:
 
     async def _wait_on_metadata(self, topic: str) -> set[int]:
         """The topic's partitions, refreshing metadata until they are known; after
-        ``request_timeout_ms`` raise ``UnknownTopicOrPartitionError`` naming the topic."""
+        ``request_timeout_ms`` raise ``UnknownTopicOrPartitionError`` naming the topic. A name
+        the broker calls invalid, or a topic it does not authorize, raises at once."""
         partitions = self._metadata.partitions_for_topic(topic)
         if partitions is not None:
             return partitions
@@ -254,6 +255,8 @@ class AIOKafkaProducer:
             code = self._metadata.topic_error(topic)
             if code == Errors.TopicAuthorizationFailedError.errno:
                 raise Errors.TopicAuthorizationFailedError(topic)
+            if code == Errors.InvalidTopicError.errno:
+                raise Errors.InvalidTopicError(f"{topic!r} is not a valid topic name")
             if time.monotonic() >= deadline:
                 raise Errors.UnknownTopicOrPartitionError(
                     f"topic {topic!r} is not in the cluster metadata after "
@@ -348,6 +351,8 @@ class AIOKafkaProducer:
         """
         if value is None and key is None:
             raise ValueError("send: need at least one of key or value")
+        if timestamp_ms is not None:
+            timestamp_ms = epoch_ms("timestamp_ms", timestamp_ms)
         self._check_ready()
         if self._metadata.partitions_for_topic(topic) is None:
             await self._wait_on_metadata(topic)
