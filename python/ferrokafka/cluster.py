@@ -5,6 +5,7 @@ The client feeds it Metadata responses (``update_metadata``); everything else re
 
 from __future__ import annotations
 
+import logging
 import time
 import uuid
 from collections.abc import Iterable
@@ -13,6 +14,15 @@ from typing import Any
 
 from . import errors as Errors
 from .structs import BrokerMetadata, PartitionMetadata, TopicPartition
+
+log = logging.getLogger(__name__)
+
+_TOPIC_ERROR_LEVELS = {
+    Errors.InvalidTopicError.errno: logging.ERROR,
+    Errors.TopicAuthorizationFailedError.errno: logging.ERROR,
+    Errors.UnknownTopicOrPartitionError.errno: logging.WARNING,
+}
+"""How loudly a topic's metadata error is logged (others: INFO); each once, when it appears."""
 
 __all__ = ["ClusterMetadata", "PartitionInfo", "TopicInfo"]
 
@@ -111,6 +121,13 @@ class ClusterMetadata:
                 is_internal=bool(t.get("is_internal", False)),
                 partitions=partitions,
             )
+        for name, code in errors.items():
+            if self._topic_errors.get(name) != code:
+                level = _TOPIC_ERROR_LEVELS.get(code, logging.INFO)
+                error = Errors.for_code(code)
+                log.log(
+                    level, "metadata for topic %r: %s (%s)", name, error.message, error.description
+                )
         self._brokers = brokers
         self._topics = topics
         self._topic_errors = errors
