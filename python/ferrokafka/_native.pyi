@@ -233,6 +233,10 @@ def decode_records(
 ) -> DecodedPartition[list[ConsumerRecord[Any, Any]]]:
     """Decode one partition's raw ``records`` bytes (record batches v2, any codec).
 
+    A deserializer that raises ends the records at its record (``next_offset`` is that
+    record's offset); on the first record its exception is raised, with ``topic``,
+    ``partition`` and ``offset`` attributes set.
+
     Raises ``ferrokafka.errors.CorruptRecordException`` naming topic, partition, batch offset
     and byte position for a CRC mismatch, a legacy (magic < 2) message set, a corrupt record,
     or a batch that decompresses past ``max_decompressed_batch``.

@@ -246,6 +246,60 @@ fn slot_bytes<'py>(
     }
 }
 
+/// Record `i`'s `part` deserializer raised `err`: hand out the records before it, with the
+/// position stopping at it, so the next poll fetches it again and raises there (the Java
+/// consumer's behaviour); with none before it, raise.
+#[cold]
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn stop_at<'py>(
+    py: Python<'py>,
+    out: Vec<Bound<'py, PyAny>>,
+    d: &DecodedRecords,
+    i: usize,
+    part: &str,
+    err: PyErr,
+    topic: &str,
+    partition: i32,
+) -> PyResult<DecodedPartition> {
+    let offset = d.offsets[i];
+    if out.is_empty() {
+        return Err(deserializer_error(py, err, part, topic, partition, offset));
+    }
+    let summary = DecodeSummary {
+        next_offset: Some(offset),
+        ..d.summary
+    };
+    let records = pyo3::types::PyList::new(py, out)?.into_any().unbind();
+    Ok(DecodedPartition::from_summary(records, &summary))
+}
+
+/// A deserializer's own exception (its type kept: code written for aiokafka catches that),
+/// told where it happened: `topic`, `partition` and `offset` attributes, and a note (Python
+/// 3.11+) that says them, both best effort.
+fn deserializer_error(
+    py: Python<'_>,
+    err: PyErr,
+    part: &str,
+    topic: &str,
+    partition: i32,
+    offset: i64,
+) -> PyErr {
+    let value = err.value(py);
+    let _ = value.setattr("topic", topic);
+    let _ = value.setattr("partition", partition);
+    let _ = value.setattr("offset", offset);
+    if value.hasattr("add_note").unwrap_or(false) {
+        let note = format!(
+            "ferrokafka: the {part} deserializer failed on topic {topic:?} partition {partition} \
+             offset {offset}; the records before it were handed out, and the position stays \
+             on it (seek past it to skip it)"
+        );
+        let _ = value.call_method1("add_note", (note,));
+    }
+    err
+}
+
 fn deserialize<'py>(
     value: Bound<'py, PyAny>,
     with: Option<&Bound<'py, PyAny>>,
@@ -331,22 +385,25 @@ pub fn decode_records<'py>(
         };
         let key = d.keys[i];
         let value = d.values[i];
+        let key_obj = match deserialize(slot_bytes(py, &d, input, key), key_deserializer.as_ref()) {
+            Ok(k) => k,
+            Err(e) => return stop_at(py, out, &d, i, "key", e, topic_name, partition),
+        };
+        let value_obj = match deserialize(
+            slot_bytes(py, &d, input, value),
+            value_deserializer.as_ref(),
+        ) {
+            Ok(v) => v,
+            Err(e) => return stop_at(py, out, &d, i, "value", e, topic_name, partition),
+        };
         let record = ConsumerRecord {
             topic: Some(topic_obj.clone_ref(py)),
             partition: i64::from(partition),
             offset: d.offsets[i],
             timestamp: d.timestamps[i],
             timestamp_type: i64::from(d.timestamp_types[i]),
-            key: Some(
-                deserialize(slot_bytes(py, &d, input, key), key_deserializer.as_ref())?.unbind(),
-            ),
-            value: Some(
-                deserialize(
-                    slot_bytes(py, &d, input, value),
-                    value_deserializer.as_ref(),
-                )?
-                .unbind(),
-            ),
+            key: Some(key_obj.unbind()),
+            value: Some(value_obj.unbind()),
             checksum: Some(checksum.get(py, i64::from(d.checksums[i]))?),
             serialized_key_size: key.map_or(-1, |s| i64::from(s.len)),
             serialized_value_size: value.map_or(-1, |s| i64::from(s.len)),

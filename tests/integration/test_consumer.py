@@ -288,6 +288,33 @@ async def test_deserializers(bootstrap_servers: str, topic: str) -> None:
         assert got[0].serialized_key_size == 1 and got[1].serialized_value_size == -1
 
 
+async def test_a_failing_deserializer_stops_the_position_at_its_record(
+    bootstrap_servers: str, topic: str
+) -> None:
+    # One batch: offsets 0-9 fine, 10 fails to deserialize, 11-14 fine.
+    values = [b"%d" % i for i in range(10)] + [b"bad"] + [b"%d" % i for i in range(11, 15)]
+    await produce(bootstrap_servers, topic, 0, [(T0, None, v, []) for v in values])
+    tp = TopicPartition(topic, 0)
+    async with AIOKafkaConsumer(
+        bootstrap_servers=bootstrap_servers,
+        auto_offset_reset="earliest",
+        value_deserializer=int,
+    ) as consumer:
+        consumer.assign([tp])
+        got = await drain(consumer, 10)
+        assert [(r.offset, r.value) for r in got] == [(i, i) for i in range(10)]
+        assert await consumer.position(tp) == 10
+        for _ in range(2):  # raised again at every poll, nothing skipped
+            with pytest.raises(ValueError, match="invalid literal") as raised:
+                await consumer.getmany(timeout_ms=5000)
+            assert (raised.value.topic, raised.value.partition) == (topic, 0)  # type: ignore[attr-defined]
+            assert raised.value.offset == 10  # type: ignore[attr-defined]
+            assert await consumer.position(tp) == 10
+        consumer.seek(tp, 11)
+        rest = await drain(consumer, 4)
+        assert [(r.offset, r.value) for r in rest] == [(i, i) for i in range(11, 15)]
+
+
 async def test_arrow_path(bootstrap_servers: str, make_topic: Any) -> None:
     topic = make_topic(partitions=2)
     await produce_values(bootstrap_servers, topic, 2, 700, compression="zstd")

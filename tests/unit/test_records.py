@@ -47,6 +47,21 @@ def test_deserializers_are_applied() -> None:
     assert (part.records[0].key, part.records[0].value) == (1, {"a": 1})
 
 
+def test_a_failing_deserializer_ends_the_records_at_its_record() -> None:
+    raw = encode_batch([(1, key, b"v", []) for key in (b"1", b"2", b"x", b"4")], base_offset=5)
+    part = decode_records(raw, "t", 3, key_deserializer=int)
+    # The records before it, and the position to go on from: the failing record itself.
+    assert [(r.offset, r.key) for r in part.records] == [(5, 1), (6, 2)]
+    assert part.next_offset == 7
+    # Decoded from there, it raises the deserializer's own exception, telling where.
+    with pytest.raises(ValueError, match="invalid literal") as raised:
+        decode_records(raw, "t", 3, key_deserializer=int, start_offset=7)
+    exc = raised.value
+    assert (exc.topic, exc.partition, exc.offset) == ("t", 3, 7)  # type: ignore[attr-defined]
+    if hasattr(exc, "__notes__"):
+        assert 'key deserializer failed on topic "t" partition 3 offset 7' in exc.__notes__[0]
+
+
 def test_start_offset_and_truncation() -> None:
     raw = encode_batch(RECORDS, base_offset=10) + encode_batch(RECORDS, base_offset=13)[:-5]
     part = decode_records(raw, "t", 0, start_offset=11)
