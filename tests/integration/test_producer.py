@@ -362,21 +362,23 @@ async def test_create_batch_and_send_batch(bootstrap_servers: str, make_topic: A
 # ---- errors -----------------------------------------------------------------------------------
 
 
-async def test_unknown_topic_raises_after_request_timeout(bootstrap_servers: str) -> None:
+@pytest.mark.parametrize(
+    ("topic", "request_timeout_ms", "error", "match"),
+    [
+        # Unknown: metadata is asked again until request_timeout_ms.
+        ("fk-no-such-topic", 600, Errors.UnknownTopicOrPartitionError, "fk-no-such-topic"),
+        # Invalid: raised at once, not after request_timeout_ms (30 s here).
+        ("bad topic!", 30000, Errors.InvalidTopicError, "'bad topic!' is not a valid"),
+    ],
+)
+async def test_a_topic_the_metadata_lacks_raises(
+    bootstrap_servers: str, topic: str, request_timeout_ms: int, error: type[Exception], match: str
+) -> None:
     async with AIOKafkaProducer(
-        bootstrap_servers=bootstrap_servers, request_timeout_ms=600
+        bootstrap_servers=bootstrap_servers, request_timeout_ms=request_timeout_ms
     ) as producer:
-        with pytest.raises(Errors.UnknownTopicOrPartitionError, match="fk-no-such-topic"):
-            await producer.send("fk-no-such-topic", b"v")
-
-
-async def test_an_invalid_topic_name_raises_at_once(bootstrap_servers: str) -> None:
-    # Not retried until request_timeout_ms (30 s here): the broker calls the name invalid.
-    async with AIOKafkaProducer(
-        bootstrap_servers=bootstrap_servers, request_timeout_ms=30000
-    ) as producer:
-        with pytest.raises(Errors.InvalidTopicError, match="'bad topic!' is not a valid"):
-            await producer.send("bad topic!", b"v")
+        with pytest.raises(error, match=match):
+            await producer.send(topic, b"v")
 
 
 async def test_a_bad_timestamp_raises_and_queues_nothing(
