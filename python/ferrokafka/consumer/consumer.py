@@ -586,7 +586,11 @@ class AIOKafkaConsumer(Generic[KT, VT]):
         At most ``max_records`` (default ``max_poll_records``). With neither set, one call
         returns whole fetched responses until it holds about 16k records or 4 MiB (unlike
         aiokafka, which returns everything buffered): the rest comes with the next call, with
-        no wait. Smaller bursts keep a poll's memory bounded and its objects in cache."""
+        no wait. Smaller bursts keep a poll's memory bounded and its objects in cache.
+
+        A deserializer that raises stops its partition at that record: the records before it
+        are returned, then every poll raises the deserializer's exception (``topic``,
+        ``partition`` and ``offset`` set on it) until the application seeks past it."""
         if timeout_ms < 0:
             raise ValueError(f"timeout_ms must not be negative, got {timeout_ms}")
         if max_records is not None:
