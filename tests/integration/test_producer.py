@@ -341,6 +341,25 @@ async def test_options_serializers_partitioner_and_client_settings(
     assert rows[0][3:5] == (b"k1", b'{"a": 1}')
 
 
+async def test_a_partitioner_answer_outside_the_topic_raises(
+    bootstrap_servers: str, make_topic: Any
+) -> None:
+    topic = make_topic(partitions=2)
+    answers: list[Any] = [2, -1, "0", 1.0, None]
+
+    def partitioner(key: bytes | None, all_partitions: list[int], available: list[int]) -> Any:
+        return answers.pop(0) if answers else 1
+
+    async with AIOKafkaProducer(
+        bootstrap_servers=bootstrap_servers, partitioner=partitioner
+    ) as producer:
+        for bad in list(answers):
+            with pytest.raises(ValueError, match=rf"chose {bad!r} for topic '{topic}'.*\[0, 1\]"):
+                await producer.send(topic, b"v", key=b"k")
+        meta = await producer.send_and_wait(topic, b"v", key=b"k")
+        assert (meta.partition, meta.offset) == (1, 0)
+
+
 async def test_create_batch_and_send_batch(bootstrap_servers: str, make_topic: Any) -> None:
     topic = make_topic(partitions=2)
     async with AIOKafkaProducer(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import operator
 import ssl
 import time
 import warnings
@@ -330,7 +331,18 @@ class AIOKafkaProducer:
         all_partitions, available = self._partitions(topic)
         if key_bytes is None and self._sticky is not None:
             return self._sticky.current(topic, all_partitions, available)
-        return int(self._partitioner(key_bytes, all_partitions, available))
+        answer = self._partitioner(key_bytes, all_partitions, available)
+        # A topic's partitions are 0 .. n-1; a custom partitioner may answer anything.
+        try:
+            chosen = operator.index(answer)
+        except TypeError:
+            chosen = -1
+        if not 0 <= chosen < len(all_partitions):
+            raise ValueError(
+                f"the partitioner chose {answer!r} for topic {topic!r}, whose partitions are "
+                f"{all_partitions}"
+            )
+        return chosen
 
     async def send(
         self,
