@@ -187,6 +187,38 @@ async def test_describe_broker_configs(admin: AIOKafkaAdminClient) -> None:
     assert int(configs["num.partitions"]["value"]) >= 1
 
 
+async def test_alter_configs_replaces_a_topics_dynamic_configs(
+    admin: AIOKafkaAdminClient, make_topic: Any
+) -> None:
+    topic = make_topic(partitions=1, configs={"cleanup.policy": "compact"})
+    described = ConfigResource(ConfigResourceType.TOPIC, topic)
+    wanted = ConfigResource(ConfigResourceType.TOPIC, topic, {"retention.ms": 654321})
+
+    # validate_only changes nothing.
+    [checked] = await admin.alter_configs([wanted], validate_only=True)
+    assert checked["responses"][0]["error_code"] == 0
+    [before] = await admin.describe_configs([described])
+    assert _configs(before)["retention.ms"]["value"] != "654321"
+
+    [done] = await admin.alter_configs([wanted])
+    assert [(r["resource_name"], r["error_code"]) for r in done["responses"]] == [(topic, 0)]
+    [after] = await admin.describe_configs([described])
+    configs = _configs(after)
+    assert (configs["retention.ms"]["value"], configs["retention.ms"]["config_source"]) == (
+        "654321",
+        1,
+    )
+    # AlterConfigs replaces the set: the key it did not name is back to its default.
+    assert configs["cleanup.policy"]["value"] == "delete"
+
+    bad = ConfigResource(ConfigResourceType.TOPIC, topic, {"retention.ms": "soon"})
+    with pytest.raises(Errors.InvalidConfigurationError, match=f"alter_configs: topic '{topic}'"):
+        await admin.alter_configs([bad])
+    missing = ConfigResource(ConfigResourceType.TOPIC, _name("missing"), {"retention.ms": 1})
+    with pytest.raises(Errors.UnknownTopicOrPartitionError, match=missing.name):
+        await admin.alter_configs([missing])
+
+
 async def test_describe_configs_of_unknown_topic_raises(admin: AIOKafkaAdminClient) -> None:
     name = _name("missing")
     with pytest.raises(Errors.UnknownTopicOrPartitionError, match=name):

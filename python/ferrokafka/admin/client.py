@@ -242,35 +242,74 @@ class AIOKafkaAdminClient:
         """Read the configuration of topics and brokers: one decoded DescribeConfigs response
         per request (broker resources go to that broker, topic resources to any broker). A
         resource's error (e.g. an unknown topic) is raised naming the resource."""
+        return await self._per_config_resource(
+            ApiKey.DESCRIBE_CONFIGS,
+            config_resources,
+            lambda res: {"configuration_keys": list(res.configs) if res.configs else None},
+            {"include_synonyms": include_synonyms},
+            "results",
+            "describe_configs",
+        )
+
+    async def alter_configs(
+        self, config_resources: list[ConfigResource], validate_only: bool = False
+    ) -> list[Body]:
+        """Set the dynamic configuration of topics and brokers, ``configs`` of each
+        ``ConfigResource`` (name -> value; keys not named return to their defaults, as
+        AlterConfigs does): one decoded AlterConfigs response per request, routed as
+        ``describe_configs`` routes. A resource's error (an unknown topic, an invalid value)
+        is raised naming the resource."""
+        return await self._per_config_resource(
+            ApiKey.ALTER_CONFIGS,
+            config_resources,
+            lambda res: {
+                "configs": [
+                    {"name": name, "value": None if value is None else str(value)}
+                    for name, value in (res.configs or {}).items()
+                ]
+            },
+            {"validate_only": validate_only},
+            "responses",
+            "alter_configs",
+        )
+
+    async def _per_config_resource(
+        self,
+        api_key: int,
+        config_resources: list[ConfigResource],
+        fields: Callable[[ConfigResource], Body],
+        options: Body,
+        results: str,
+        what: str,
+    ) -> list[Body]:
+        """Send ``api_key`` with one entry per resource (its type and name plus ``fields``):
+        broker resources to that broker, the rest to any broker. Raises the first resource
+        error, naming the resource."""
         by_broker: dict[int, list[Body]] = defaultdict(list)
         anywhere: list[Body] = []
         for res in config_resources:
             entry = {
                 "resource_type": int(res.resource_type),
                 "resource_name": res.name,
-                "configuration_keys": list(res.configs) if res.configs else None,
+                **fields(res),
             }
             if res.resource_type == ConfigResourceType.BROKER:
                 by_broker[int(res.name)].append(entry)
             else:
                 anywhere.append(entry)
-
-        def request(resources: list[Body]) -> Body:
-            return {"resources": resources, "include_synonyms": include_synonyms}
-
         sends = [
-            self._client.send(broker, ApiKey.DESCRIBE_CONFIGS, request(resources))
+            self._client.send(broker, api_key, {"resources": resources, **options})
             for broker, resources in by_broker.items()
         ]
         if anywhere:
-            sends.append(self._client.send_to_any(ApiKey.DESCRIBE_CONFIGS, request(anywhere)))
+            sends.append(self._client.send_to_any(api_key, {"resources": anywhere, **options}))
         responses = list(await asyncio.gather(*sends))
         for response in responses:
-            for result in response["results"]:
+            for result in response[results]:
                 kind = ConfigResourceType(result["resource_type"]).name.lower()
                 _raise_for(
                     result["error_code"],
-                    f"describe_configs: {kind} {result['resource_name']!r}",
+                    f"{what}: {kind} {result['resource_name']!r}",
                     result["error_message"],
                 )
         return responses

@@ -10,6 +10,7 @@ use super::codec::{Reader, Version, Wire};
 use super::error::{DecodeError, Result};
 use super::header::{read_response_header, write_response_header, RequestHeader};
 
+pub mod alter_configs;
 pub mod api_versions;
 pub mod common;
 pub mod consumer_group_describe;
@@ -237,6 +238,10 @@ macro_rules! with_api {
                 type $A = describe_configs::DescribeConfigs;
                 $body
             }
+            k if k == alter_configs::AlterConfigs::KEY => {
+                type $A = alter_configs::AlterConfigs;
+                $body
+            }
             k if k == create_partitions::CreatePartitions::KEY => {
                 type $A = create_partitions::CreatePartitions;
                 $body
@@ -319,8 +324,8 @@ mod tests {
         assert_eq!(
             keys,
             vec![
-                0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 15, 16, 18, 19, 20, 21, 22, 23, 32, 37, 68,
-                69
+                0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 15, 16, 18, 19, 20, 21, 22, 23, 32, 33, 37,
+                68, 69
             ]
         );
         for a in apis {
