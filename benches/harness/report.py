@@ -243,6 +243,8 @@ def markdown(report: dict[str, Any]) -> str:
         + ", ".join(f"{v[0]:.1f}" for v in m.get("load_average_1_5_15", {}).values())
         + " (the cores are shared with other work).",
         "",
+        "Before the rounds of W1-W4, each dataset is read once, untimed, by ferrokafka "
+        "`getmany_arrow`, so that no client pays for the broker's cold start. "
         "Every consumer run checks what it read: the count and a checksum of offsets and value "
         "lengths (ConsumerPerformance: count and bytes); every producer run, that the broker "
         "stored exactly what was acknowledged. Figures are medians over rounds, with min-max; "

@@ -44,6 +44,7 @@ def quick_run(bootstrap_servers: str, tmp_path_factory: pytest.TempPathFactory) 
     argv += ["--bootstrap", bootstrap_servers, "--out", str(out)]
     proc = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=570)
     assert proc.returncode == 0, f"exit {proc.returncode}:\n{proc.stderr[-4000:]}"
+    (out / "progress.log").write_text(proc.stderr)
     return out
 
 
@@ -111,3 +112,19 @@ def test_targets_cover_peak_rss_in_every_workload_with_aiokafka(quick_run: Path)
         assert f"- W5 {case} peak RSS, ferrokafka `getmany` / aiokafka: " in targets
     for case in EXPECTED["W6"][0]:
         assert f"- W6 {case} peak RSS, ferrokafka producer / aiokafka's: " in targets
+
+
+def test_each_dataset_is_read_once_untimed_before_the_rounds(
+    quick_run: Path, report: dict[str, Any]
+) -> None:
+    log = (quick_run / "progress.log").read_text().splitlines()
+    for workload in ("W1", "W2", "W3", "W4"):
+        for case in EXPECTED[workload][0]:
+            head = f"[{workload} {case} warm-up, not counted, of 1] ferrokafka-arrow: "
+            warm = [i for i, line in enumerate(log) if line.startswith(head)]
+            assert len(warm) == 1, (workload, case, log)
+            assert "FAILED" not in log[warm[0]], log[warm[0]]
+            rounds = f"[{workload} {case} round"
+            timed = [i for i, line in enumerate(log) if line.startswith(rounds)]
+            assert timed and min(timed) > warm[0], (workload, case)
+    assert all(r["round"] >= 1 for r in report["runs"])
