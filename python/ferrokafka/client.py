@@ -327,6 +327,25 @@ class AIOKafkaClient:
         """Send to the least-loaded node (requests any broker can answer)."""
         return await self.send(self.least_loaded_node(), api_key, body, version=version)
 
+    async def find_coordinator(self, key: str, key_type: int = 0) -> int:
+        """One FindCoordinator: the broker id coordinating ``key``, a consumer group
+        (``key_type`` 0) or a transactional id (1). Raises the broker's error, retriable or not
+        (retrying is the caller's); makes sure the broker's address is known."""
+        body = {"key": key, "key_type": key_type, "coordinator_keys": [key]}
+        response = await self.send_to_any(ApiKey.FIND_COORDINATOR, body)
+        entry = response["coordinators"][0] if response.get("coordinators") else response
+        code = entry["error_code"]
+        if code:
+            what = "transactional id" if key_type == 1 else "group"
+            detail = entry.get("error_message")
+            raise Errors.for_code(code)(
+                f"FindCoordinator for {what} {key!r}" + (f": {detail}" if detail else "")
+            )
+        broker_id: int = entry["node_id"]
+        if self.cluster.broker_metadata(broker_id) is None:
+            await self.refresh_metadata()
+        return broker_id
+
     # -- metadata --------------------------------------------------------------------------
 
     def add_topic(self, topic: str) -> None:

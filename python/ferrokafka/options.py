@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .structs import OffsetAndMetadata, TopicPartition
+
 
 def positive_int(name: str, value: Any, *, zero_ok: bool = False) -> int:
     """``value`` if it is an int above zero (or at least zero with ``zero_ok``); bools are
@@ -30,3 +32,35 @@ def flag(name: str, value: Any) -> bool:
     if not isinstance(value, bool):
         raise ValueError(f"{name} must be True or False, got {value!r}")
     return value
+
+
+def commit_offsets(caller: str, offsets: Any) -> dict[TopicPartition, OffsetAndMetadata]:
+    """An offsets argument (``{TopicPartition: offset}``, each offset an int, ``(int, str)``
+    or ``OffsetAndMetadata``, the next offset to read) as ``OffsetAndMetadata`` values;
+    ``ValueError`` naming ``caller`` and the partition for anything else."""
+    if not isinstance(offsets, dict):
+        raise ValueError(f"{caller}: offsets must be a dict, got {offsets!r}")
+    out: dict[TopicPartition, OffsetAndMetadata] = {}
+    for tp, value in offsets.items():
+        if not isinstance(tp, TopicPartition):
+            raise ValueError(f"{caller} keys must be TopicPartition, got {tp!r}")
+        if isinstance(value, OffsetAndMetadata):
+            om = value
+        elif isinstance(value, int) and not isinstance(value, bool):
+            om = OffsetAndMetadata(value, "")
+        elif (
+            isinstance(value, tuple)
+            and len(value) == 2
+            and isinstance(value[0], int)
+            and isinstance(value[1], str)
+        ):
+            om = OffsetAndMetadata(value[0], value[1])
+        else:
+            raise ValueError(
+                f"{caller} offset for {tp} must be an int, (int, str) or "
+                f"OffsetAndMetadata, got {value!r}"
+            )
+        if om.offset < 0:
+            raise ValueError(f"{caller} offset for {tp} must be >= 0, got {om.offset}")
+        out[tp] = om
+    return out

@@ -59,9 +59,23 @@ def test_acks_defaults_follow_aiokafka() -> None:
         AIOKafkaProducer(enable_idempotence=True, acks=1)
 
 
-def test_transactions_are_not_implemented_yet() -> None:
-    with pytest.raises(NotImplementedError, match="transactional_id"):
-        AIOKafkaProducer(transactional_id="tx")
+@pytest.mark.parametrize("bad", ["", 5, b"tx"])
+def test_a_bad_transactional_id_raises(bad: object) -> None:
+    with pytest.raises(ValueError, match="transactional_id"):
+        AIOKafkaProducer(transactional_id=bad)  # type: ignore[arg-type]
+
+
+def test_a_transactional_id_turns_idempotence_on() -> None:
+    producer = AIOKafkaProducer(transactional_id="tx")
+    assert producer._idempotence is not None and producer._acks == -1
+    with pytest.raises(ValueError, match="acks"):
+        AIOKafkaProducer(transactional_id="tx", acks=1)
+
+
+async def test_transactional_calls_before_start_raise() -> None:
+    producer = AIOKafkaProducer(transactional_id="tx")
+    with pytest.raises(Errors.IllegalStateError, match="not started"):
+        await producer.begin_transaction()
 
 
 def test_deprecated_api_version_warns() -> None:

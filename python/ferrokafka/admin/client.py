@@ -375,21 +375,9 @@ class AIOKafkaAdminClient:
         """The broker id coordinating ``group_id`` (``coordinator_type`` 0, a consumer group)
         or a transactional id (1). Retries while the coordinator is not available yet."""
 
-        async def attempt() -> int:
-            response = await self._client.send_to_any(
-                ApiKey.FIND_COORDINATOR,
-                {"key": group_id, "key_type": coordinator_type, "coordinator_keys": [group_id]},
-            )
-            answer = response["coordinators"][0] if response.get("coordinators") else response
-            _raise_for(
-                answer["error_code"],
-                f"no coordinator for {group_id!r}",
-                answer.get("error_message"),
-            )
-            node_id: int = answer["node_id"]
-            return node_id
-
-        return await self._retrying(attempt)
+        return await self._retrying(
+            lambda: self._client.find_coordinator(group_id, coordinator_type)
+        )
 
     async def _to_coordinator(
         self,

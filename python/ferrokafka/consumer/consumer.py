@@ -16,7 +16,7 @@ from .. import errors as Errors
 from .. import memory
 from ..abc import ConsumerRebalanceListener
 from ..client import AIOKafkaClient
-from ..options import flag, positive_int
+from ..options import commit_offsets, flag, positive_int
 from ..structs import ConsumerRecord, OffsetAndMetadata, OffsetAndTimestamp, TopicPartition
 from .fetcher import Fetcher
 from .group import GroupCoordinator
@@ -523,29 +523,7 @@ class AIOKafkaConsumer(Generic[KT, VT]):
         if offsets is None:
             to_commit = self._subscription.all_consumed_offsets()
         else:
-            to_commit = {}
-            for tp, value in offsets.items():
-                if not isinstance(tp, TopicPartition):
-                    raise ValueError(f"commit() keys must be TopicPartition, got {tp!r}")
-                if isinstance(value, OffsetAndMetadata):
-                    om = value
-                elif isinstance(value, int) and not isinstance(value, bool):
-                    om = OffsetAndMetadata(value, "")
-                elif (
-                    isinstance(value, tuple)
-                    and len(value) == 2
-                    and isinstance(value[0], int)
-                    and isinstance(value[1], str)
-                ):
-                    om = OffsetAndMetadata(value[0], value[1])
-                else:
-                    raise ValueError(
-                        f"commit() offset for {tp} must be an int, (int, str) or "
-                        f"OffsetAndMetadata, got {value!r}"
-                    )
-                if om.offset < 0:
-                    raise ValueError(f"commit() offset for {tp} must be >= 0, got {om.offset}")
-                to_commit[tp] = om
+            to_commit = commit_offsets("commit()", offsets)
             self._check_partitions(to_commit)
         await coordinator.commit(to_commit)
 

@@ -118,23 +118,7 @@ class OffsetsCoordinator:
             return node
 
     async def _find_coordinator_once(self) -> int:
-        node = self._client.least_loaded_node()
-        conn = await self._client.ready(node)
-        version = conn.version_for(ApiKey.FIND_COORDINATOR)
-        if version >= 4:
-            body: dict[str, Any] = {"key_type": 0, "coordinator_keys": [self.group_id]}
-        else:
-            body = {"key": self.group_id, "key_type": 0}
-        response = await conn.send(ApiKey.FIND_COORDINATOR, body, version=version)
-        entry = response["coordinators"][0] if version >= 4 else response
-        if entry["error_code"]:
-            raise Errors.for_code(entry["error_code"])(
-                f"FindCoordinator for group {self.group_id!r}: {entry.get('error_message')}"
-            )
-        broker_id: int = entry["node_id"]
-        if self._client.cluster.broker_metadata(broker_id) is None:
-            await self._client.refresh_metadata()
-        return broker_id
+        return await self._client.find_coordinator(self.group_id)
 
     async def _send(self, api_key: int, body: dict[str, Any], max_version: int) -> Any:
         broker = await self.ensure_coordinator()

@@ -371,8 +371,10 @@ class MessageAccumulator:
         *,
         linger_ms: int = 0,
         is_transactional: bool = False,
+        on_failure: Callable[[BaseException], None] | None = None,
     ) -> None:
         self._cluster = cluster
+        self._on_failure = on_failure
         self._batch_size = batch_size
         self._compression = compression_type
         self._batch_ttl = batch_ttl
@@ -412,8 +414,15 @@ class MessageAccumulator:
         self._batches.setdefault(tp, collections.deque()).append(batch)
         self._incomplete.add(batch)
         batch.future.add_done_callback(lambda _: self._incomplete.discard(batch))
+        if self._on_failure is not None:
+            batch.future.add_done_callback(self._batch_done)
         self.wakeup.set()
         return batch
+
+    def _batch_done(self, future: asyncio.Future[Any]) -> None:
+        if not future.cancelled() and future.exception() is not None:
+            assert self._on_failure is not None
+            self._on_failure(future.exception())  # type: ignore[arg-type]
 
     def append_now(
         self,

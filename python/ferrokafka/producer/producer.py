@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import operator
 import ssl
@@ -18,9 +19,9 @@ from typing import Any
 from .. import errors as Errors
 from ..client import AIOKafkaClient
 from ..cluster import TopicInfo
-from ..options import epoch_ms, flag, positive_int
+from ..options import commit_offsets, epoch_ms, flag, positive_int
 from ..partitioner import DefaultPartitioner, StickyPartitions
-from ..structs import RecordMetadata, TopicPartition
+from ..structs import OffsetAndMetadata, RecordMetadata, TopicPartition
 from .idempotence import ProducerIdState
 from .message_accumulator import (
     BATCH_OVERHEAD,
@@ -31,8 +32,9 @@ from .message_accumulator import (
     estimate_record_size,
 )
 from .sender import Sender
+from .transactions import TransactionManager, TransactionState
 
-__all__ = ["AIOKafkaProducer"]
+__all__ = ["AIOKafkaProducer", "TransactionContext"]
 
 log = logging.getLogger(__name__)
 
@@ -54,8 +56,11 @@ class AIOKafkaProducer:
     the default partitioner stick to one partition until its batch is complete (KIP-480);
     keyed records go where the Java client puts them.
 
-    Not supported yet: ``transactional_id`` (raises ``NotImplementedError``) and SASL
-    (``security_protocol`` other than PLAINTEXT/SSL raises ``ValueError``).
+    With ``transactional_id``, records are sent in transactions (``begin_transaction``,
+    ``commit_transaction``, ``abort_transaction``, ``transaction()``,
+    ``send_offsets_to_transaction``), as in aiokafka; ``send`` outside one raises
+    ``IllegalOperation``. Not supported yet: SASL (``security_protocol`` other than
+    PLAINTEXT/SSL raises ``ValueError``).
     ``api_version`` and ``loop`` are deprecated no-ops, as in aiokafka 0.14.
     """
 
@@ -128,10 +133,11 @@ class AIOKafkaProducer:
                 raise ValueError(f"{name} must be callable or None, got {fn!r}")
         flag("enable_idempotence", enable_idempotence)
         if transactional_id is not None:
-            raise NotImplementedError(
-                "transactional_id: transactions are not implemented in ferrokafka yet "
-                "(enable_idempotence=True gives the idempotent producer)"
-            )
+            if not isinstance(transactional_id, str) or not transactional_id:
+                raise ValueError(
+                    f"transactional_id must be a non-empty str or None, got {transactional_id!r}"
+                )
+            enable_idempotence = True  # as in aiokafka and the Java client
         if enable_idempotence:
             if acks is _missing:
                 acks = -1
@@ -170,12 +176,25 @@ class AIOKafkaProducer:
         )
         self._metadata = self.client.cluster
         self._idempotence = ProducerIdState() if enable_idempotence else None
+        self._txn: TransactionManager | None = None
+        if transactional_id is not None:
+            assert self._idempotence is not None
+            self._txn = TransactionManager(
+                self.client,
+                transactional_id,
+                transaction_timeout_ms,
+                self._idempotence,
+                request_timeout_ms=request_timeout_ms,
+                retry_backoff_ms=retry_backoff_ms,
+            )
         self._message_accumulator = MessageAccumulator(
             self._metadata,
             max_batch_size,
             compression_type,
             request_timeout_ms / 1000,
             linger_ms=linger_ms,
+            is_transactional=self._txn is not None,
+            on_failure=None if self._txn is None else self._txn.failed,
         )
         self._sender = Sender(
             self.client,
@@ -185,6 +204,7 @@ class AIOKafkaProducer:
             retry_backoff_ms=retry_backoff_ms,
             max_request_size=max_request_size,
             idempotence=self._idempotence,
+            transactions=self._txn,
         )
         self._started = False
         self._closed = False
@@ -192,7 +212,9 @@ class AIOKafkaProducer:
     # -- lifecycle -------------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Connect to the cluster (and, with idempotence, get a producer id)."""
+        """Connect to the cluster and, with idempotence or a ``transactional_id``, get a producer
+        id (the latter from the transaction coordinator, which fences older producers with the
+        same transactional id)."""
         if self._closed:
             raise Errors.ProducerClosed("the producer was stopped")
         if self._started:
@@ -200,6 +222,8 @@ class AIOKafkaProducer:
         log.debug("starting the Kafka producer")
         try:
             await self.client.bootstrap()
+            if self._txn is not None:
+                await self._txn.init()
             await self._sender.start()
         except BaseException:
             await self.client.close()
@@ -211,11 +235,20 @@ class AIOKafkaProducer:
         await self._message_accumulator.flush()
 
     async def stop(self) -> None:
-        """Flush, then close every connection. Idempotent."""
+        """Flush, then close every connection. Idempotent. An open transaction is aborted
+        (as the Java client does), so that ``read_committed`` consumers need not wait for the
+        broker to time it out."""
         if self._closed:
             return
         self._closed = True
         task = self._sender.task
+        txn = self._txn
+        if txn is not None and task is not None and not task.done() and txn.can_abort:
+            try:
+                await txn.end(False, self._message_accumulator.flush)
+                log.info("stop(): aborted the open transaction of %r", txn.transactional_id)
+            except Exception as exc:
+                log.warning("stop(): aborting the open transaction failed: %s", exc)
         if task is not None and not task.done():
             closing = asyncio.ensure_future(self._message_accumulator.close())
             await asyncio.wait([closing, task], return_when=asyncio.FIRST_COMPLETED)
@@ -366,46 +399,57 @@ class AIOKafkaProducer:
         if timestamp_ms is not None:
             timestamp_ms = epoch_ms("timestamp_ms", timestamp_ms)
         self._check_ready()
-        if self._metadata.partitions_for_topic(topic) is None:
-            await self._wait_on_metadata(topic)
-        checked = check_headers(headers) if headers else []
-        key_bytes, value_bytes, size = self._serialize(key, value, checked)
-        chosen = self._partition(topic, partition, key, value, key_bytes, value_bytes)
-        accumulator = self._message_accumulator
-        tp = self._topic_partition(topic, chosen)
-        # Most records fit the partition's open batch: no coroutine, no wait.
-        future = accumulator.append_now(tp, key_bytes, value_bytes, timestamp_ms, checked, size)
-        if future is not None:
+        txn = self._txn
+        if txn is not None:
+            txn.send_started()  # raises outside a transaction
+        try:
+            if self._metadata.partitions_for_topic(topic) is None:
+                await self._wait_on_metadata(topic)
+            checked = check_headers(headers) if headers else []
+            key_bytes, value_bytes, size = self._serialize(key, value, checked)
+            chosen = self._partition(topic, partition, key, value, key_bytes, value_bytes)
+            accumulator = self._message_accumulator
+            tp = self._topic_partition(topic, chosen)
+            if txn is not None and tp not in txn.partitions:
+                await txn.add_partition(tp)
+            # Most records fit the partition's open batch: no coroutine, no wait.
+            future = accumulator.append_now(tp, key_bytes, value_bytes, timestamp_ms, checked, size)
+            if future is not None:
+                return future  # type: ignore[return-value]
+            timeout = self._request_timeout_ms / 1000
+            sticky = self._sticky is not None and partition is None and key_bytes is None
+
+            async def add(
+                tp: TopicPartition, abort_on_new_batch: bool
+            ) -> asyncio.Future[RecordMetadata | None] | None:
+                return await accumulator.add_message(
+                    tp,
+                    key_bytes,
+                    value_bytes,
+                    timeout,
+                    timestamp_ms=timestamp_ms,
+                    headers=checked,
+                    abort_on_new_batch=abort_on_new_batch,
+                    size=size,
+                )
+
+            future = await add(tp, sticky)
+            if future is None:
+                # KIP-480: the sticky partition's batch is complete (full or sent), so this record
+                # starts a batch on another partition.
+                assert self._sticky is not None
+                all_partitions, available = self._partitions(topic)
+                tp = self._topic_partition(
+                    topic, self._sticky.switch(topic, chosen, all_partitions, available)
+                )
+                if txn is not None and tp not in txn.partitions:
+                    await txn.add_partition(tp)
+                future = await add(tp, False)
+                assert future is not None
             return future  # type: ignore[return-value]
-        timeout = self._request_timeout_ms / 1000
-        sticky = self._sticky is not None and partition is None and key_bytes is None
-
-        async def add(
-            tp: TopicPartition, abort_on_new_batch: bool
-        ) -> asyncio.Future[RecordMetadata | None] | None:
-            return await accumulator.add_message(
-                tp,
-                key_bytes,
-                value_bytes,
-                timeout,
-                timestamp_ms=timestamp_ms,
-                headers=checked,
-                abort_on_new_batch=abort_on_new_batch,
-                size=size,
-            )
-
-        future = await add(tp, sticky)
-        if future is None:
-            # KIP-480: the sticky partition's batch is complete (full or sent), so this record
-            # starts a batch on another partition.
-            assert self._sticky is not None
-            all_partitions, available = self._partitions(topic)
-            tp = self._topic_partition(
-                topic, self._sticky.switch(topic, chosen, all_partitions, available)
-            )
-            future = await add(tp, False)
-            assert future is not None
-        return future  # type: ignore[return-value]
+        finally:
+            if txn is not None:
+                txn.send_finished()
 
     def _topic_partition(self, topic: str, partition: int) -> TopicPartition:
         """One ``TopicPartition`` per partition, made once."""
@@ -442,14 +486,82 @@ class AIOKafkaProducer:
         """Queue a filled ``BatchBuilder`` for ``topic``/``partition``; the future resolves
         with the metadata of the batch's first record."""
         self._check_ready()
-        await self._wait_on_metadata(topic)
-        chosen = self._partition(topic, partition, None, None, None, None)
-        if batch.size() > self._max_request_size:
-            raise Errors.MessageSizeTooLargeError(
-                f"the batch is {batch.size()} bytes, larger than max_request_size "
-                f"({self._max_request_size})"
+        txn = self._txn
+        with contextlib.nullcontext() if txn is None else txn.sending():
+            await self._wait_on_metadata(topic)
+            chosen = self._partition(topic, partition, None, None, None, None)
+            if batch.size() > self._max_request_size:
+                raise Errors.MessageSizeTooLargeError(
+                    f"the batch is {batch.size()} bytes, larger than max_request_size "
+                    f"({self._max_request_size})"
+                )
+            tp = self._topic_partition(topic, chosen)
+            if txn is not None:
+                await txn.add_partition(tp)
+            future = await self._message_accumulator.add_batch(
+                batch, tp, self._request_timeout_ms / 1000
             )
-        future = await self._message_accumulator.add_batch(
-            batch, TopicPartition(topic, chosen), self._request_timeout_ms / 1000
-        )
         return future  # type: ignore[return-value]
+
+    # -- transactions ----------------------------------------------------------------------
+
+    def _transactions(self) -> TransactionManager:
+        if self._txn is None:
+            raise Errors.IllegalOperation(
+                "You need to configure transaction_id to use transactions"
+            )
+        self._check_ready()
+        return self._txn
+
+    async def begin_transaction(self) -> None:
+        """Open a transaction: ``send`` may be called until it is committed or aborted."""
+        self._transactions().begin()
+
+    async def commit_transaction(self) -> None:
+        """Send every record of the transaction, then commit it. If a record (or an offset
+        commit) of the transaction failed, that error is raised and the transaction must be
+        aborted."""
+        await self._transactions().end(True, self._message_accumulator.flush)
+
+    async def abort_transaction(self) -> None:
+        """Abort the open transaction: ``read_committed`` consumers never see its records."""
+        await self._transactions().end(False, self._message_accumulator.flush)
+
+    def transaction(self) -> TransactionContext:
+        """``async with producer.transaction():`` begins a transaction, commits it when the
+        block ends, and aborts it when the block raises."""
+        return TransactionContext(self)
+
+    async def send_offsets_to_transaction(
+        self,
+        offsets: dict[TopicPartition, int | tuple[int, str] | OffsetAndMetadata],
+        group_id: str,
+    ) -> None:
+        """Commit ``offsets`` (the next offsets to read) of consumer group ``group_id`` with
+        the transaction: they count only if it commits (consume-transform-produce)."""
+        txn = self._transactions()
+        if txn.state is not TransactionState.IN_TRANSACTION:
+            raise Errors.IllegalOperation("Not in the middle of a transaction")
+        if not group_id or not isinstance(group_id, str):
+            raise ValueError(f"group_id must be a non-empty str, got {group_id!r}")
+        await txn.send_offsets(commit_offsets("send_offsets_to_transaction", offsets), group_id)
+
+
+class TransactionContext:
+    """What ``AIOKafkaProducer.transaction()`` returns."""
+
+    def __init__(self, producer: AIOKafkaProducer) -> None:
+        self._producer = producer
+
+    async def __aenter__(self) -> TransactionContext:
+        await self._producer.begin_transaction()
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
+        if exc_type is None:
+            await self._producer.commit_transaction()
+            return
+        txn = self._producer._txn
+        if txn is not None and txn.is_fatal:
+            return  # the block's exception goes on; aborting cannot work
+        await self._producer.abort_transaction()

@@ -32,6 +32,7 @@ from ..protocol import ApiKey
 from ..structs import TopicPartition
 from .idempotence import ProducerIdState
 from .message_accumulator import MessageAccumulator, ProducerBatch
+from .transactions import TransactionManager
 
 __all__ = ["Sender"]
 
@@ -60,6 +61,7 @@ class Sender:
         retry_backoff_ms: int,
         max_request_size: int,
         idempotence: ProducerIdState | None,
+        transactions: TransactionManager | None = None,
         max_in_flight: int = MAX_IN_FLIGHT,
     ) -> None:
         self._client = client
@@ -69,6 +71,8 @@ class Sender:
         self._retry_backoff = retry_backoff_ms / 1000
         self._max_request_size = max_request_size
         self._idempotence = idempotence
+        self._txn = transactions
+        self._transactional_id = None if transactions is None else transactions.transactional_id
         self._max_in_flight = max_in_flight
         self._node_in_flight: dict[int, int] = {}
         self._tp_in_flight: dict[TopicPartition, int] = {}
@@ -246,7 +250,7 @@ class Sender:
                 entry["name"] = topic
             topic_data.append(entry)
         body = {
-            "transactional_id": None,
+            "transactional_id": self._transactional_id,
             "acks": self._acks,
             "timeout_ms": self._request_timeout_ms,
             "topic_data": topic_data,
@@ -308,14 +312,14 @@ class Sender:
             ):
                 # Nothing ahead of it is pending: the broker lost our sequence state.
                 log.error("%s (sequence %s): taking a new producer id", exc, batch.base_sequence)
-                self._pid_reset_needed = True
+                self._sequence_lost(exc)
                 batch.failure(exc)
                 return
             self._retry(batch, exc)  # refused: an earlier batch is being retried
             return
         if cls is Errors.UnknownProducerId and ids is not None:
-            self._pid_reset_needed = True
-        if cls is Errors.InvalidProducerEpoch:
+            self._sequence_lost(exc)
+        if cls is Errors.InvalidProducerEpoch or cls is Errors.ProducerFencedError:
             batch.failure(Errors.ProducerFenced(f"{tp.topic}[{tp.partition}]: {detail}"))
             return
         if exc.invalid_metadata:
@@ -328,10 +332,19 @@ class Sender:
         if exc.retriable and not expired:
             self._retry(batch, exc)
             return
-        if self._idempotence is not None and batch.sent and exc.retriable:
-            # The broker may or may not have the batch: the sequence is no longer known.
-            self._pid_reset_needed = True
+        if self._idempotence is not None and batch.sent:
+            # Retriable: the broker may or may not have the batch. Not: it does not, and the
+            # batches after it carry sequences with a gap. Either way the sequence is lost.
+            self._sequence_lost(exc)
         batch.failure(exc)
+
+    def _sequence_lost(self, exc: BaseException) -> None:
+        """Take a new producer id before sending more; a transactional producer takes a new
+        epoch when its transaction is aborted (its id is the transaction's)."""
+        if self._txn is not None:
+            self._txn.sequence_lost(exc)
+        else:
+            self._pid_reset_needed = True
 
     def _retry(self, batch: ProducerBatch, reason: BaseException) -> None:
         log.info("retrying %r after %s", batch, reason)

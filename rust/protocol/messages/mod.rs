@@ -10,6 +10,8 @@ use super::codec::{Reader, Version, Wire};
 use super::error::{DecodeError, Result};
 use super::header::{read_response_header, write_response_header, RequestHeader};
 
+pub mod add_offsets_to_txn;
+pub mod add_partitions_to_txn;
 pub mod alter_configs;
 pub mod api_versions;
 pub mod common;
@@ -21,6 +23,7 @@ pub mod delete_records;
 pub mod delete_topics;
 pub mod describe_configs;
 pub mod describe_groups;
+pub mod end_txn;
 pub mod fetch;
 pub mod find_coordinator;
 pub mod heartbeat;
@@ -35,6 +38,7 @@ pub mod offset_fetch;
 pub mod offset_for_leader_epoch;
 pub mod produce;
 pub mod sync_group;
+pub mod txn_offset_commit;
 
 #[cfg(test)]
 mod golden;
@@ -228,6 +232,22 @@ macro_rules! with_api {
             }
             k if k == init_producer_id::InitProducerId::KEY => {
                 type $A = init_producer_id::InitProducerId;
+                $body
+            }
+            k if k == add_partitions_to_txn::AddPartitionsToTxn::KEY => {
+                type $A = add_partitions_to_txn::AddPartitionsToTxn;
+                $body
+            }
+            k if k == add_offsets_to_txn::AddOffsetsToTxn::KEY => {
+                type $A = add_offsets_to_txn::AddOffsetsToTxn;
+                $body
+            }
+            k if k == end_txn::EndTxn::KEY => {
+                type $A = end_txn::EndTxn;
+                $body
+            }
+            k if k == txn_offset_commit::TxnOffsetCommit::KEY => {
+                type $A = txn_offset_commit::TxnOffsetCommit;
                 $body
             }
             k if k == offset_for_leader_epoch::OffsetForLeaderEpoch::KEY => {
