@@ -7,7 +7,9 @@ while ferrokafka gives the batch's CRC-32C; the transcript records whether it is
 
 from __future__ import annotations
 
+import asyncio
 import importlib
+import uuid
 from typing import Any
 
 import pytest
@@ -118,3 +120,69 @@ async def test_aiokafka_script_gives_identical_results(
             assert (t[1], o[1]) == ([True], [False])  # the documented difference
             continue
         assert t == o, f"{t[0]}: aiokafka {t[1]!r} != ferrokafka {o[1]!r}"
+
+
+async def transactional_script(package: str, bootstrap: str, topic: str, group: str) -> list[Any]:
+    """aiokafka's transactional producer API, from ``package``; then what a ``read_committed``
+    consumer of the group reads and finds committed."""
+    kafka = importlib.import_module(package)
+    errors = importlib.import_module(f"{package}.errors")
+    tp = kafka.TopicPartition(topic, 0)
+    out: list[Any] = []
+    producer = kafka.AIOKafkaProducer(bootstrap_servers=bootstrap, transactional_id=group)
+    await producer.start()
+    try:
+        try:
+            await producer.send(topic, b"outside")
+        except errors.IllegalOperation as exc:
+            out.append(("send outside", type(exc).__name__))
+        async with producer.transaction():
+            for i in range(3):
+                await producer.send(topic, b"in-context-%d" % i, partition=0)
+        await producer.begin_transaction()
+        await producer.send(topic, b"aborted", partition=0)
+        await producer.abort_transaction()
+        await producer.begin_transaction()
+        await producer.send(topic, b"with offsets", partition=0)
+        await producer.send_offsets_to_transaction({tp: 5}, group)
+        await producer.commit_transaction()
+    finally:
+        await producer.stop()
+    consumer = kafka.AIOKafkaConsumer(
+        bootstrap_servers=bootstrap,
+        group_id=group,
+        isolation_level="read_committed",
+        auto_offset_reset="earliest",
+        enable_auto_commit=False,
+    )
+    await consumer.start()
+    try:
+        consumer.assign([tp])
+        for _ in range(100):  # the commit marker lands just after EndTxn returns
+            if await consumer.committed(tp) is not None:
+                break
+            await asyncio.sleep(0.1)
+        out.append(("committed", await consumer.committed(tp)))
+        consumer.seek(tp, 0)
+        values = []
+        while len(values) < 4:
+            batch = await consumer.getmany(timeout_ms=5000)
+            assert batch, "no data"
+            values.extend(r.value for records in batch.values() for r in records)
+        out.append(("read committed", values))
+    finally:
+        await consumer.stop()
+    return out
+
+
+async def test_aiokafka_transactional_script_gives_identical_results(
+    bootstrap_servers: str, make_topic: Any
+) -> None:
+    theirs = await transactional_script(
+        "aiokafka", bootstrap_servers, make_topic(), f"txn-a-{uuid.uuid4().hex[:8]}"
+    )
+    ours = await transactional_script(
+        "ferrokafka", bootstrap_servers, make_topic(), f"txn-f-{uuid.uuid4().hex[:8]}"
+    )
+    assert theirs == ours
+    assert ours[0] == ("send outside", "IllegalOperation")

@@ -378,7 +378,13 @@ class TransactionManager:
         self._offsets_added = False
         self._error = None
         if self._bump_epoch:
-            await self.init()
+            try:
+                await self.init()
+            except Exception as exc:
+                if not self.is_fatal:  # abort_transaction() again retries the new epoch
+                    self.state = TransactionState.ABORTABLE_ERROR
+                    self._error = exc
+                raise
         self.state = TransactionState.READY
 
     async def _end_txn(self, commit: bool) -> None:
