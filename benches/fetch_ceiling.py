@@ -1,19 +1,23 @@
-"""How fast can the broker serve W1's data, and how close does the Arrow path get?
+"""How fast can the broker serve W1's (or W2's) data, and how close do the client's paths get?
 
-Writes W1's dataset (``--records`` x 100 B, 8 partitions, uncompressed) once, then alternates,
-each in its own process, for ``--rounds`` rounds:
+Writes the dataset (``--records`` x ``--value-size`` B, 10-byte keys, 8 partitions,
+uncompressed; W1's by default, W2's with ``--records 1000000 --value-size 1024``) once, then
+alternates, each in its own process, for ``--rounds`` rounds:
 
 - ``raw-fetch``: the same Fetch requests the consumer sends (one in flight per broker, 1 MiB
   per partition), nothing decoded: the offset only moves by the batch headers. This is what the
   broker and the socket deliver with no client work; it is the ceiling for any client.
 - ``ferrokafka-arrow``: ``getmany_arrow`` over the same data (pyarrow imported before the clock).
+- ``ferrokafka``: ``getmany`` over the same data, touching each record's offset and value as
+  the harness's tally does.
 
 Prints a Markdown table with the medians and the Arrow path's share of the ceiling, and (for
 the broker it starts itself) the broker's CPU seconds during each reader's run: on a machine
 whose cores the broker shares, what the broker needs at the ceiling bounds what is left for
 the client.
 
-    .venv/bin/python benches/fetch_ceiling.py [--records 5000000] [--rounds 5] [--bootstrap H:P]
+    .venv/bin/python benches/fetch_ceiling.py [--records 5000000] [--value-size 100] [--rounds 5]
+        [--readers raw-fetch,ferrokafka-arrow,ferrokafka] [--bootstrap H:P]
 """
 
 from __future__ import annotations
@@ -107,10 +111,28 @@ async def arrow(bootstrap: str, topic: str, total: int) -> int:
     return count
 
 
+async def records(bootstrap: str, topic: str, total: int) -> int:
+    from ferrokafka import AIOKafkaConsumer, TopicPartition
+
+    count = 0
+    async with AIOKafkaConsumer(
+        bootstrap_servers=bootstrap, auto_offset_reset="earliest", enable_auto_commit=False
+    ) as consumer:
+        consumer.assign([TopicPartition(topic, p) for p in range(PARTITIONS)])
+        while count < total:
+            for batch in (await consumer.getmany(timeout_ms=1000)).values():
+                for r in batch:
+                    count += 1 if r.offset >= 0 and r.value is not None else 0
+    return count
+
+
+READERS = {"raw-fetch": raw_fetch, "ferrokafka-arrow": arrow, "ferrokafka": records}
+
+
 def child(client: str, bootstrap: str, topic: str, total: int) -> None:
     if client == "ferrokafka-arrow":
         import pyarrow  # noqa: F401  (outside the clock, as an Arrow user has it imported)
-    run = raw_fetch if client == "raw-fetch" else arrow
+    run = READERS[client]
     cpu, start = time.process_time(), time.perf_counter()
     count = asyncio.run(run(bootstrap, topic, total))
     wall = time.perf_counter() - start
@@ -122,7 +144,9 @@ def child(client: str, bootstrap: str, topic: str, total: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--records", type=int, default=5_000_000)
+    parser.add_argument("--value-size", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--readers", default="raw-fetch,ferrokafka-arrow")
     parser.add_argument("--bootstrap")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -134,11 +158,18 @@ def main() -> None:
     from harness.broker import broker
     from harness.datasets import Dataset, write_dataset
 
-    clients = ["raw-fetch", "ferrokafka-arrow"]
+    clients = args.readers.split(",")
+    for c in clients:
+        if c not in READERS:
+            parser.error(f"unknown reader {c!r}: choose from {','.join(READERS)}")
+    if "raw-fetch" not in clients:
+        clients.insert(0, "raw-fetch")  # the ceiling every share is of
     with broker(args.bootstrap) as b:
         topic = f"ceiling-{uuid.uuid4().hex[:8]}"
         b.kafka.create_topic(topic, partitions=PARTITIONS)
-        asyncio.run(write_dataset(b.bootstrap, topic, Dataset(PARTITIONS, args.records, 100)))
+        asyncio.run(
+            write_dataset(b.bootstrap, topic, Dataset(PARTITIONS, args.records, args.value_size))
+        )
         runs: dict[str, list[dict[str, Any]]] = {c: [] for c in clients}
         broker_pid = getattr(b.kafka, "pid", None)
         for rnd in range(args.rounds):
@@ -163,7 +194,10 @@ def main() -> None:
                     file=sys.stderr,
                 )
     rate = {c: statistics.median(args.records / r["wall"] for r in runs[c]) for c in clients}
-    print(f"\n# W1 ({args.records:,} x 100 B, 8 partitions): broker ceiling vs Arrow path")
+    print(
+        f"\n# {args.records:,} x {args.value_size} B, 8 partitions: broker ceiling vs "
+        + ", ".join(c for c in clients if c != "raw-fetch")
+    )
     print(f"median of {args.rounds}\n")
     print(
         "| reader | records/s | wall s | client CPU s | broker CPU s "
