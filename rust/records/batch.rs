@@ -496,7 +496,7 @@ pub fn decode_into<S: RecordSink>(
         let batch = &rest[..total];
         let header = BatchHeader::parse(batch);
         if opts.check_crcs {
-            let computed = crc32c::crc32c(&batch[CRC_START..]);
+            let computed = crate::hash::crc32c(&batch[CRC_START..]);
             if computed != header.crc {
                 return Err(RecordsError::CrcMismatch {
                     base_offset,

@@ -115,7 +115,7 @@ pub fn build_batch(records: &[Record], opts: &BatchOptions) -> Result<Vec<u8>> {
     out.extend_from_slice(&opts.base_sequence.to_be_bytes());
     out.extend_from_slice(&count.to_be_bytes());
     out.extend_from_slice(&body);
-    let crc = crc32c::crc32c(&out[21..]);
+    let crc = crate::hash::crc32c(&out[21..]);
     out[17..21].copy_from_slice(&crc.to_be_bytes());
     Ok(out)
 }
