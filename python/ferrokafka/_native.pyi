@@ -218,6 +218,10 @@ def set_arena_cache(limit: int) -> int:
 def arena_cache_info() -> tuple[int, int, int, int]:
     """``(limit, cached, hits, misses)`` of the arena cache."""
 
+def _records_direct_alloc() -> bool:
+    """Whether ``ConsumerRecord`` objects are allocated directly (the layout check at import
+    passed) rather than through ``object.__new__``."""
+
 def decode_records(
     records: _Bytes,
     topic: str,

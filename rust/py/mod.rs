@@ -325,6 +325,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     records::install_members(m.py())?;
     m.add_class::<records::DecodedPartition>()?;
     m.add_function(wrap_pyfunction!(records::decode_records, m)?)?;
+    m.add_function(wrap_pyfunction!(records::_records_direct_alloc, m)?)?;
     m.add_function(wrap_pyfunction!(records::encode_batch, m)?)?;
     m.add_function(wrap_pyfunction!(records::records_end, m)?)?;
     m.add_function(wrap_pyfunction!(records::batch_position, m)?)?;

@@ -104,3 +104,38 @@ def test_module_doctest_holds() -> None:
 
     result = doctest.testmod(ferrokafka.records)
     assert result.attempted >= 3 and result.failed == 0
+
+
+def test_records_allocated_directly_behave_as_constructed_ones() -> None:
+    """Decoded records skip ``object.__new__`` (see ``new_record`` in rust/py/records.rs) once
+    the layout check at import passed; such records must be indistinguishable from ones built
+    by the constructor, survive being recycled through the class's freelist many times, and
+    hold (then release) exactly one reference to each value."""
+    import gc
+    import sys
+
+    from ferrokafka import _native
+
+    assert _native._records_direct_alloc()
+    value = b"v" * 300
+    raw = encode_batch([(5, b"k", value, [("h", b"x")])] * 50, base_offset=10)
+    topic = "".join(["ev", "ents"])  # not interned: only this test holds it
+    before = sys.getrefcount(topic)
+    for round_ in range(200):  # far more objects than the freelist holds, recycled
+        records = decode_records(raw, topic, 2).records
+        assert [r.offset for r in records] == list(range(10, 60)), round_
+        assert sys.getrefcount(topic) == before + 50  # one reference per record
+    first = records[0]
+    built = ConsumerRecord(
+        "events", 2, 10, 5, 0, b"k", value, first.checksum, 1, 300, (("h", b"x"),)
+    )
+    assert first == built and repr(first) == repr(built)
+    assert type(first) is ConsumerRecord and not hasattr(first, "__dict__")
+    first.value = b"changed"  # fields stay writable, as on aiokafka's dataclass
+    assert first.value == b"changed" and first != built
+    del first.key
+    with pytest.raises(AttributeError):
+        _ = first.key
+    del records, first, built
+    gc.collect()
+    assert sys.getrefcount(topic) == before
