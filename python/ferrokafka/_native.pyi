@@ -19,6 +19,7 @@ __all__ = [
     "FrameDecoder",
     "ReceiveWindow",
     "SharedBytes",
+    "_records_direct_alloc",
     "arena_cache_info",
     "batch_position",
     "decode_columns",
