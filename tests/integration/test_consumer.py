@@ -100,6 +100,45 @@ async def test_getmany_without_max_records_returns_bounded_fair_bursts(
         assert sum(map(len, batch.values())) == 30_000
 
 
+async def test_getmany_without_max_records_stops_at_the_soft_byte_limit(
+    bootstrap_servers: str, make_topic: Any
+) -> None:
+    from ferrokafka.consumer.fetcher import DRAIN_SOFT_BYTES, DRAIN_SOFT_RECORDS
+
+    # Each partition's response (~600 KB) is well under the record limit: bytes bind first.
+    partitions, per_partition, size = 6, 300, 2000
+    assert partitions * per_partition < DRAIN_SOFT_RECORDS
+    response_bytes = per_partition * size
+    topic = make_topic(partitions=partitions)
+    for p in range(partitions):
+        records = [(T0 + i, None, bytes([p]) * size, []) for i in range(per_partition)]
+        await produce(bootstrap_servers, topic, p, records, batch_size=100)
+    tps = [TopicPartition(topic, p) for p in range(partitions)]
+    async with AIOKafkaConsumer(
+        bootstrap_servers=bootstrap_servers, auto_offset_reset="earliest"
+    ) as consumer:
+        consumer.assign(tps)
+
+        async def all_buffered() -> None:
+            while consumer._fetcher._buffers.keys() != set(tps):
+                await asyncio.sleep(0.05)
+
+        await asyncio.wait_for(all_buffered(), 20)
+        seen: dict[int, list[int]] = {p: [] for p in range(partitions)}
+        polls = []
+        while sum(map(len, seen.values())) < partitions * per_partition:
+            batch = await consumer.getmany(timeout_ms=5000)
+            assert batch
+            polls.append(sum(len(r.value or b"") for rs in batch.values() for r in rs))
+            for tp, records in batch.items():
+                seen[tp.partition].extend(r.offset for r in records)
+        # Whole responses until the byte limit is reached: never one more than it takes.
+        assert max(polls) < DRAIN_SOFT_BYTES + response_bytes
+        assert max(polls) <= 2 * response_bytes  # 1 MiB: two of these responses, not all six
+        assert len(polls) >= partitions * response_bytes // (DRAIN_SOFT_BYTES + response_bytes)
+        assert seen == {p: list(range(per_partition)) for p in range(partitions)}
+
+
 async def test_latest_reset_sees_only_new_records(bootstrap_servers: str, topic: str) -> None:
     await produce_values(bootstrap_servers, topic, 1, 10)
     tp = TopicPartition(topic, 0)

@@ -562,7 +562,7 @@ class AIOKafkaConsumer(Generic[KT, VT]):
         """Records fetched so far, by partition; waits up to ``timeout_ms`` if none are.
 
         At most ``max_records`` (default ``max_poll_records``). With neither set, one call
-        returns whole fetched responses until it holds about 16k records or 4 MiB (unlike
+        returns whole fetched responses until it holds about 16k records or 1 MiB (unlike
         aiokafka, which returns everything buffered): the rest comes with the next call, with
         no wait. Smaller bursts keep a poll's memory bounded and its objects in cache.
 

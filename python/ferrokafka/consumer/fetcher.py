@@ -37,11 +37,17 @@ log = logging.getLogger(__name__)
 
 MAX_BUFFERED_FETCHES = 2
 DRAIN_SOFT_RECORDS = 16384
-DRAIN_SOFT_BYTES = 4 << 20
+DRAIN_SOFT_BYTES = 1 << 20
 """A ``getmany`` without ``max_records`` stops taking further partitions once it holds this many
 records or this many fetched bytes (whole partition responses, at least one): a smaller burst of
 objects stays in the allocator's caches, and the peak memory of a poll stays bounded when many
-partitions have data buffered. An explicit ``max_records`` is honoured as given."""
+partitions have data buffered. An explicit ``max_records`` is honoured as given.
+
+1 MiB (one default-sized partition response) rather than 4: a poll's values and records then
+fit in a core's L2 cache (1 MiB here) when the next poll reuses their memory. A throwaway script
+alternated the two over W2's data (1M x 1 KiB): in 12 pairs of reads the median took 0.82 s
+against 0.87 s with 4 MiB, faster in 9 of 12; W1's data (5M x 100 B) 1.43 against 1.46 s, 7 of 8
+pairs."""
 READ_UNCOMMITTED, READ_COMMITTED = 0, 1
 _FETCH_SESSION_ERRORS = {
     Errors.FetchSessionIdNotFound.errno,
