@@ -4,6 +4,8 @@ retry/error paths against the in-process fake peer (errors a real broker will no
 from __future__ import annotations
 
 import asyncio
+import struct
+import time
 from typing import Any
 
 import pytest
@@ -13,7 +15,7 @@ from ferrokafka.client import AIOKafkaClient
 from ferrokafka.producer import AIOKafkaProducer, BatchBuilder
 from ferrokafka.producer.idempotence import ProducerIdState, next_sequence
 from ferrokafka.producer.message_accumulator import MessageAccumulator, ProducerBatch
-from ferrokafka.producer.sender import Sender
+from ferrokafka.producer.sender import MAX_IN_FLIGHT, Sender
 from ferrokafka.records import decode_records
 from ferrokafka.structs import TopicPartition
 
@@ -407,3 +409,149 @@ def test_record_size_estimate_bounds_the_encoded_record(
     encoded = len(encode_batch([(2**40, key, value, headers)]))
     estimate = BATCH_OVERHEAD + estimate_record_size(key, value, headers)
     assert encoded <= estimate <= encoded + 24
+
+
+def _idempotent_sender(acc: MessageAccumulator, ids: ProducerIdState) -> Sender:
+    return Sender(
+        AIOKafkaClient(),
+        acc,
+        acks=-1,
+        request_timeout_ms=1000,
+        retry_backoff_ms=10,
+        max_request_size=1 << 20,
+        idempotence=ids,
+    )
+
+
+async def test_a_partitions_first_idempotent_batch_goes_out_alone() -> None:
+    acc = MessageAccumulator(AIOKafkaClient().cluster, 1000, None, 30.0)
+    ids = ProducerIdState()
+    ids.set_pid(3, 0)
+    sender = _idempotent_sender(acc, ids)
+    tp = TopicPartition(TOPIC, 0)
+    fresh = ProducerBatch(tp, acc.create_builder(), 0.0, loop=asyncio.get_running_loop())
+    assert sender._sendable(fresh), "nothing in flight"
+    sender._tp_in_flight[tp] = 1
+    assert not sender._sendable(fresh), "the first batch is in flight and not acknowledged yet"
+    ids.acked(tp, 0, 5)
+    assert sender._sendable(fresh), "once one is acknowledged, batches are pipelined"
+    sender._tp_in_flight[tp] = MAX_IN_FLIGHT
+    assert not sender._sendable(fresh)
+
+
+async def test_an_out_of_order_batch_behind_the_acknowledged_ones_is_renumbered() -> None:
+    acc = MessageAccumulator(AIOKafkaClient().cluster, 1000, None, 30.0)
+    ids = ProducerIdState()
+    ids.set_pid(3, 0)
+    sender = _idempotent_sender(acc, ids)
+    tp = TopicPartition(TOPIC, 0)
+    b = ProducerBatch(tp, acc.create_builder(), 0.0, loop=asyncio.get_running_loop())
+    fut = b.append(None, None, b"v", [])
+    assert fut is not None
+    b.encode(3, 0, 0)
+    ids.acked(tp, 34, 34)  # the batch after it was appended first
+    sender._settle(b, {"error_code": 45, "base_offset": -1})
+    assert not fut.done(), "not failed: it is sent again"
+    assert acc._batches[tp][0] is b
+    assert sender._pid_reset_needed, "under a new producer id"
+    ids.set_pid(4, 0)
+    sender._pid_reset_needed = False
+    payload = sender._prepare(b)
+    assert (b.producer_id, b.base_sequence) == (4, 0)
+    assert struct.unpack_from(">qhi", payload, 43) == (4, 0, 0)
+    b.failure(Errors.KafkaConnectionError("test over"))
+    with pytest.raises(Errors.KafkaConnectionError):
+        await fut
+
+
+async def test_an_out_of_order_batch_waiting_for_earlier_ones_gives_up_after_the_ttl() -> None:
+    acc = MessageAccumulator(AIOKafkaClient().cluster, 1000, None, 0.05)
+    ids = ProducerIdState()
+    ids.set_pid(3, 0)
+    sender = _idempotent_sender(acc, ids)
+    tp = TopicPartition(TOPIC, 0)
+    b = ProducerBatch(tp, acc.create_builder(), time.monotonic(), loop=asyncio.get_running_loop())
+    fut = b.append(None, None, b"v", [])
+    assert fut is not None
+    b.encode(3, 0, 20)
+    ids.acked(tp, 0, 10)  # 10-19 are still out: a refusal of 20 is expected, and retried
+    sender._settle(b, {"error_code": 45, "base_offset": -1})
+    assert not fut.done()
+    acc._batches[tp].clear()
+    await asyncio.sleep(0.1)
+    sender._settle(b, {"error_code": 45, "base_offset": -1, "error_message": "still refused"})
+    with pytest.raises(Errors.OutOfOrderSequenceNumber, match="still refused"):
+        await fut
+    assert sender._pid_reset_needed
+
+
+class SequencingBroker(ScriptedBroker):
+    """Appends an idempotent producer's Produce batches as Kafka does: a producer's first
+    batch on a partition whatever its sequence, then only the next sequence (DUPLICATE for
+    one it has, OUT_OF_ORDER otherwise). Its first Produce answer is NOT_LEADER_OR_FOLLOWER,
+    as a just-created topic's leader can give; every Produce answer waits ``delay`` s."""
+
+    def __init__(self, delay: float) -> None:
+        super().__init__([])
+        self.delay = delay
+        self.not_leader_once = True
+        self.next_seq: dict[int, int] = {}
+        self.log: list[bytes] = []
+
+    async def handle(self, key: int, version: int, corr: int, body: dict[str, Any]) -> bytes | None:
+        if key == 22:  # InitProducerId
+            reply = {"error_code": 0, "producer_id": 7, "producer_epoch": 0}
+            return _native.encode_response(key, version, corr, reply)
+        if key != 0:
+            return await super().handle(key, version, corr, body)
+        self.produced.append((version, body))
+        await asyncio.sleep(self.delay)
+        responses = []
+        for topic in body["topic_data"]:
+            parts = []
+            for part in topic["partition_data"]:
+                raw = part["records"]
+                seq, count = struct.unpack_from(">ii", raw, 53)
+                p = part["index"]
+                code = 0
+                if self.not_leader_once:
+                    code, self.not_leader_once = 6, False
+                elif p in self.next_seq and seq != self.next_seq[p]:
+                    code = 46 if seq < self.next_seq[p] else 45
+                if code == 0:
+                    self.next_seq[p] = seq + count
+                    base = len(self.log)
+                    self.log.extend(r.value or b"" for r in decode_records(raw, TOPIC, p).records)
+                parts.append(
+                    {
+                        "index": p,
+                        "error_code": code,
+                        "base_offset": base if code == 0 else -1,
+                        "log_append_time_ms": -1,
+                        "log_start_offset": 0,
+                        "record_errors": [],
+                        "error_message": None,
+                    }
+                )
+            responses.append({"name": topic["name"], "partition_responses": parts})
+        return _native.encode_response(key, version, corr, {"responses": responses})
+
+
+async def test_idempotent_records_land_in_order_when_the_first_batch_is_refused() -> None:
+    # A first batch refused NOT_LEADER while the next was already in flight used to let the
+    # next be appended first; the first was then refused OUT_OF_ORDER forever.
+    fake = SequencingBroker(delay=0.02)
+    await fake.start()
+    try:
+        async with AIOKafkaProducer(
+            bootstrap_servers=fake.bootstrap,
+            enable_idempotence=True,
+            max_batch_size=200,
+            retry_backoff_ms=10,
+            linger_ms=0,
+        ) as p:
+            futures = [await p.send(TOPIC, b"r%04d" % i, partition=0) for i in range(200)]
+            await asyncio.wait_for(asyncio.gather(*futures), 10)
+        assert fake.log == [b"r%04d" % i for i in range(200)]
+    finally:
+        await fake.stop()

@@ -47,6 +47,19 @@ class ProducerIdState:
     def acked(self, tp: TopicPartition, base_sequence: int, record_count: int) -> None:
         self._last_acked[tp] = next_sequence(base_sequence, record_count - 1)
 
+    def acknowledged(self, tp: TopicPartition) -> bool:
+        """Whether the broker has acknowledged a batch of ``tp`` under this producer id: until
+        then it holds no sequence state for it and appends a first batch whatever its
+        sequence, so a later batch could land ahead of an earlier one being retried."""
+        return tp in self._last_acked
+
+    def behind_acked(self, tp: TopicPartition, base_sequence: int) -> bool:
+        """Whether ``base_sequence`` is at or before the last acknowledged sequence of ``tp``:
+        the broker has appended batches numbered after it, so it can never be appended under
+        this producer id."""
+        last = self._last_acked.get(tp)
+        return last is not None and (last - base_sequence) & 0x7FFFFFFF < 0x40000000
+
     def is_next_expected(self, tp: TopicPartition, base_sequence: int) -> bool:
         """Whether ``base_sequence`` directly follows the last acknowledged batch: an
         out-of-order refusal of such a batch cannot be explained by a batch still in flight."""

@@ -9,13 +9,19 @@ Ordering per partition:
 
 * without idempotence a partition has at most one batch in flight, so a retry can never land
   behind a later batch (aiokafka's guarantee);
-* with idempotence a partition may have several batches in flight: the broker appends them only
-  in sequence order. When one fails with a retriable error, the ones behind it come back
+* with idempotence a partition may have several batches in flight once the broker has
+  acknowledged one of them under the current producer id (until then the broker holds no
+  sequence for the partition and would append any batch first, so the first goes out alone);
+  the broker then appends them only in sequence order. When one fails with a retriable error,
+  the ones behind it come back
   OUT_OF_ORDER_SEQUENCE_NUMBER and are queued again in sequence order; a re-queued batch is
   sent only once nothing of its partition is in flight, so the retries go out in order.
   An out-of-order refusal of the batch right after the last acknowledged one cannot be explained
   that way: that batch fails with ``OutOfOrderSequenceNumber`` and the producer takes a new
   producer id before sending more (sequences restart at 0), as the Java client bumps its epoch.
+  A refused batch numbered before the last acknowledged one can never be appended under its
+  id: it is numbered again under a new one and re-sent. A refused batch still waiting for the
+  ones before it fails, like any retry, once it has outlived ``request_timeout_ms``.
 """
 
 from __future__ import annotations
@@ -154,6 +160,12 @@ class Sender:
             return False
         if batch.encoded is not None:
             # A retry goes out alone, after everything of its partition has come back.
+            return in_flight == 0
+        if not self._idempotence.acknowledged(batch.tp):
+            # The broker appends a producer's first batch on a partition whatever its
+            # sequence: if the first failed (a new topic's NOT_LEADER) and the next were
+            # already in flight, the next would be appended ahead of it and the first could
+            # never follow. So the first batch goes out alone.
             return in_flight == 0
         return in_flight < self._max_in_flight
 
@@ -315,6 +327,17 @@ class Sender:
                 self._sequence_lost(exc)
                 batch.failure(exc)
                 return
+            if batch.producer_id == ids.producer_id and ids.behind_acked(tp, batch.base_sequence):
+                # Batches numbered after it are in the log: under this id it can never be
+                # appended. Take a new id; the batch is numbered again under it and re-sent.
+                log.error("%s (sequence %s): taking a new producer id", exc, batch.base_sequence)
+                self._sequence_lost(exc)
+                self._retry(batch, exc)
+                return
+            if self._expired(batch):
+                self._sequence_lost(exc)
+                batch.failure(exc)
+                return
             self._retry(batch, exc)  # refused: an earlier batch is being retried
             return
         if cls is Errors.UnknownProducerId and ids is not None:
@@ -328,8 +351,7 @@ class Sender:
 
     def _failed(self, batch: ProducerBatch, exc: Errors.KafkaError) -> None:
         """Retry ``batch`` if ``exc`` allows and time is left, else fail its futures."""
-        expired = time.monotonic() - batch.created > self._accumulator.batch_ttl
-        if exc.retriable and not expired:
+        if exc.retriable and not self._expired(batch):
             self._retry(batch, exc)
             return
         if self._idempotence is not None and batch.sent:
@@ -337,6 +359,10 @@ class Sender:
             # batches after it carry sequences with a gap. Either way the sequence is lost.
             self._sequence_lost(exc)
         batch.failure(exc)
+
+    def _expired(self, batch: ProducerBatch) -> bool:
+        """Whether ``batch`` has outlived its time to be delivered (``request_timeout_ms``)."""
+        return time.monotonic() - batch.created > self._accumulator.batch_ttl
 
     def _sequence_lost(self, exc: BaseException) -> None:
         """Take a new producer id before sending more; a transactional producer takes a new
