@@ -180,13 +180,9 @@ async def test_reenqueued_batches_go_back_in_sequence_order() -> None:
             await f
 
 
-async def test_out_of_order_sequence_is_retried_unless_nothing_is_ahead_of_it() -> None:
-    client = AIOKafkaClient()
-    acc = MessageAccumulator(client.cluster, 1000, None, 30.0)
-    ids = ProducerIdState()
-    ids.set_pid(3, 0)
-    sender = Sender(
-        client,
+def _idempotent_sender(acc: MessageAccumulator, ids: ProducerIdState) -> Sender:
+    return Sender(
+        AIOKafkaClient(),
         acc,
         acks=-1,
         request_timeout_ms=1000,
@@ -194,6 +190,13 @@ async def test_out_of_order_sequence_is_retried_unless_nothing_is_ahead_of_it() 
         max_request_size=1 << 20,
         idempotence=ids,
     )
+
+
+async def test_out_of_order_sequence_is_retried_unless_nothing_is_ahead_of_it() -> None:
+    acc = MessageAccumulator(AIOKafkaClient().cluster, 1000, None, 30.0)
+    ids = ProducerIdState()
+    ids.set_pid(3, 0)
+    sender = _idempotent_sender(acc, ids)
     tp = TopicPartition(TOPIC, 0)
     loop = asyncio.get_running_loop()
 
@@ -409,18 +412,6 @@ def test_record_size_estimate_bounds_the_encoded_record(
     encoded = len(encode_batch([(2**40, key, value, headers)]))
     estimate = BATCH_OVERHEAD + estimate_record_size(key, value, headers)
     assert encoded <= estimate <= encoded + 24
-
-
-def _idempotent_sender(acc: MessageAccumulator, ids: ProducerIdState) -> Sender:
-    return Sender(
-        AIOKafkaClient(),
-        acc,
-        acks=-1,
-        request_timeout_ms=1000,
-        retry_backoff_ms=10,
-        max_request_size=1 << 20,
-        idempotence=ids,
-    )
 
 
 async def test_a_partitions_first_idempotent_batch_goes_out_alone() -> None:
