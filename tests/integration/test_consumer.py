@@ -61,6 +61,34 @@ async def test_assign_reads_every_record_in_order(bootstrap_servers: str, make_t
         assert await consumer.getmany(timeout_ms=200) == {}
 
 
+async def wait_all_buffered(
+    consumer: AIOKafkaConsumer[Any, Any], tps: list[TopicPartition]
+) -> None:
+    """Until every partition's first response has arrived, so one poll could take them all."""
+
+    async def all_buffered() -> None:
+        while consumer._fetcher._buffers.keys() != set(tps):
+            await asyncio.sleep(0.05)
+
+    await asyncio.wait_for(all_buffered(), 20)
+
+
+async def poll_everything(
+    consumer: AIOKafkaConsumer[Any, Any], partitions: int, per_partition: int
+) -> tuple[list[dict[TopicPartition, list[ConsumerRecord[Any, Any]]]], dict[int, list[int]]]:
+    """``getmany()`` without ``max_records`` until ``per_partition`` records of each partition
+    are read: every poll's result, and the offsets read by partition."""
+    offsets: dict[int, list[int]] = {p: [] for p in range(partitions)}
+    polls = []
+    while sum(map(len, offsets.values())) < partitions * per_partition:
+        batch = await consumer.getmany(timeout_ms=5000)
+        assert batch
+        polls.append(batch)
+        for tp, records in batch.items():
+            offsets[tp.partition].extend(r.offset for r in records)
+    return polls, offsets
+
+
 async def test_getmany_without_max_records_returns_bounded_fair_bursts(
     bootstrap_servers: str, make_topic: Any
 ) -> None:
@@ -74,28 +102,16 @@ async def test_getmany_without_max_records_returns_bounded_fair_bursts(
         bootstrap_servers=bootstrap_servers, auto_offset_reset="earliest"
     ) as consumer:
         consumer.assign(tps)
-
-        async def all_buffered() -> None:
-            while consumer._fetcher._buffers.keys() != set(tps):
-                await asyncio.sleep(0.05)
-
-        # Let every partition's first response arrive, so one poll could take them all.
-        await asyncio.wait_for(all_buffered(), 20)
-        offsets: dict[int, list[int]] = {p: [] for p in range(partitions)}
-        sizes = []
-        while sum(map(len, offsets.values())) < partitions * per_partition:
-            batch = await consumer.getmany(timeout_ms=5000)
-            assert batch
-            sizes.append(sum(map(len, batch.values())))
-            for tp, records in batch.items():
-                offsets[tp.partition].extend(r.offset for r in records)
+        await wait_all_buffered(consumer, tps)
+        polls, offsets = await poll_everything(consumer, partitions, per_partition)
+        sizes = [sum(map(len, batch.values())) for batch in polls]
         # Whole responses of at most 1000 records each until the soft limit is passed.
         assert max(sizes) < DRAIN_SOFT_RECORDS + per_partition
         assert len(sizes) >= partitions * per_partition // (DRAIN_SOFT_RECORDS + per_partition)
         assert offsets == {p: list(range(per_partition)) for p in range(partitions)}
         # An explicit max_records is honoured beyond the soft limit.
         await consumer.seek_to_beginning(*tps)
-        await asyncio.wait_for(all_buffered(), 20)
+        await wait_all_buffered(consumer, tps)
         batch = await consumer.getmany(timeout_ms=5000, max_records=30_000)
         assert sum(map(len, batch.values())) == 30_000
 
@@ -118,20 +134,9 @@ async def test_getmany_without_max_records_stops_at_the_soft_byte_limit(
         bootstrap_servers=bootstrap_servers, auto_offset_reset="earliest"
     ) as consumer:
         consumer.assign(tps)
-
-        async def all_buffered() -> None:
-            while consumer._fetcher._buffers.keys() != set(tps):
-                await asyncio.sleep(0.05)
-
-        await asyncio.wait_for(all_buffered(), 20)
-        seen: dict[int, list[int]] = {p: [] for p in range(partitions)}
-        polls = []
-        while sum(map(len, seen.values())) < partitions * per_partition:
-            batch = await consumer.getmany(timeout_ms=5000)
-            assert batch
-            polls.append(sum(len(r.value or b"") for rs in batch.values() for r in rs))
-            for tp, records in batch.items():
-                seen[tp.partition].extend(r.offset for r in records)
+        await wait_all_buffered(consumer, tps)
+        batches, seen = await poll_everything(consumer, partitions, per_partition)
+        polls = [sum(len(r.value or b"") for rs in b.values() for r in rs) for b in batches]
         # Whole responses until the byte limit is reached: never one more than it takes.
         assert max(polls) < DRAIN_SOFT_BYTES + response_bytes
         assert max(polls) <= 2 * response_bytes  # 1 MiB: two of these responses, not all six
