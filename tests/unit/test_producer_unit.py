@@ -255,6 +255,19 @@ def _metadata(port: int, partitions: int) -> dict[str, Any]:
     }
 
 
+def _partition_response(index: int, code: int, base: int) -> dict[str, Any]:
+    """One partition's Produce answer: ``code``, and ``base`` as the offset if it is 0."""
+    return {
+        "index": index,
+        "error_code": code,
+        "base_offset": base if code == 0 else -1,
+        "log_append_time_ms": -1,
+        "log_start_offset": 0,
+        "record_errors": [],
+        "error_message": None,
+    }
+
+
 class ScriptedBroker:
     """Answers Metadata, and Produce with the next scripted error code per request (then 0)."""
 
@@ -296,17 +309,7 @@ class ScriptedBroker:
                 base = self.offsets.get(part["index"], 0)
                 if code == 0:
                     self.offsets[part["index"]] = base + count
-                parts.append(
-                    {
-                        "index": part["index"],
-                        "error_code": code,
-                        "base_offset": base if code == 0 else -1,
-                        "log_append_time_ms": -1,
-                        "log_start_offset": 0,
-                        "record_errors": [],
-                        "error_message": None,
-                    }
-                )
+                parts.append(_partition_response(part["index"], code, base))
             responses.append({"name": topic["name"], "partition_responses": parts})
         return _native.encode_response(key, version, corr, {"responses": responses})
 
@@ -504,26 +507,15 @@ class SequencingBroker(ScriptedBroker):
                 raw = part["records"]
                 seq, count = struct.unpack_from(">ii", raw, 53)
                 p = part["index"]
-                code = 0
+                code, base = 0, len(self.log)
                 if self.not_leader_once:
                     code, self.not_leader_once = 6, False
                 elif p in self.next_seq and seq != self.next_seq[p]:
                     code = 46 if seq < self.next_seq[p] else 45
                 if code == 0:
                     self.next_seq[p] = seq + count
-                    base = len(self.log)
                     self.log.extend(r.value or b"" for r in decode_records(raw, TOPIC, p).records)
-                parts.append(
-                    {
-                        "index": p,
-                        "error_code": code,
-                        "base_offset": base if code == 0 else -1,
-                        "log_append_time_ms": -1,
-                        "log_start_offset": 0,
-                        "record_errors": [],
-                        "error_message": None,
-                    }
-                )
+                parts.append(_partition_response(p, code, base))
             responses.append({"name": topic["name"], "partition_responses": parts})
         return _native.encode_response(key, version, corr, {"responses": responses})
 
