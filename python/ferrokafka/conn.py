@@ -19,6 +19,7 @@ from typing import Any, cast
 from . import _native
 from . import errors as Errors
 from .protocol import ApiKey
+from .waits import wait_for
 
 log = logging.getLogger(__name__)
 
@@ -143,7 +144,7 @@ class Connection:
         loop = asyncio.get_running_loop()
         timeout = self._request_timeout if timeout is None else timeout
         try:
-            transport, protocol = await asyncio.wait_for(
+            transport, protocol = await wait_for(
                 loop.create_connection(
                     lambda: _FrameProtocol(self, self._max_frame_size),
                     self.host,
@@ -151,8 +152,9 @@ class Connection:
                     ssl=self._ssl_context,
                 ),
                 timeout,
+                discard=lambda made: made[0].close(),
             )
-        except (OSError, TimeoutError) as exc:
+        except (OSError, asyncio.TimeoutError) as exc:
             self._closed = True
             raise Errors.KafkaConnectionError(
                 f"cannot connect to node {self.node_id} at {self.host}:{self.port}: {exc!r}"

@@ -27,7 +27,6 @@ Ordering per partition:
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from typing import Any
@@ -36,6 +35,7 @@ from .. import errors as Errors
 from ..client import AIOKafkaClient
 from ..protocol import ApiKey
 from ..structs import TopicPartition
+from ..waits import finish_tasks
 from .idempotence import ProducerIdState
 from .message_accumulator import MessageAccumulator, ProducerBatch
 from .transactions import TransactionManager
@@ -116,11 +116,7 @@ class Sender:
             tasks.append(self._metadata_task)
         if self._task is not None:
             tasks.append(self._task)
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        await finish_tasks(tasks, "producer sender")
 
     # -- the loop --------------------------------------------------------------------------
 

@@ -1,0 +1,109 @@
+"""Waits that keep a cancellation, on every supported Python.
+
+``asyncio.wait_for`` on Python 3.10 and 3.11 loses a cancellation when the awaited thing
+completes in the same loop tick as the cancel: it returns the result, and the task that was
+being cancelled carries on as if nothing had happened. A background loop written as "wait for
+the wake-up event or a timeout, then go round again" then never ends, and a ``close()`` that
+waits for it hangs. ``asyncio.wait`` has no such race (a cancellation always raises), so every
+timed wait in ferrokafka goes through it, and every wait for cancelled tasks is bounded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any, TypeVar
+
+__all__ = ["finish_tasks", "wait_any", "wait_event", "wait_for"]
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+TASK_EXIT_GRACE = 5.0
+"""Seconds a cancelled background task may take to end before ``close()`` stops waiting for
+it: a task still running then is stuck (e.g. in a user callback that swallowed the
+cancellation), and a close must not hang on it."""
+
+
+async def wait_for(
+    aw: Awaitable[T],
+    timeout: float | None,
+    *,
+    discard: Callable[[T], Any] | None = None,
+) -> T:
+    """``asyncio.wait_for`` that never loses a cancellation of the caller.
+
+    On a timeout (``asyncio.TimeoutError``) or a cancellation, the awaited task is cancelled;
+    if it completes anyway (it finished in the same tick), ``discard`` gets its result, so a
+    resource it opened (a transport) is not leaked."""
+    inner = asyncio.ensure_future(aw)
+    try:
+        done, _ = await asyncio.wait({inner}, timeout=timeout)
+    except BaseException:
+        _abandon(inner, discard)
+        raise
+    if not done:
+        _abandon(inner, discard)
+        raise asyncio.TimeoutError()
+    return inner.result()
+
+
+def _abandon(inner: asyncio.Future[T], discard: Callable[[T], Any] | None) -> None:
+    inner.cancel()
+
+    def settled(fut: asyncio.Future[T]) -> None:
+        if fut.cancelled():
+            return
+        if fut.exception() is None and discard is not None:
+            discard(fut.result())
+
+    inner.add_done_callback(settled)
+
+
+async def wait_event(event: asyncio.Event, timeout: float | None) -> bool:
+    """Wait until ``event`` is set or ``timeout`` seconds pass; True if it was set. A
+    cancellation of the caller always raises ``CancelledError``, even when the event was set
+    in the same tick."""
+    if event.is_set():
+        return True
+    waiter = asyncio.ensure_future(event.wait())
+    try:
+        await asyncio.wait({waiter}, timeout=timeout)
+    finally:
+        waiter.cancel()
+    return event.is_set()
+
+
+async def wait_any(events: Iterable[asyncio.Event], timeout: float | None) -> None:
+    """Wait until any of ``events`` is set, or ``timeout`` seconds pass."""
+    waiters = [asyncio.ensure_future(e.wait()) for e in events]
+    try:
+        await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiter in waiters:
+            waiter.cancel()
+
+
+async def finish_tasks(
+    tasks: Iterable[asyncio.Task[Any]], what: str, grace: float = TASK_EXIT_GRACE
+) -> None:
+    """Cancel ``tasks`` and wait for them to end, at most ``grace`` seconds; a task still
+    running then is logged (naming ``what`` it belongs to) and left behind. Their own errors
+    are not raised: whatever needed to know has been told by the task itself."""
+    pending = [t for t in tasks if not t.done()]
+    for task in pending:
+        task.cancel()
+    if pending:
+        _, stuck = await asyncio.wait(pending, timeout=grace)
+        for task in stuck:
+            log.warning(
+                "%s: task %s did not end within %.1f s of being cancelled; not waiting for it",
+                what,
+                task.get_name(),
+                grace,
+            )
+    for task in tasks:
+        if task.done() and not task.cancelled():
+            task.exception()  # retrieved: the task reported it already

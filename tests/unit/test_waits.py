@@ -1,0 +1,114 @@
+"""Waits that keep a cancellation: the race that made ``stop()`` hang on Python 3.10 and 3.11
+(an event set, or an awaited future completed, in the same loop tick as the cancel)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+from ferrokafka.waits import finish_tasks, wait_event, wait_for
+
+
+def _old_wait(event: asyncio.Event) -> Awaitable[Any]:
+    return asyncio.wait_for(event.wait(), 10)
+
+
+def _new_wait(event: asyncio.Event) -> Awaitable[Any]:
+    return wait_event(event, 10)
+
+
+async def _background_loop_ends_on_cancel(
+    wait: Callable[[asyncio.Event], Awaitable[Any]],
+) -> bool:
+    """A background loop as the group and fetcher tasks have ("wait for a wake-up or a timeout,
+    then go round again"), woken and cancelled in one tick: does the cancel end it?"""
+    event = asyncio.Event()
+
+    async def routine() -> None:
+        while True:
+            event.clear()
+            with contextlib.suppress(asyncio.TimeoutError):
+                await wait(event)
+
+    task = asyncio.create_task(routine())
+    await asyncio.sleep(0.01)  # the routine is waiting
+    event.set()
+    task.cancel()
+    done, _ = await asyncio.wait({task}, timeout=1.0)
+    if not done:
+        task.cancel()  # a second cancel, which the routine does not lose
+        await asyncio.gather(task, return_exceptions=True)
+        return False
+    return task.cancelled()
+
+
+async def test_wait_event_never_loses_a_cancellation_that_meets_a_wakeup() -> None:
+    assert await _background_loop_ends_on_cancel(_new_wait)
+
+
+async def test_the_race_is_real_on_this_python() -> None:
+    # What the old code did: on 3.10 and 3.11 the cancellation is lost and the loop goes on.
+    ended = await _background_loop_ends_on_cancel(_old_wait)
+    assert ended is (sys.version_info >= (3, 12))
+
+
+async def test_wait_event_times_out_and_reports_a_set_event() -> None:
+    event = asyncio.Event()
+    assert await wait_event(event, 0.01) is False
+    event.set()
+    assert await wait_event(event, 0.01) is True
+
+
+async def test_wait_for_keeps_a_cancellation_and_discards_what_completed_with_it() -> None:
+    inner: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+    discarded: list[str] = []
+    task = asyncio.create_task(wait_for(inner, 10, discard=discarded.append))
+    await asyncio.sleep(0.01)
+    inner.set_result("a transport")  # completes in the tick the caller is cancelled
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await asyncio.sleep(0)
+    assert discarded == ["a transport"]  # closed by the caller's discard, not leaked
+
+
+async def test_wait_for_times_out_and_cancels_what_it_waited_for() -> None:
+    inner: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+    with pytest.raises(asyncio.TimeoutError):
+        await wait_for(inner, 0.01)
+    await asyncio.sleep(0)
+    assert inner.cancelled()
+    assert await wait_for(asyncio.sleep(0, "done"), 1) == "done"
+
+
+async def test_finish_tasks_gives_up_on_a_task_that_ignores_its_cancellation(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    release = asyncio.Event()
+
+    async def stubborn() -> None:
+        while not release.is_set():
+            try:
+                await asyncio.sleep(10)
+            except asyncio.CancelledError:
+                continue  # swallowed, as a careless user callback might
+
+    async def failing() -> None:
+        raise RuntimeError("reported by the task itself")
+
+    tasks = [asyncio.create_task(stubborn(), name="stubborn"), asyncio.create_task(failing())]
+    await asyncio.sleep(0.01)
+    with caplog.at_level(logging.WARNING, logger="ferrokafka.waits"):
+        done, _ = await asyncio.wait(
+            {asyncio.ensure_future(finish_tasks(tasks, "test", 0.2))}, timeout=2
+        )
+    assert done, "finish_tasks waited past its grace period"
+    assert "stubborn did not end within 0.2 s" in caplog.text
+    release.set()
+    tasks[0].cancel()
+    await asyncio.gather(tasks[0], return_exceptions=True)
