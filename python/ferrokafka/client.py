@@ -14,7 +14,6 @@ No socket is opened before ``bootstrap()``.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import random
 import ssl
@@ -26,6 +25,7 @@ from .cluster import ClusterMetadata
 from .conn import Body, Connection
 from .options import positive_int
 from .protocol import ApiKey, coordinator_node_id
+from .waits import finish_tasks, wait_event
 
 __all__ = ["AIOKafkaClient", "parse_bootstrap_servers"]
 
@@ -115,6 +115,7 @@ class AIOKafkaClient:
         ssl_context: ssl.SSLContext | None = None,
         security_protocol: str = "PLAINTEXT",
         tcp_keepalive: bool = True,
+        allow_auto_create_topics: bool = False,
     ) -> None:
         if security_protocol not in ("PLAINTEXT", "SSL"):
             raise ValueError(
@@ -144,6 +145,8 @@ class AIOKafkaClient:
         )
         self._ssl_context = ssl_context if security_protocol == "SSL" else None
         self._tcp_keepalive = tcp_keepalive
+        self._allow_auto_create_topics = bool(allow_auto_create_topics)
+        self._md_updated = asyncio.Event()
         self._backoff = _Backoff(reconnect_backoff_ms, reconnect_backoff_max_ms)
 
         self.cluster = ClusterMetadata(self._bootstrap_addresses)
@@ -190,11 +193,7 @@ class AIOKafkaClient:
     async def close(self) -> None:
         """Close every connection and stop the background tasks."""
         self._closed = True
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await finish_tasks(self._tasks, "client")
         self._tasks.clear()
         for conn in list(self._conns.values()):
             conn.close()
@@ -271,6 +270,9 @@ class AIOKafkaClient:
             log.warning("%s; next attempt in %.0f ms", exc, wait * 1000)
             raise
         self._backoff.succeeded(node_id)
+        if self._closed:  # closed while connecting: this connection would outlive the client
+            conn.close()
+            raise Errors.KafkaConnectionError(f"client closed while connecting to node {node_id}")
         self._conns[node_id] = conn
         return conn
 
@@ -364,7 +366,7 @@ class AIOKafkaClient:
         wanted = (None if self._all_topics else self._topics) if topics is None else topics
         return {
             "topics": None if wanted is None else [{"name": t} for t in sorted(wanted)],
-            "allow_auto_topic_creation": False,
+            "allow_auto_topic_creation": self._allow_auto_create_topics,
         }
 
     def _install_metadata(self, response: Body, *, all_topics: bool | None = None) -> None:
@@ -377,10 +379,17 @@ class AIOKafkaClient:
             coord = coordinator_node_id(node_id)
             if coord in self._addresses:
                 self._addresses[coord] = (broker.host, broker.port)
+        self._md_updated.set()
 
     async def fetch_metadata(self, topics: set[str] | None = None) -> Body:
         """One Metadata request to the least-loaded node, without installing it."""
         return await self.send_to_any(ApiKey.METADATA, self._metadata_request(topics))
+
+    async def fetch_all_metadata(self) -> Body:
+        """One Metadata request for every topic of the cluster (creating none), without
+        installing it."""
+        request = {"topics": None, "allow_auto_topic_creation": False}
+        return await self.send_to_any(ApiKey.METADATA, request)
 
     async def refresh_metadata(self) -> None:
         """Refresh the tracked topics now; concurrent callers share one request."""
@@ -403,10 +412,23 @@ class AIOKafkaClient:
     force_metadata_update = refresh_metadata
 
     async def _metadata_refresher(self) -> None:
-        """Refresh every ``metadata_max_age_ms``, backing off on failure."""
+        """Refresh every ``metadata_max_age_ms``, backing off on failure. While a tracked topic
+        is missing from the metadata (not created yet), refresh sooner: after
+        ``retry_backoff_ms``, doubling up to 1 s, as the Java client does, so that a consumer
+        subscribed to a topic sees it soon after it is created."""
+        base = max(self._retry_backoff, 0.05)
+        backoff = base
         while True:
             last = self.cluster.last_refresh or 0.0
-            await asyncio.sleep(max(0.0, last + self._metadata_max_age - time.monotonic()))
+            due = last + self._metadata_max_age
+            if not self._all_topics and self.cluster.missing_topics(self._topics):
+                due = min(due, last + backoff)
+                backoff = min(backoff * 2, max(1.0, base))
+            else:
+                backoff = base
+            self._md_updated.clear()
+            if await wait_event(self._md_updated, max(0.0, due - time.monotonic())):
+                continue  # refreshed meanwhile: work out the next one from there
             try:
                 await self.refresh_metadata()
             except Errors.KafkaError as exc:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -78,6 +78,15 @@ class ClusterMetadata:
         self.controller: int | None = None
         self.last_refresh: float | None = None
         """``time.monotonic()`` of the last successful update (None before the first)."""
+        self._listeners: list[Callable[[ClusterMetadata], None]] = []
+
+    def add_listener(self, listener: Callable[[ClusterMetadata], None]) -> None:
+        """Call ``listener(cluster)`` after every metadata update (as aiokafka's does)."""
+        self._listeners.append(listener)
+
+    def remove_listener(self, listener: Callable[[ClusterMetadata], None]) -> None:
+        if listener in self._listeners:
+            self._listeners.remove(listener)
 
     # -- updates ---------------------------------------------------------------------------
 
@@ -135,6 +144,15 @@ class ClusterMetadata:
         controller = response.get("controller_id", -1)
         self.controller = controller if controller >= 0 else None
         self.last_refresh = time.monotonic()
+        for listener in list(self._listeners):
+            try:
+                listener(self)
+            except Exception:
+                log.exception("a metadata listener failed")
+
+    def missing_topics(self, topics: Iterable[str]) -> set[str]:
+        """Those of ``topics`` the metadata in hand does not know."""
+        return {t for t in topics if t not in self._topics}
 
     # -- brokers ---------------------------------------------------------------------------
 

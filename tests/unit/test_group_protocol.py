@@ -70,8 +70,10 @@ async def start_member(
     c: AIOKafkaConsumer[Any, Any] = AIOKafkaConsumer(
         bootstrap_servers=broker.bootstrap, group_id="g", **{**FAST, **config}
     )
-    c.subscribe(list(topics), listener=listener)
+    # Subscribed after start(), which then returns at once (subscribed before, it would wait
+    # for the first assignment, and some tests hold the JoinGroup).
     await c.start()
+    c.subscribe(list(topics), listener=listener)
     return c
 
 

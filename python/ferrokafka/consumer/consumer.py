@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
+import warnings
+import weakref
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Generic
 
@@ -16,8 +19,10 @@ from .. import errors as Errors
 from .. import memory
 from ..abc import ConsumerRebalanceListener
 from ..client import AIOKafkaClient
+from ..cluster import ClusterMetadata
 from ..options import commit_offsets, flag, positive_int
 from ..structs import ConsumerRecord, OffsetAndMetadata, OffsetAndTimestamp, TopicPartition
+from ..waits import wait_any
 from .fetcher import Fetcher
 from .group import GroupCoordinator
 from .group_consumer_protocol import ConsumerProtocolMember
@@ -92,7 +97,16 @@ class AIOKafkaConsumer(Generic[KT, VT]):
         client_rack: str | None = None,
         group_protocol: str = "classic",
         group_remote_assignor: str | None = None,
+        allow_auto_create_topics: bool = True,
     ) -> None:
+        self._started = False
+        self._closed = False
+        if loop is not None:
+            warnings.warn(
+                "The `loop` parameter has been deprecated since aiokafka 0.7.1 and is ignored.",
+                DeprecationWarning,
+                stacklevel=2,
+            )
         for name, value in (
             ("fetch_max_bytes", fetch_max_bytes),
             ("max_partition_fetch_bytes", max_partition_fetch_bytes),
@@ -120,6 +134,7 @@ class AIOKafkaConsumer(Generic[KT, VT]):
             ("enable_auto_commit", enable_auto_commit),
             ("check_crcs", check_crcs),
             ("exclude_internal_topics", exclude_internal_topics),
+            ("allow_auto_create_topics", allow_auto_create_topics),
         ):
             flag(name, value)
         OffsetResetStrategy.from_config(auto_offset_reset)
@@ -178,6 +193,7 @@ class AIOKafkaConsumer(Generic[KT, VT]):
             connections_max_idle_ms=connections_max_idle_ms,
             ssl_context=ssl_context,
             security_protocol=security_protocol,
+            allow_auto_create_topics=allow_auto_create_topics,
         )
         self._group_id = group_id
         self._group_instance_id = group_instance_id
@@ -217,22 +233,39 @@ class AIOKafkaConsumer(Generic[KT, VT]):
         self._subscription = SubscriptionState()
         self._fetcher: Fetcher | None = None
         self._coordinator: GroupCoordinator | ConsumerProtocolMember | None = None
-        self._started = False
-        self._closed = False
         self._stopped = asyncio.Event()
+        # The client holds its metadata listener weakly, so that a consumer dropped without
+        # stop() is still collected (and warned about).
+        ref = weakref.ref(self)
+
+        def metadata_listener(cluster: ClusterMetadata) -> None:
+            consumer = ref()
+            if consumer is not None:
+                consumer._assign_from_metadata(cluster)
+
+        self._metadata_listener = metadata_listener
         if topics:
             self.subscribe(list(topics))
 
     # -- lifecycle -----------------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Connect to the cluster and start fetching for what is assigned or subscribed."""
+        """Connect to the cluster and start fetching for what is assigned or subscribed. With a
+        ``group_id`` and a subscription, returns once the group has assigned this member its
+        partitions (as aiokafka's does). If it raises, the consumer is stopped."""
         if self._started:
             raise Errors.IllegalStateError("start() was already called")
         if self._closed:
             raise Errors.IllegalStateError("the consumer is stopped")
         self._started = True
         memory.install_default()
+        try:
+            await self._start()
+        except BaseException:
+            await self.stop()
+            raise
+
+    async def _start(self) -> None:
         await self._client.bootstrap()
         if self._group_id is not None and self._group_protocol == "consumer":
             self._coordinator = ConsumerProtocolMember(
@@ -274,17 +307,32 @@ class AIOKafkaConsumer(Generic[KT, VT]):
         )
         if self._coordinator is not None:
             self._coordinator.start()
-        elif self._subscription.partitions_auto_assigned():
-            await self._assign_all_subscribed()
+        else:
+            self._client.cluster.add_listener(self._metadata_listener)
+            if self._subscription.partitions_auto_assigned():
+                await self._client.refresh_metadata()
         self._fetcher.start()
+        if self._coordinator is not None and self._subscription.partitions_auto_assigned():
+            await self._first_assignment(self._coordinator)
+
+    async def _first_assignment(
+        self, coordinator: GroupCoordinator | ConsumerProtocolMember
+    ) -> None:
+        """Wait until the group has given this member its first assignment, as aiokafka's
+        ``start()`` does, so that ``assignment()`` and seeks work right after ``start()``; raise
+        why membership failed for good (a join error that cannot be retried)."""
+        await wait_any([coordinator.assignment_ready, coordinator.failed, self._stopped], None)
+        coordinator.raise_if_failed()
 
     async def stop(self) -> None:
-        """Stop fetching and close every connection; pending ``getone``/``getmany`` calls raise
-        ``ConsumerStoppedError``."""
+        """Leave the group (committing first with auto-commit) and close every connection. A
+        pending ``getmany`` returns ``{}``, a pending ``getone`` raises ``ConsumerStoppedError``
+        (an ``async for`` over the consumer ends), and so does every call after this."""
         if self._closed:
             return
         self._closed = True
         self._stopped.set()
+        self._client.cluster.remove_listener(self._metadata_listener)
         if self._coordinator is not None:
             await self._coordinator.close()
         if self._fetcher is not None:
@@ -299,7 +347,15 @@ class AIOKafkaConsumer(Generic[KT, VT]):
         await self.stop()
 
     def __aiter__(self) -> AIOKafkaConsumer[KT, VT]:
+        if self._closed:
+            raise Errors.ConsumerStoppedError()
         return self
+
+    def __del__(self, _warn: Callable[..., None] = warnings.warn) -> None:
+        # As aiokafka's: a consumer started and never stopped keeps sockets and tasks alive.
+        # (One never started holds neither, and is not warned about.)
+        if getattr(self, "_started", False) and not getattr(self, "_closed", True):
+            _warn(f"Unclosed AIOKafkaConsumer {self!r}", ResourceWarning, source=self)
 
     async def __anext__(self) -> ConsumerRecord[KT, VT]:
         try:
@@ -332,42 +388,67 @@ class AIOKafkaConsumer(Generic[KT, VT]):
         pattern: str | None = None,
         listener: ConsumerRebalanceListener | None = None,
     ) -> None:
-        """Subscribe to topics by name or by a regular expression matched against whole names.
-        Without a ``group_id`` every partition of them is assigned to this consumer."""
-        if isinstance(topics, str) or not isinstance(topics, tuple | set | list | frozenset):
-            raise TypeError("Topics should be list of strings")
-        topic_list = list(topics)
-        if bool(topic_list) == (pattern is not None):
-            raise ValueError("Subscription needs either topics or pattern, not both")
+        """Subscribe to topics by name, or to every topic whose name matches ``pattern``.
+
+        ``pattern`` matches as aiokafka's does, with ``re.match``: from the start of the name,
+        so ``"logs"`` also takes ``"logs-eu"`` (the Java client matches whole names: anchor
+        the pattern with ``$`` for that). Without a ``group_id`` every partition of the
+        subscribed topics is assigned to this consumer, and kept up to date as topics and
+        partitions appear in the cluster metadata.
+
+        Raises ``TypeError`` for both topics and a pattern, neither, topics that are not a
+        list (or tuple or set), or a listener that is not a ``ConsumerRebalanceListener``;
+        ``ValueError`` for a pattern that does not compile."""
+        if not (topics or pattern):
+            raise TypeError("You should provide either `topics` or `pattern`")
+        if topics and pattern:
+            raise TypeError("You can't provide both `topics` and `pattern`")
         if listener is not None and not isinstance(listener, ConsumerRebalanceListener):
             raise TypeError(f"listener should be a ConsumerRebalanceListener, got {listener!r}")
         if pattern is not None:
-            self._subscription.subscribe_pattern(pattern, listener)
+            try:
+                compiled = re.compile(pattern)
+            except (re.error, TypeError) as exc:
+                raise ValueError(f"{pattern!r} is not a valid pattern: {exc}") from exc
+            self._subscription.subscribe_pattern(compiled, listener)
             self._client.set_topics(None)
         else:
+            if isinstance(topics, str) or not isinstance(topics, tuple | set | list | frozenset):
+                raise TypeError("Topics should be list of strings")
+            topic_list = list(topics)
             self._subscription.subscribe(topic_list, listener)
             self._client.set_topics(set(topic_list))
-        if self._started and not self._closed and self._coordinator is None:
-            task = asyncio.ensure_future(self._assign_all_subscribed())
-            task.add_done_callback(_log_failure)
+        if self._group_id is None:
+            self._assign_from_metadata(self._client.cluster)
+            self._refresh_metadata_in_background()
 
-    async def _assign_all_subscribed(self) -> None:
-        await self._client.refresh_metadata()
-        cluster = self._client.cluster
+    def _assign_from_metadata(self, cluster: ClusterMetadata) -> None:
+        """Without a group: every partition of the subscribed topics (a pattern matched again),
+        on every metadata update, as aiokafka's group-less consumer does."""
+        if (
+            self._group_id is not None
+            or self._closed
+            or not self._subscription.partitions_auto_assigned()
+        ):
+            return
         if self._subscription.pattern is not None:
             self._subscription.match_topics(cluster.topics(self._exclude_internal_topics))
+        self._subscription.take_unsubscribed()  # no group to tell
         parts = {
             TopicPartition(topic, p)
             for topic in self._subscription.subscription
             for p in cluster.partitions_for_topic(topic) or ()
         }
-        self._subscription.assign_from_subscribed(parts)
+        if parts != self._subscription.assigned_partitions():
+            self._subscription.assign_from_subscribed(parts)
 
     def subscription(self) -> frozenset[str]:
         return self._subscription.subscription
 
     def unsubscribe(self) -> None:
         self._subscription.unsubscribe()
+        if self._group_id is None:
+            self._subscription.take_unsubscribed()  # no group to tell
         self._client.set_topics(None)
 
     def _refresh_metadata_in_background(self) -> None:
@@ -441,8 +522,9 @@ class AIOKafkaConsumer(Generic[KT, VT]):
 
     async def seek_to_committed(self, *partitions: TopicPartition) -> dict[TopicPartition, int]:
         """Seek to the group's committed offsets; returns them (None where none is)."""
-        coordinator = self._need_group()
+        self._running()
         parts = self._check_partitions(partitions) or sorted(self.assignment())
+        coordinator = self._need_group()
         committed = await coordinator.fetch_committed_offsets(parts)
         out: dict[TopicPartition, Any] = {}
         for tp in parts:
@@ -524,6 +606,7 @@ class AIOKafkaConsumer(Generic[KT, VT]):
             to_commit = self._subscription.all_consumed_offsets()
         else:
             to_commit = commit_offsets("commit()", offsets)
+            coordinator.refuse_commit()  # out of the group: say why, before "not assigned"
             self._check_partitions(to_commit)
         await coordinator.commit(to_commit)
 
@@ -532,11 +615,13 @@ class AIOKafkaConsumer(Generic[KT, VT]):
     async def topics(self) -> set[str]:
         """Every topic the cluster shows this client."""
         self._running()
-        response = await self._client.fetch_metadata(topics=None)
+        response = await self._client.fetch_all_metadata()
         return {
             t["name"]
             for t in response["topics"]
-            if t["name"] and not (self._exclude_internal_topics and t.get("is_internal"))
+            if t["name"]
+            and not t["error_code"]
+            and not (self._exclude_internal_topics and t.get("is_internal"))
         }
 
     def partitions_for_topic(self, topic: str) -> set[int] | None:
@@ -548,7 +633,7 @@ class AIOKafkaConsumer(Generic[KT, VT]):
     async def getone(self, *partitions: TopicPartition) -> ConsumerRecord[KT, VT]:
         """The next record (of the given partitions, or any assigned one), waiting for it."""
         while True:
-            data = await self._poll(partitions, None, 1, "records")
+            data = await self._poll(partitions, None, 1, "records", raise_on_stop=True)
             for records in data.values():
                 record: ConsumerRecord[KT, VT] = records[0]
                 return record
@@ -601,7 +686,11 @@ class AIOKafkaConsumer(Generic[KT, VT]):
         timeout: float | None,
         max_records: int | None,
         form: str,
+        *,
+        raise_on_stop: bool = False,
     ) -> dict[TopicPartition, Any]:
+        """Wait for data. ``stop()`` meanwhile returns ``{}`` (``getmany``, as aiokafka's
+        does) or, with ``raise_on_stop`` (``getone``), raises ``ConsumerStoppedError``."""
         fetcher = self._running()
         if self._coordinator is not None:
             self._coordinator.raise_if_failed()
@@ -619,19 +708,14 @@ class AIOKafkaConsumer(Generic[KT, VT]):
             remaining = None if deadline is None else deadline - time.monotonic()
             if remaining is not None and remaining <= 0:
                 return {}
-            waits = [
-                asyncio.ensure_future(self._stopped.wait()),
-                asyncio.ensure_future(fetcher.data_ready.wait()),
-            ]
+            events = [self._stopped, fetcher.data_ready]
             if self._coordinator is not None:  # a fatal group error ends the wait
-                waits.append(asyncio.ensure_future(self._coordinator.failed.wait()))
-            try:
-                await asyncio.wait(waits, timeout=remaining, return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                for waiter in waits:
-                    waiter.cancel()
+                events.append(self._coordinator.failed)
+            await wait_any(events, remaining)
             if self._closed:
-                raise Errors.ConsumerStoppedError()
+                if raise_on_stop:
+                    raise Errors.ConsumerStoppedError()
+                return {}
 
 
 def _log_failure(task: asyncio.Future[Any]) -> None:

@@ -29,6 +29,7 @@ from .. import errors as Errors
 from ..client import AIOKafkaClient
 from ..protocol import ApiKey
 from ..structs import TopicPartition
+from ..waits import finish_tasks, wait_event
 from .subscription_state import OffsetResetStrategy, SubscriptionState, TopicPartitionState
 
 __all__ = ["Fetcher", "OffsetLookup"]
@@ -119,6 +120,7 @@ class _Buffered:
         "next_offset",
         "raw",
         "start",
+        "state",
         "taken",
         "tp",
     )
@@ -126,6 +128,7 @@ class _Buffered:
     def __init__(
         self,
         tp: TopicPartition,
+        state: TopicPartitionState,
         start: int,
         raw: _native.SharedBytes | bytes,
         end: int,
@@ -133,6 +136,9 @@ class _Buffered:
         aborted: list[tuple[int, int]] | None,
     ) -> None:
         self.tp = tp
+        self.state = state
+        """The partition's state when it was fetched: a partition assigned anew (after it was
+        lost or revoked) has a new state, and nothing fetched before that is handed out."""
         self.start = start
         """The offset this response was fetched from."""
         self.raw = raw
@@ -207,7 +213,7 @@ class Fetcher:
         self._errors: deque[Errors.KafkaError] = deque()
         self._task: asyncio.Task[None] | None = None
         self._closed = False
-        subscriptions.on_change(self.wake)
+        subscriptions.on_change(self._subscription_changed)
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -220,16 +226,27 @@ class Fetcher:
         tasks = [n.task for n in self._nodes.values() if n.task is not None]
         if self._task is not None:
             tasks.append(self._task)
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        await finish_tasks(tasks, "fetcher")
         self._task = None
         self._buffers.clear()
         self.data_ready.set()
 
     def wake(self) -> None:
+        self._wake.set()
+
+    def _subscription_changed(self) -> None:
+        """Drop what was fetched for partitions no longer assigned, or assigned anew since
+        (a member that lost its partitions must not hand out records fetched while it owned
+        them), then fetch again for whatever changed."""
+        stale = [
+            tp
+            for tp, queue in self._buffers.items()
+            if not self._subs.is_assigned(tp) or queue[0].state is not self._subs.state(tp)
+        ]
+        for tp in stale:
+            self._drop(tp)
+        for tp in [tp for tp in self._fetch_pos if not self._subs.is_assigned(tp)]:
+            del self._fetch_pos[tp]
         self._wake.set()
 
     # -- the background routine --------------------------------------------------------------
@@ -252,8 +269,7 @@ class Fetcher:
                 continue
             delay = self._start_fetches()
             timeout = None if delay is None else max(delay, 0.001)
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout)
+            await wait_event(self._wake, timeout)
 
     def _start_fetches(self) -> float | None:
         """Send a Fetch to every node that has fetchable partitions and nothing in flight.
@@ -355,7 +371,7 @@ class Fetcher:
             else:
                 node.session.succeeded(response["session_id"], wanted)
                 by_id = {v: k for k, v in ids.items()}
-                self._handle_response(node_id, response, wanted, by_id)
+                self._handle_response(node_id, response, wanted, dict(parts), by_id)
         except asyncio.CancelledError:
             raise
         except Errors.KafkaError as exc:
@@ -422,6 +438,7 @@ class Fetcher:
         node_id: int,
         response: dict[str, Any],
         wanted: dict[TopicPartition, _FetchKey],
+        states: dict[TopicPartition, TopicPartitionState],
         by_id: dict[bytes, str],
     ) -> None:
         now = time.monotonic()
@@ -437,10 +454,12 @@ class Fetcher:
                 if key is None or not self._subs.is_assigned(tp):
                     continue
                 st = self._subs.state(tp)
-                if self._fetch_pos.get(tp, (None,))[0] != key.fetch_offset or not (
-                    st.has_valid_position
+                if (
+                    st is not states[tp]
+                    or self._fetch_pos.get(tp, (None,))[0] != key.fetch_offset
+                    or not st.has_valid_position
                 ):
-                    continue  # seeked or reset while the request was in flight
+                    continue  # assigned anew, seeked or reset while the request was in flight
                 error = p["error_code"]
                 if error:
                     self._partition_error(node_id, tp, st, key, error)
@@ -467,6 +486,7 @@ class Fetcher:
                 self._buffers.setdefault(tp, deque()).append(
                     _Buffered(
                         tp,
+                        st,
                         key.fetch_offset,
                         raw,
                         end[0],
@@ -769,6 +789,7 @@ class Fetcher:
                 buf = queue[0]
                 if (
                     st.position is None
+                    or buf.state is not st
                     or (buf.taken == 0 and buf.start > st.position)
                     or (buf.taken == 0 and buf.end <= st.position)
                 ):

@@ -30,6 +30,7 @@ from .. import errors as Errors
 from ..client import AIOKafkaClient
 from ..protocol import ApiKey
 from ..structs import OffsetAndMetadata, TopicPartition
+from ..waits import finish_tasks, wait_event
 from .group_coordinator import OffsetsCoordinator, call_listener, revoke_unsubscribed
 from .subscription_state import SubscriptionState
 
@@ -123,6 +124,9 @@ class GroupCoordinator(OffsetsCoordinator):
         member's topics; a follower: its own, as it saw them before joining)."""
         self._joined_topics: frozenset[str] | None = None
         """The subscription the current generation was joined with."""
+        self._lost: set[TopicPartition] = set()
+        """Partitions taken away when the member lost its generation, not yet reported to the
+        listener (it hears of them before the next join)."""
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self._fatal: Exception | None = None
@@ -150,11 +154,7 @@ class GroupCoordinator(OffsetsCoordinator):
         members only: a static member's place is kept for the session timeout)."""
         if self._closed:
             return
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        await finish_tasks(self._tasks, f"group {self.group_id}")
         member = self.generation >= 0
         if member and self._fatal is None:
             await self._revoke_unsubscribed()
@@ -244,8 +244,7 @@ class GroupCoordinator(OffsetsCoordinator):
                 await asyncio.sleep(self._retry_backoff)
                 continue
             self._wake.clear()
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), min(self._metadata_max_age, 1.0))
+            await wait_event(self._wake, min(self._metadata_max_age, 1.0))
 
     async def _give_up_membership(self) -> None:
         """After ``unsubscribe()`` (or a switch to ``assign()``): revoke what was assigned
@@ -291,13 +290,13 @@ class GroupCoordinator(OffsetsCoordinator):
         await self.ensure_coordinator()
         self.assignment_ready.clear()
         await self._revoke_unsubscribed()
+        lost, self._lost = self._lost, set()
         owned = self._subscription.assigned_partitions()
-        if owned and self.generation < 0:
-            # The group went on without this member (its generation was reset): the
-            # partitions are lost, maybe owned by others already; no commit is possible.
-            await self._call_listener("on_partitions_revoked", owned)
-            self._subscription.assign_from_subscribed(set())
-        elif owned and not self._cooperative():
+        if lost:
+            # The group went on without this member (its generation was reset, and the
+            # partitions with it): no commit is possible, they may be others' already.
+            await self._call_listener("on_partitions_revoked", lost)
+        if owned and not self._cooperative():
             # Eager: commit and give up everything before joining.
             if self._auto_commit:
                 with contextlib.suppress(Errors.KafkaError):
@@ -525,9 +524,16 @@ class GroupCoordinator(OffsetsCoordinator):
         await call_listener(self._subscription.listener, method, partitions, self.group_id)
 
     def _reset_generation(self) -> None:
+        """Out of the group: no generation, and so no partitions. They are dropped at once,
+        with everything fetched for them, so that no poll hands out records another member
+        may be processing already (as the Java consumer's partitions are lost)."""
         self.generation = -1
         self.member_id = ""
         self.protocol = None
+        owned = self._subscription.assigned_partitions()
+        if owned and self._subscription.partitions_auto_assigned() and not self._closed:
+            self._lost |= owned
+            self._subscription.assign_from_subscribed(set())
 
     async def _coordinator_request(
         self, api_key: int, body: dict[str, Any], timeout_ms: int | None
@@ -637,6 +643,18 @@ class GroupCoordinator(OffsetsCoordinator):
 
     async def commit(self, offsets: dict[TopicPartition, OffsetAndMetadata]) -> None:
         """Commit as this member (generation and member id)."""
+        self.refuse_commit()
+        epochs = {
+            tp: self._subscription.state(tp).position_epoch
+            for tp in offsets
+            if self._subscription.is_assigned(tp)
+        }
+        committed = await self.commit_offsets(offsets, leader_epochs=epochs)
+        for tp, om in committed.items():
+            if self._subscription.is_assigned(tp):
+                self._subscription.state(tp).committed = om
+
+    def refuse_commit(self) -> None:
         if self._poll_timeout_left:
             raise Errors.CommitFailedError(
                 f"Commit cannot be completed: this consumer left group {self.group_id!r} "
@@ -654,12 +672,3 @@ class GroupCoordinator(OffsetsCoordinator):
                 f"Commit cannot be completed: group {self.group_id!r} is rebalancing and this "
                 "member has no generation; the partitions may have moved to another member"
             )
-        epochs = {
-            tp: self._subscription.state(tp).position_epoch
-            for tp in offsets
-            if self._subscription.is_assigned(tp)
-        }
-        committed = await self.commit_offsets(offsets, leader_epochs=epochs)
-        for tp, om in committed.items():
-            if self._subscription.is_assigned(tp):
-                self._subscription.state(tp).committed = om

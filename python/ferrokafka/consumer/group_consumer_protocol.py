@@ -25,6 +25,7 @@ from .. import errors as Errors
 from ..client import AIOKafkaClient
 from ..protocol import ApiKey
 from ..structs import OffsetAndMetadata, TopicPartition
+from ..waits import finish_tasks, wait_event, wait_for
 from .group_coordinator import (
     OffsetsCoordinator,
     call_listener,
@@ -86,6 +87,8 @@ class ConsumerProtocolMember(OffsetsCoordinator):
         self.failed = asyncio.Event()
         """Set when membership failed for good (``raise_if_failed`` raises why)."""
         self._wake = asyncio.Event()
+        self.assignment_ready = asyncio.Event()
+        """Set once the first assignment has been taken (``start()`` waits for it)."""
         self._polled = asyncio.Event()
         self._closed = False
         self._sent_topics: list[str] = []
@@ -121,11 +124,7 @@ class ConsumerProtocolMember(OffsetsCoordinator):
         if self._closed:
             return
         self._closed = True
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        await finish_tasks(self._tasks, f"group {self.group_id}")
         if self.generation > 0 and self._fatal is None:
             await self._revoke_unsubscribed()
             if self._auto_commit:
@@ -177,7 +176,7 @@ class ConsumerProtocolMember(OffsetsCoordinator):
         waiter = asyncio.get_running_loop().create_future()
         self._epoch_waiters.append(waiter)
         try:
-            await asyncio.wait_for(waiter, max(deadline - time.monotonic(), 0))
+            await wait_for(waiter, max(deadline - time.monotonic(), 0))
         except asyncio.TimeoutError:
             raise commit_failed(self.group_id, f"member epoch stayed at stale {epoch}") from None
         finally:
@@ -216,8 +215,7 @@ class ConsumerProtocolMember(OffsetsCoordinator):
                         await self._heartbeat(epoch)
                     self._set_epoch(0)
                 self._wake.clear()
-                with contextlib.suppress(asyncio.TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), self._interval)
+                await wait_event(self._wake, self._interval)
                 continue
             if time.monotonic() - self._last_poll > self._max_poll_interval and self.generation:
                 log.warning(
@@ -240,8 +238,7 @@ class ConsumerProtocolMember(OffsetsCoordinator):
                 await asyncio.sleep(self._retry_backoff)
                 continue
             self._wake.clear()
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), self._interval)
+            await wait_event(self._wake, self._interval)
 
     async def _heartbeat(self, epoch: int) -> None:
         topics = sorted(self._subscription.subscription)
@@ -288,6 +285,7 @@ class ConsumerProtocolMember(OffsetsCoordinator):
         assignment = response.get("assignment")
         if assignment is not None:
             await self._reconcile(assignment["topic_partitions"])
+            self.assignment_ready.set()
 
     async def _on_error(self, code: int, message: str | None) -> None:
         cls = Errors.for_code(code)

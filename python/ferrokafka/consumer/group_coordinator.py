@@ -132,6 +132,10 @@ class OffsetsCoordinator:
 
     # -- offsets -----------------------------------------------------------------------------
 
+    def refuse_commit(self) -> None:
+        """Raise ``CommitFailedError`` if this member may not commit now (it left the group);
+        without membership, any commit is allowed."""
+
     def begin_commit(self, offsets: dict[TopicPartition, OffsetAndMetadata]) -> int:
         """A new commit of ``offsets``: its sequence number, which makes every earlier commit
         of these partitions stale."""

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from .. import errors as Errors
 from ..abc import ConsumerRebalanceListener
 from ..structs import OffsetAndMetadata, TopicPartition
+from ..waits import wait_event
 
 __all__ = [
     "OffsetResetStrategy",
@@ -153,7 +154,8 @@ class SubscriptionState:
     def subscribe_pattern(
         self, pattern: str | re.Pattern[str], listener: ConsumerRebalanceListener | None = None
     ) -> None:
-        """Subscribe to every topic whose whole name matches ``pattern``."""
+        """Subscribe to every topic whose name matches ``pattern`` from its start
+        (``re.match``, as aiokafka matches; the Java client matches whole names)."""
         self._set_type(SubscriptionType.AUTO_PATTERN)
         self._sub.listener = listener
         self._sub.pattern = re.compile(pattern) if isinstance(pattern, str) else pattern
@@ -165,7 +167,7 @@ class SubscriptionState:
         if self._sub.type is not SubscriptionType.AUTO_PATTERN or self._sub.pattern is None:
             return False
         pattern = self._sub.pattern
-        matched = frozenset(t for t in topics if pattern.fullmatch(t))
+        matched = frozenset(t for t in topics if pattern.match(t))
         if matched == self._sub.topics:
             return False
         self._change_subscription(matched)
@@ -334,7 +336,5 @@ class SubscriptionState:
             remaining = None if deadline is None else deadline - time.monotonic()
             if remaining is not None and remaining <= 0:
                 return
-            try:
-                await asyncio.wait_for(self._changed.wait(), remaining)
-            except asyncio.TimeoutError:
+            if not await wait_event(self._changed, remaining):
                 return

@@ -173,6 +173,8 @@ class AIOKafkaProducer:
             connections_max_idle_ms=connections_max_idle_ms,
             ssl_context=ssl_context,
             security_protocol=security_protocol,
+            # As every producer does: sending to a topic lets a broker that allows it create it.
+            allow_auto_create_topics=True,
         )
         self._metadata = self.client.cluster
         self._idempotence = ProducerIdState() if enable_idempotence else None
@@ -258,6 +260,12 @@ class AIOKafkaProducer:
         await self._sender.close()
         await self.client.close()
         log.debug("the Kafka producer has stopped")
+
+    def __del__(self, _warn: Callable[..., None] = warnings.warn) -> None:
+        # As aiokafka's: a producer started and never stopped keeps sockets and tasks alive.
+        # (One never started holds neither, and is not warned about.)
+        if getattr(self, "_started", False) and not getattr(self, "_closed", True):
+            _warn(f"Unclosed AIOKafkaProducer {self!r}", ResourceWarning, source=self)
 
     async def __aenter__(self) -> AIOKafkaProducer:
         await self.start()
