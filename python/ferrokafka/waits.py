@@ -92,6 +92,7 @@ async def finish_tasks(
     """Cancel ``tasks`` and wait for them to end, at most ``grace`` seconds; a task still
     running then is logged (naming ``what`` it belongs to) and left behind. Their own errors
     are not raised: whatever needed to know has been told by the task itself."""
+    tasks = list(tasks)  # walked twice below
     pending = [t for t in tasks if not t.done()]
     for task in pending:
         task.cancel()

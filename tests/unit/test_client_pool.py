@@ -9,6 +9,7 @@ import pytest
 from ferrokafka import _native
 from ferrokafka import errors as Errors
 from ferrokafka.client import AIOKafkaClient, _Backoff, parse_bootstrap_servers
+from ferrokafka.conn import Connection
 from ferrokafka.protocol import coordinator_node_id
 
 from .fake_broker import FakeBroker
@@ -165,6 +166,96 @@ async def test_concurrent_refreshes_share_one_request() -> None:
         before = metadata_requests()
         await asyncio.gather(*(client.refresh_metadata() for _ in range(20)))
         assert metadata_requests() - before == 1
+    finally:
+        await client.close()
+        await broker.stop()
+
+
+async def test_a_tracked_topic_missing_from_the_metadata_is_looked_up_again_soon() -> None:
+    holder: dict[str, Any] = {"exists": False}
+
+    async def handler(key: int, version: int, corr: int, body: dict[str, Any]) -> bytes:
+        md = _metadata(holder["b"].port, [1])
+        if holder["exists"]:
+            partition = {
+                "error_code": 0,
+                "partition_index": 0,
+                "leader_id": 1,
+                "leader_epoch": 0,
+                "replica_nodes": [1],
+                "isr_nodes": [1],
+                "offline_replicas": [],
+            }
+            md["topics"] = [
+                {
+                    "error_code": 0,
+                    "name": "late",
+                    "topic_id": bytes(range(1, 17)),
+                    "is_internal": False,
+                    "partitions": [partition],
+                }
+            ]
+        return _native.encode_response(key, version, corr, md)
+
+    broker = holder["b"] = await FakeBroker(handler).start()
+    # metadata_max_age_ms is 5 minutes: every refresh seen here is the missing topic's.
+    client = AIOKafkaClient(bootstrap_servers=f"127.0.0.1:{broker.port}", retry_backoff_ms=100)
+
+    def metadata_requests() -> int:
+        return sum(1 for r in broker.requests if r[0] == 3)
+
+    try:
+        await client.bootstrap()
+        client.add_topic("late")
+        await client.refresh_metadata()
+        before = metadata_requests()
+        await asyncio.sleep(1.6)  # after 0.1, 0.2, 0.4 and 0.8 s: backing off, not polling
+        assert 3 <= metadata_requests() - before <= 5, metadata_requests() - before
+        holder["exists"] = True
+        deadline = asyncio.get_running_loop().time() + 3
+        while client.cluster.partitions_for_topic("late") is None:
+            assert asyncio.get_running_loop().time() < deadline, "the topic was never seen"
+            await asyncio.sleep(0.05)
+        found = metadata_requests()
+        await asyncio.sleep(1.5)
+        assert metadata_requests() == found, "refreshing fast although nothing is missing"
+    finally:
+        await client.close()
+        await broker.stop()
+
+
+async def test_a_connection_made_after_the_client_closed_is_closed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    holder: dict[str, FakeBroker] = {}
+
+    async def handler(key: int, version: int, corr: int, body: dict[str, Any]) -> bytes:
+        return _native.encode_response(key, version, corr, _metadata(holder["b"].port, [1]))
+
+    broker = holder["b"] = await FakeBroker(handler).start()
+    gate = asyncio.Event()
+    real_connect = Connection.connect
+    made: list[Connection] = []
+
+    async def connect_then_wait(self: Connection, timeout: float | None = None) -> None:
+        await real_connect(self, timeout)
+        if self.node_id == 1:
+            made.append(self)
+            await gate.wait()  # the client is closed while this connect is finishing
+
+    monkeypatch.setattr(Connection, "connect", connect_then_wait)
+    client = AIOKafkaClient(bootstrap_servers=f"127.0.0.1:{broker.port}")
+    try:
+        await client.bootstrap()
+        connecting = asyncio.ensure_future(client.ready(1))
+        while not made:
+            await asyncio.sleep(0.01)
+        await client.close()
+        gate.set()
+        with pytest.raises(Errors.KafkaConnectionError, match="closed while connecting to node 1"):
+            await connecting
+        assert made[0].closed
+        assert client.connections == {}
     finally:
         await client.close()
         await broker.stop()
