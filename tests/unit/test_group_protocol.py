@@ -318,6 +318,33 @@ async def test_heartbeat_rebalance_in_progress_rejoins_revoking_first() -> None:
         ]
 
 
+async def test_a_lost_generation_drops_the_partitions_at_once() -> None:
+    # The partitions may be another member's already: they leave the assignment (and their
+    # fetched data with them) when the heartbeat says so, before the listener runs and long
+    # before the member has rejoined, so that no poll meanwhile hands out their records.
+    seen: list[set[TopicPartition]] = []
+    consumer: list[AIOKafkaConsumer[Any, Any]] = []
+
+    class AssignmentWhenRevoked(ConsumerRebalanceListener):
+        def on_partitions_revoked(self, revoked: set[TopicPartition]) -> None:
+            seen.append(consumer[0].assignment())
+
+        def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
+            pass
+
+    async with GroupBroker() as broker:
+        c = await start_member(broker, listener=AssignmentWhenRevoked())
+        consumer.append(c)
+        try:
+            await joined(c, broker, 1)
+            assert c.assignment() == {T0, T1}
+            broker.fail(HEARTBEAT, 25)  # UNKNOWN_MEMBER_ID
+            await joined(c, broker, 2)
+        finally:
+            await c.stop()
+    assert seen[0] == set()
+
+
 @pytest.mark.parametrize("code", [22, 25])  # ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID
 async def test_heartbeat_lost_generation_revokes_without_committing(code: int) -> None:
     async with GroupBroker() as broker:
