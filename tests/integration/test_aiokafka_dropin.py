@@ -188,10 +188,10 @@ async def test_start_raises_a_join_error_that_cannot_be_retried(
 # -- max_poll_interval_ms -----------------------------------------------------------------------
 
 
-async def poll_interval_script(package: str, bootstrap: str, topic: str) -> list[Any]:
+async def poll_interval_script(package: str, bootstrap: str, topic: str, **extra: Any) -> list[Any]:
     kafka = importlib.import_module(package)
     group = _name("g")
-    config = {**FAST, "enable_auto_commit": False}
+    config = {**FAST, "enable_auto_commit": False, **extra}
     c1 = kafka.AIOKafkaConsumer(
         topic, bootstrap_servers=bootstrap, group_id=group, max_poll_interval_ms=3000, **config
     )
@@ -233,6 +233,15 @@ async def test_after_a_poll_timeout_no_buffered_record_is_handed_out(
     other = make_topic(partitions=2)
     await produce_values(bootstrap_servers, other, 2, 10)
     assert await poll_interval_script("aiokafka", bootstrap_servers, other) == ours
+    # The same under the KIP-848 protocol (beyond aiokafka).
+    kip848 = make_topic(partitions=2)
+    await produce_values(bootstrap_servers, kip848, 2, 10)
+    assert (
+        await poll_interval_script(
+            "ferrokafka", bootstrap_servers, kip848, group_protocol="consumer"
+        )
+        == ours
+    )
 
 
 # -- subscriptions without a group --------------------------------------------------------------
