@@ -89,6 +89,26 @@ async def poll_everything(
     return polls, offsets
 
 
+async def test_assigning_a_topic_created_after_start_reads_it(
+    bootstrap_servers: str, make_topic: Any
+) -> None:
+    # The partition is missing from the consumer's metadata when it is assigned: the fetcher
+    # looks it up and comes back to it (it used to wait for a wake-up that never came).
+    first = make_topic(partitions=1)
+    await produce_values(bootstrap_servers, first, 1, 5)
+    async with AIOKafkaConsumer(
+        bootstrap_servers=bootstrap_servers, auto_offset_reset="earliest"
+    ) as consumer:
+        consumer.assign([TopicPartition(first, 0)])
+        assert len(await drain(consumer, 5)) == 5
+        later = make_topic(partitions=1, name=f"{first}-later")
+        await produce_values(bootstrap_servers, later, 1, 7)
+        consumer.assign([TopicPartition(later, 0)])
+        consumer.seek(TopicPartition(later, 0), 0)  # a position at once: no reset to wait for
+        got = await drain(consumer, 7, timeout=10.0)
+        assert [r.offset for r in got] == list(range(7))
+
+
 async def test_getmany_without_max_records_returns_bounded_fair_bursts(
     bootstrap_servers: str, make_topic: Any
 ) -> None:

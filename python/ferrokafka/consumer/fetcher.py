@@ -295,8 +295,12 @@ class Fetcher:
             if node is None or self._client.cluster.broker_metadata(node) is None:
                 node = self._client.cluster.leader_for_partition(tp)
             if node is None or node < 0:
+                # Not in the metadata yet (a topic created after the last refresh): look it
+                # up, and come back to it after the backoff even if nothing wakes the loop.
                 need_metadata = True
-                self._tp_not_before[tp] = now + self._retry_backoff
+                retry_at = now + self._retry_backoff
+                self._tp_not_before[tp] = retry_at
+                next_retry = min(next_retry or retry_at, retry_at)
                 continue
             by_node.setdefault(node, []).append((tp, st))
         if need_metadata:
