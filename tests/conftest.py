@@ -1,8 +1,10 @@
 """Fixtures over ``ferrokafka.testing``: a real Kafka broker per session, random topics per test,
-and a guard that fails any test whose event loop logged an unhandled exception.
+Spark (a local session, a standalone cluster), and a guard that fails any test whose event loop
+logged an unhandled exception.
 
 ``FERROKAFKA_BOOTSTRAP=host:port`` makes ``kafka_broker`` use that running broker instead of
-starting one. A broker that cannot start is a test error, never a skip.
+starting one. A broker or a Spark that cannot start is a test error, never a skip. Only a missing
+PySpark (an optional extra) skips the Spark tests, and not under ``CI=true``.
 """
 
 from __future__ import annotations
@@ -13,10 +15,21 @@ import os
 import re
 import uuid
 from collections.abc import Generator, Iterator, Mapping
-from typing import Any, Protocol
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pytest
 from ferrokafka.testing import QUICK_START_JVM_OPTIONS, ExternalKafka, KafkaBroker, KafkaCluster
+from ferrokafka.testing.spark import (
+    StandaloneSpark,
+    spark_kafka_jars,
+    spark_session,
+    stop_spark_session,
+)
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 _LOOP_ERRORS = pytest.StashKey[list[dict[str, Any]]]()
 _LOOP_ERRORS_SEEN = pytest.StashKey[int]()
@@ -110,6 +123,63 @@ def make_topic(
 def topic(make_topic: TopicFactory) -> str:
     """A fresh single-partition topic, deleted after the test."""
     return make_topic(partitions=1)
+
+
+# ---- Spark ------------------------------------------------------------------------------------
+# A process has one SparkContext at a time, so `spark` (local[2]) and `spark_cluster` (a standalone
+# cluster) take turns. `spark` is function-scoped over a session that lives as long as it is not
+# replaced: it hands back the running local session (instant), or re-creates it when a module's
+# `spark_cluster` replaced it (a few seconds: the driver JVM stays). `spark_cluster.session` does
+# the same on the cluster. Every session gets Spark's own Kafka source on spark.jars, since jars
+# reach the driver's classpath only when the driver JVM starts, with the first session of the run.
+
+
+def _require_pyspark() -> None:
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        reason = "PySpark is not installed (pip install 'ferrokafka[spark]')"
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail(f"{reason}; under CI=true the Spark tests must run", pytrace=False)
+        pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def spark_jars() -> Iterator[list[Path]]:
+    """Spark's own Kafka source and the jars it needs beyond PySpark (every session gets them);
+    stops whichever Spark session is left at the end of the run."""
+    _require_pyspark()
+    yield spark_kafka_jars()
+    stop_spark_session()
+
+
+@pytest.fixture
+def spark(spark_jars: list[Path]) -> SparkSession:
+    """The run's local[2] SparkSession, with ``format("kafka")`` available."""
+    return spark_session("local[2]", jars=spark_jars)
+
+
+@dataclass
+class SparkOnCluster:
+    """A standalone cluster and the way to its session."""
+
+    standalone: StandaloneSpark
+    jars: list[Path]
+
+    @property
+    def session(self) -> SparkSession:
+        """The session on the cluster (re-created if a test switched to `spark` meanwhile)."""
+        return self.standalone.session(jars=self.jars)
+
+
+@pytest.fixture(scope="module")
+def spark_cluster(spark_jars: list[Path]) -> Iterator[SparkOnCluster]:
+    """A standalone Spark (master + 2 workers, 1 core and 1g each) with a session on it, for one
+    module; stopping it stops that session, and the next `spark` starts a local one again."""
+    with StandaloneSpark(workers=2) as standalone:
+        on_cluster = SparkOnCluster(standalone, spark_jars)
+        on_cluster.session  # noqa: B018 - start it now: executors launch during setup
+        yield on_cluster
 
 
 # ---- unhandled exceptions in event loops ------------------------------------------------------

@@ -14,7 +14,7 @@ import random
 import signal
 import socket
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -145,7 +145,15 @@ class TrackedProcess:
             self.kill()
 
 
-def spawn(argv: Sequence[str], log_path: Path, *, new_session: bool) -> int:
+def spawn(
+    argv: Sequence[str],
+    log_path: Path,
+    *,
+    new_session: bool,
+    env: Mapping[str, str] | None = None,
+) -> int:
+    """Start ``argv`` (a path, not looked up on ``PATH``) with stdout and stderr appended to
+    ``log_path``; ``env`` defaults to this process's environment. Returns the pid."""
     file_actions: list[tuple[Any, ...]] = [
         (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
         (os.POSIX_SPAWN_OPEN, 1, str(log_path), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644),
@@ -155,7 +163,7 @@ def spawn(argv: Sequence[str], log_path: Path, *, new_session: bool) -> int:
     return os.posix_spawn(
         argv[0],
         list(argv),
-        dict(os.environ),
+        dict(os.environ if env is None else env),
         file_actions=file_actions,
         setsid=new_session,
         setsigdef=(signal.SIGPIPE, signal.SIGXFSZ),

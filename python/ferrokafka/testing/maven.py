@@ -145,9 +145,13 @@ def _as_artifacts(items: Iterable[Artifact | str]) -> tuple[Artifact, ...]:
 
 
 def _cache_key(
-    artifacts: Sequence[Artifact], managed: Sequence[Artifact], scope: str, excludes: Sequence[str]
+    artifacts: Sequence[Artifact],
+    managed: Sequence[Artifact],
+    scope: str,
+    excludes: Sequence[str],
+    transitive: bool,
 ) -> str:
-    request = {
+    request: dict[str, object] = {
         "format": _CACHE_FORMAT,
         "plugin": DEPENDENCY_PLUGIN,
         "scope": scope,
@@ -155,6 +159,8 @@ def _cache_key(
         "managed": sorted(str(a) for a in managed),
         "excludes": sorted(excludes),
     }
+    if not transitive:  # only then, so the keys of existing (transitive) entries stay valid
+        request["transitive"] = False
     digest = hashlib.sha256(json.dumps(request, sort_keys=True).encode()).hexdigest()[:16]
     first = artifacts[0]
     readable = re.sub(r"[^A-Za-z0-9_.\-]", "_", f"{first.artifact_id}-{first.version}")
@@ -235,6 +241,7 @@ def resolve_jars(
     managed: Iterable[Artifact | str] = (),
     scope: str = "runtime",
     exclude_artifact_ids: Iterable[str] = (),
+    transitive: bool = True,
     cache_dir: Path | None = None,
     mvn: str | None = None,
     timeout: float = 1800.0,
@@ -243,6 +250,8 @@ def resolve_jars(
     ``<cache>/maven/<key>/libs`` and return the jars.
 
     ``managed`` pins versions through ``dependencyManagement`` without adding dependencies.
+    ``transitive=False`` copies only the listed artifacts (Maven's ``excludeTransitive``), for a
+    host that already ships their dependencies (Spark's connector jars, for instance).
     A completed entry is reused without running Maven. ``mvn`` defaults to ``$FERROKAFKA_MVN`` or
     ``mvn`` on ``PATH``. Raises :class:`MavenResolveError` if Maven fails or is missing.
     """
@@ -252,7 +261,7 @@ def resolve_jars(
     pinned = _as_artifacts(managed)
     excludes = tuple(exclude_artifact_ids)
     root = (cache_dir if cache_dir is not None else cache_root()) / "maven"
-    key = _cache_key(wanted, pinned, scope, excludes)
+    key = _cache_key(wanted, pinned, scope, excludes, transitive)
     entry = root / key
 
     done = _read_marker(entry)
@@ -263,7 +272,7 @@ def resolve_jars(
         done = _read_marker(entry)  # another process may have finished while we waited
         if done is not None:
             return done
-        return _run_maven(entry, wanted, pinned, scope, excludes, mvn, timeout)
+        return _run_maven(entry, wanted, pinned, scope, excludes, transitive, mvn, timeout)
 
 
 def _run_maven(
@@ -272,6 +281,7 @@ def _run_maven(
     pinned: Sequence[Artifact],
     scope: str,
     excludes: Sequence[str],
+    transitive: bool,
     mvn: str | None,
     timeout: float,
 ) -> ResolvedJars:
@@ -297,6 +307,8 @@ def _run_maven(
     ]
     if excludes:
         command.append(f"-DexcludeArtifactIds={','.join(excludes)}")
+    if not transitive:
+        command.append("-DexcludeTransitive=true")
     try:
         try:
             completed = subprocess.run(
@@ -336,6 +348,7 @@ def _run_maven(
         "artifacts": [str(a) for a in wanted],
         "managed": [str(a) for a in pinned],
         "scope": scope,
+        "transitive": transitive,
         "plugin": DEPENDENCY_PLUGIN,
         "jars": jars,
     }
