@@ -292,20 +292,30 @@ impl SparkColumns {
             ],
             None,
         )?;
-        let list_offsets = match self.header_starts {
-            None => OffsetBuffer::new_zeroed(rows),
+        // A record without headers has a null list, not an empty one (as Spark's source).
+        let (list_offsets, has_headers) = match self.header_starts {
+            None => (OffsetBuffer::new_zeroed(rows), NullBuffer::new_null(rows)),
             Some(starts) => {
                 if i32::try_from(header_rows).is_err() {
                     return Err(too_large());
                 }
                 debug_assert_eq!(starts.len(), rows + 1);
+                let mut valid = BooleanBufferBuilder::new(rows);
+                for pair in starts.windows(2) {
+                    valid.append(pair[1] > pair[0]);
+                }
                 // SAFETY: 0 (or 0s) then the header count after each record, which only grows
                 // and (checked above) fits i32: non-negative and monotonic.
-                unsafe { OffsetBuffer::new_unchecked(ScalarBuffer::from(starts)) }
+                let offsets = unsafe { OffsetBuffer::new_unchecked(ScalarBuffer::from(starts)) };
+                (offsets, NullBuffer::new(valid.finish()))
             }
         };
-        let headers =
-            ListArray::try_new(headers_item(), list_offsets, Arc::new(header_structs), None)?;
+        let headers = ListArray::try_new(
+            headers_item(),
+            list_offsets,
+            Arc::new(header_structs),
+            Some(has_headers),
+        )?;
         let columns: Vec<ArrayRef> = vec![
             Arc::new(self.keys.binary()?),
             Arc::new(self.values.binary()?),
@@ -519,6 +529,10 @@ mod tests {
             let headers = rb.column(7).as_list::<i32>();
             assert_eq!(headers.value_length(0), 2);
             assert_eq!(headers.value_length(1), 0);
+            assert!(
+                headers.is_valid(0) && headers.is_null(1),
+                "no headers: null, not []"
+            );
             let first = headers.value(0);
             let h = first.as_struct();
             assert_eq!(h.column(0).as_string::<i32>().value(1), "b");
