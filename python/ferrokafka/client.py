@@ -385,11 +385,14 @@ class AIOKafkaClient:
         """One Metadata request to the least-loaded node, without installing it."""
         return await self.send_to_any(ApiKey.METADATA, self._metadata_request(topics))
 
-    async def fetch_all_metadata(self) -> Body:
-        """One Metadata request for every topic of the cluster (creating none), without
-        installing it."""
+    async def fetch_all_metadata(self, *, install: bool = False) -> Body:
+        """One Metadata request for every topic of the cluster (creating none); with
+        ``install``, it also becomes the cluster metadata (leaders of every partition)."""
         request = {"topics": None, "allow_auto_topic_creation": False}
-        return await self.send_to_any(ApiKey.METADATA, request)
+        response = await self.send_to_any(ApiKey.METADATA, request)
+        if install:
+            self._install_metadata(response, all_topics=True)
+        return response
 
     async def refresh_metadata(self) -> None:
         """Refresh the tracked topics now; concurrent callers share one request."""

@@ -404,6 +404,19 @@ class AIOKafkaProducer:
         """
         if value is None and key is None:
             raise ValueError("send: need at least one of key or value")
+        return await self.send_record(topic, value, key, partition, timestamp_ms, headers)
+
+    async def send_record(
+        self,
+        topic: str,
+        value: Any = None,
+        key: Any = None,
+        partition: int | None = None,
+        timestamp_ms: int | None = None,
+        headers: Iterable[tuple[str, bytes | None]] | None = None,
+    ) -> asyncio.Future[RecordMetadata]:
+        """``send`` without aiokafka's refusal of a record whose key and value are both None
+        (Kafka and the Java client accept one; Spark's Kafka sink writes one)."""
         if timestamp_ms is not None:
             timestamp_ms = epoch_ms("timestamp_ms", timestamp_ms)
         self._check_ready()

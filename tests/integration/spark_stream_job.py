@@ -1,0 +1,49 @@
+"""A streaming query run as its own driver process by the Spark streaming tests, so that a test
+can SIGKILL it mid-stream and start it again on the same checkpoint.
+
+    python spark_stream_job.py BOOTSTRAP TOPIC OUT CHECKPOINT (run|available) MAX_OFFSETS
+
+``run`` reads with a 200 ms processing-time trigger until killed; ``available`` reads what is
+there (Trigger.AvailableNow) and exits. Rows go to a Parquet sink, whose commit log makes each
+micro-batch appear exactly once.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from ferrokafka.spark import register
+from ferrokafka.testing.spark import spark_session
+
+
+def main(bootstrap: str, topic: str, out: str, checkpoint: str, mode: str, limit: str) -> None:
+    spark = spark_session("local[2]", app_name="ferrokafka-stream-job")
+    register(spark)
+    stream = (
+        spark.readStream.format("ferrokafka")
+        .option("kafka.bootstrap.servers", bootstrap)
+        .option("subscribe", topic)
+        .option("startingOffsets", "earliest")
+        .option("maxOffsetsPerTrigger", limit)
+        .load()
+        .select("partition", "offset", "value")
+        .writeStream.format("parquet")
+        .option("path", out)
+        .option("checkpointLocation", checkpoint)
+    )
+    if mode == "available":
+        stream.trigger(availableNow=True).start().awaitTermination()
+        print("done", flush=True)
+        return
+    query = stream.trigger(processingTime="200 milliseconds").start()
+    while query.isActive:
+        progress = query.lastProgress
+        if progress:
+            print(f"batch {progress['batchId']} rows {progress['numInputRows']}", flush=True)
+        time.sleep(0.2)
+    raise SystemExit(f"the query stopped: {query.exception()}")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:7])

@@ -1,0 +1,227 @@
+"""Streaming reads and writes through the ``ferrokafka`` data source, against the real broker:
+a query killed mid-stream and restarted from its checkpoint delivers every record exactly once;
+rate limits; new partitions and newly matching topics; a Kafka-to-Kafka stream."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from ferrokafka.spark import read_kafka, register
+
+from .spark_data import add_partitions, options, produce_rows
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql.streaming import StreamingQuery
+
+    from ..conftest import TopicFactory
+
+pytestmark = pytest.mark.integration
+
+JOB = Path(__file__).with_name("spark_stream_job.py")
+
+
+def until(condition: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.2)
+
+
+def stream(spark: SparkSession, bootstrap: str, **opts: Any) -> DataFrame:
+    register(spark)
+    reader = spark.readStream.format("ferrokafka").option("kafka.bootstrap.servers", bootstrap)
+    for key, value in opts.items():
+        reader = reader.option(key, value)
+    return reader.load()
+
+
+def commits(checkpoint: Path) -> int:
+    folder = checkpoint / "commits"
+    return len([p for p in folder.iterdir() if p.name.isdigit()]) if folder.exists() else 0
+
+
+def test_a_killed_query_restarted_from_its_checkpoint_reads_every_record_once(
+    spark: SparkSession, bootstrap_servers: str, make_topic: TopicFactory, tmp_path: Path
+) -> None:
+    topic = make_topic(partitions=3)
+    rows = produce_rows(bootstrap_servers, topic, 3, 1000)
+    out, checkpoint = tmp_path / "out", tmp_path / "checkpoint"
+    argv = [sys.executable, str(JOB), bootstrap_servers, topic, str(out), str(checkpoint)]
+    log = (tmp_path / "run.log").open("w")
+    job = subprocess.Popen(
+        [*argv, "run", "300"], stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+    )
+    try:
+        until(
+            lambda: commits(checkpoint) >= 3 or job.poll() is not None,
+            120,
+            "three committed micro-batches",
+        )
+        assert job.poll() is None, (tmp_path / "run.log").read_text()[-5000:]
+        os.killpg(job.pid, signal.SIGKILL)  # the driver and its JVM, mid-stream
+        job.wait(10)
+    finally:
+        if job.poll() is None:
+            os.killpg(job.pid, signal.SIGKILL)
+            job.wait(10)
+        log.close()
+    done_before = commits(checkpoint)
+    rows += produce_rows(bootstrap_servers, topic, 3, 500, first=1000)
+    again = subprocess.run(
+        [*argv, "available", "300"], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert again.returncode == 0, _python_errors(again.stdout + again.stderr)
+    assert commits(checkpoint) > done_before
+    got = [
+        (r.partition, r.offset, bytes(r.value or b"-"))
+        for r in spark.read.parquet(str(out)).collect()
+    ]
+    assert len(got) == len(rows) == 4500  # nothing twice
+    assert sorted(got) == sorted((r.partition, r.offset, r.value or b"-") for r in rows)
+
+
+def _python_errors(output: str) -> str:
+    """The Python lines of a Spark failure (its JVM stack frames left out)."""
+    return "\n".join(line for line in output.splitlines() if not line.strip().startswith("at "))[
+        -6000:
+    ]
+
+
+def _run(query: StreamingQuery) -> list[int]:
+    query.awaitTermination(120)
+    assert query.exception() is None, query.exception()
+    return [p["numInputRows"] for p in query.recentProgress if p["numInputRows"]]
+
+
+def test_max_offsets_per_trigger_with_available_now(
+    spark: SparkSession, bootstrap_servers: str, make_topic: TopicFactory
+) -> None:
+    topic = make_topic(partitions=3)
+    produce_rows(bootstrap_servers, topic, 1, 900)  # all on partition 0
+    produce_rows(bootstrap_servers, topic, 3, 100, first=900)  # and 100 on each
+    df = stream(
+        spark,
+        bootstrap_servers,
+        subscribe=topic,
+        startingOffsets="earliest",
+        maxOffsetsPerTrigger="400",
+    )
+    query = df.writeStream.format("memory").queryName("limited").trigger(availableNow=True).start()
+    sizes = _run(query)
+    assert sum(sizes) == 1200 and len(sizes) >= 3
+    # Spark's share: at most the limit plus one offset per partition.
+    assert max(sizes) <= 400 + 3, sizes
+    assert spark.sql("select count(distinct partition, offset) from limited").first()[0] == 1200
+
+
+def test_new_partitions_and_newly_matching_topics_are_picked_up(
+    spark: SparkSession, bootstrap_servers: str, make_topic: TopicFactory
+) -> None:
+    first = make_topic(partitions=1)
+    produce_rows(bootstrap_servers, first, 1, 10)
+    prefix = first[: first.rindex("-")]
+    df = stream(
+        spark, bootstrap_servers, subscribePattern=f"{prefix}-.*", startingOffsets="earliest"
+    )
+    query = (
+        df.writeStream.format("memory")
+        .queryName("growing")
+        .trigger(processingTime="300 milliseconds")
+        .start()
+    )
+
+    def seen() -> dict[tuple[str, int], int]:
+        return {
+            (r.topic, r.partition): r.n
+            for r in spark.sql(
+                "select topic, partition, count(*) as n from growing group by 1, 2"
+            ).collect()
+        }
+
+    try:
+        until(lambda: seen() == {(first, 0): 10}, 60, "the first topic")
+        add_partitions(bootstrap_servers, first, 2)
+        produce_rows(bootstrap_servers, first, 2, 5, first=10)
+        second = make_topic(partitions=1, name=f"{prefix}-second")
+        produce_rows(bootstrap_servers, second, 1, 7)
+        # New partitions and topics start at their earliest offset: nothing is skipped.
+        until(
+            lambda: seen() == {(first, 0): 15, (first, 1): 5, (second, 0): 7},
+            60,
+            "the new partition and topic",
+        )
+        assert query.exception() is None
+    finally:
+        query.stop()
+
+
+def test_min_offsets_per_trigger_waits_for_enough_data_or_the_delay(
+    spark: SparkSession, bootstrap_servers: str, make_topic: TopicFactory
+) -> None:
+    topic = make_topic(partitions=1)
+    produce_rows(bootstrap_servers, topic, 1, 10)
+    df = stream(
+        spark,
+        bootstrap_servers,
+        subscribe=topic,
+        startingOffsets="earliest",
+        minOffsetsPerTrigger="100",
+        maxTriggerDelay="4s",
+    )
+    query = (
+        df.writeStream.format("memory")
+        .queryName("waiting")
+        .trigger(processingTime="200 milliseconds")
+        .start()
+    )
+
+    def count() -> int:
+        return int(spark.sql("select count(*) from waiting").first()[0])
+
+    try:
+        until(lambda: count() == 10, 60, "the first batch (never delayed)")
+        produce_rows(bootstrap_servers, topic, 1, 5, first=10)
+        started = time.monotonic()
+        time.sleep(1.5)
+        assert count() == 10  # 5 < minOffsetsPerTrigger, and the delay has not passed
+        until(lambda: count() == 15, 30, "the delayed batch")
+        assert time.monotonic() - started >= 2.0
+        produce_rows(bootstrap_servers, topic, 1, 100, first=15)
+        until(lambda: count() == 115, 30, "a batch with enough records")
+    finally:
+        query.stop()
+
+
+def test_a_stream_from_kafka_to_kafka(
+    spark: SparkSession, bootstrap_servers: str, make_topic: TopicFactory, tmp_path: Path
+) -> None:
+    source = make_topic(partitions=2)
+    target = make_topic(partitions=2, name=f"{source}-out")
+    rows = produce_rows(bootstrap_servers, source, 2, 300)
+    df = stream(spark, bootstrap_servers, subscribe=source, startingOffsets="earliest")
+    query = (
+        df.selectExpr("key", "upper(cast(value as string)) as value", "partition")
+        .writeStream.format("ferrokafka")
+        .option("kafka.bootstrap.servers", bootstrap_servers)
+        .option("topic", target)
+        .option("checkpointLocation", str(tmp_path / "ck"))
+        .trigger(availableNow=True)
+        .start()
+    )
+    _run(query)
+    back = read_kafka(spark, options(bootstrap_servers, subscribe=target)).collect()
+    got = sorted((r.partition, bytes(r.value or b"-"), bytes(r.key or b"")) for r in back)
+    want = sorted(
+        (r.partition, r.value.decode().upper().encode() if r.value else b"-", r.key or b"")
+        for r in rows
+    )
+    assert got == want  # same partitions, keys kept, null values stay null

@@ -1,0 +1,244 @@
+"""Spark's Kafka source and sink options: parsing, Spark's checks and wording, the mapping of
+``kafka.*`` client configs."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import pytest
+from ferrokafka.spark.options import (
+    OffsetSpec,
+    client_kwargs,
+    parse_fetch_options,
+    parse_sink_options,
+    parse_source_options,
+)
+from ferrokafka.structs import TopicPartition
+
+BS = {"kafka.bootstrap.servers": "127.0.0.1:9092"}
+
+
+def parse(streaming: bool = False, **options: Any) -> Any:
+    return parse_source_options({**BS, **options}, streaming=streaming)
+
+
+def test_defaults_follow_spark() -> None:
+    batch = parse(subscribe="a, b")
+    assert batch.subscribe == ("a", "b")
+    assert batch.starting == OffsetSpec("earliest") and batch.ending == OffsetSpec("latest")
+    assert batch.fail_on_data_loss and not batch.include_headers
+    assert batch.min_partitions is None and batch.max_records_per_partition is None
+    assert batch.max_trigger_delay_ms == 15 * 60_000
+    assert parse(True, subscribe="a").starting == OffsetSpec("latest")
+    assert batch.client == {"bootstrap_servers": "127.0.0.1:9092"}
+
+
+def test_option_names_are_case_insensitive() -> None:
+    opts = parse_source_options(
+        {"KAFKA.BOOTSTRAP.SERVERS": "h:1", "SubscribePattern": "t.*", "FAILONDATALOSS": "False"},
+        streaming=False,
+    )
+    assert opts.subscribe_pattern == "t.*" and not opts.fail_on_data_loss
+    assert opts.client["bootstrap_servers"] == "h:1"
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({}, "One of the following options must be specified for Kafka source"),
+        (
+            {"subscribe": "a", "assign": '{"a":[0]}'},
+            "Only one of the following options can be specified for Kafka source",
+        ),
+        ({"subscribe": " , "}, "No topics to subscribe to as specified value for option"),
+        ({"subscribePattern": " "}, "Pattern to subscribe is empty"),
+        ({"subscribePattern": "("}, "Invalid value '(' for option 'subscribePattern'"),
+        ({"assign": "{}"}, "No topicpartitions to assign"),
+        ({"assign": '["a"]'}, 'Expected e.g. {"topicA":[0,1],"topicB":[0,1]}'),
+        (
+            {"subscribe": "a", "startingOffsets": "latest"},
+            "starting offset can't be latest for batch queries on Kafka",
+        ),
+        (
+            {"subscribe": "a", "endingOffsets": "earliest"},
+            "ending offset can't be earliest for batch queries on Kafka",
+        ),
+        (
+            {"subscribe": "a", "startingOffsets": '{"a":{"0":-1}}'},
+            "startingOffsets for a-0 can't be latest for batch queries on Kafka",
+        ),
+        (
+            {"subscribe": "a", "endingOffsets": '{"a":{"3":-2}}'},
+            "ending offset for a-3 can't be earliest for batch queries on Kafka",
+        ),
+        ({"subscribe": "a", "startingOffsets": "{oops"}, "Expected e.g."),
+        ({"subscribe": "a", "startingOffsets": '{"a":{"x":1}}'}, "Invalid partition 'x'"),
+        ({"subscribe": "a", "startingOffsets": '{"a":{"0":"1"}}'}, "Invalid offset '1'"),
+        (
+            {"subscribe": "a", "minPartitions": "0"},
+            "minPartitions must be positive",
+        ),
+        (
+            {"subscribe": "a", "maxRecordsPerPartition": "many"},
+            'For input string: "many"',
+        ),
+        ({"subscribe": "a", "failOnDataLoss": "maybe"}, 'For input string: "maybe"'),
+        ({"subscribe": "a", "includeHeaders": "yes"}, "yes is not a boolean string."),
+        ({"subscribe": "a", "maxRecordsPerPartition": "-1"}, "maxrecordsperpartition must be"),
+        (
+            {"subscribe": "a", "minOffsetsPerTrigger": "10", "maxOffsetsPerTrigger": "5"},
+            "The value of minOffsetPerTrigger(10) is higher than the maxOffsetsPerTrigger(5).",
+        ),
+        (
+            {
+                "subscribe": "a",
+                "startingOffsets": '{"a":{"0":1}}',
+                "endingOffsets": '{"a":{"0":5,"1":5}}',
+            },
+            "The specified start offset and end offset should have the same topic-partitions.",
+        ),
+        (
+            {
+                "subscribe": "a",
+                "startingOffsets": '{"a":{"0":9}}',
+                "endingOffsets": '{"a":{"0":5}}',
+            },
+            "The specified start offset 9 is greater than the end offset 5 for topic a "
+            "partition 0.",
+        ),
+        (
+            {"subscribe": "a", "startingOffsetsByTimestampStrategy": "closest"},
+            "No value found for 'CLOSEST'",
+        ),
+        ({"subscribe": "a", "maxTriggerDelay": "soon"}, "for option 'maxTriggerDelay'"),
+        ({"subscribe": "a", "startingTimestamp": "yesterday"}, "Expected a single long value"),
+        (
+            {"subscribe": "a", "kafka.auto.offset.reset": "earliest"},
+            "Kafka option 'auto.offset.reset' is not supported",
+        ),
+        (
+            {"subscribe": "a", "kafka.value.deserializer": "x"},
+            "Kafka option 'value.deserializer' is not supported",
+        ),
+        ({"subscribe": "a", "kafka.enable.auto.commit": "true"}, "'enable.auto.commit'"),
+        ({"subscribe": "a", "kafka.request.timeout.ms": "soon"}, "'kafka.request.timeout.ms'"),
+    ],
+)
+def test_invalid_options_raise_at_planning(options: dict[str, str], message: str) -> None:
+    with pytest.raises(ValueError, match=None) as info:
+        parse(**options)
+    assert message in str(info.value)
+
+
+def test_bootstrap_servers_are_required() -> None:
+    with pytest.raises(ValueError, match=r"'kafka\.bootstrap\.servers' must be specified"):
+        parse_source_options({"subscribe": "a"}, streaming=False)
+
+
+def test_streaming_refuses_ending_offsets() -> None:
+    with pytest.raises(ValueError, match="ending offset not valid in streaming queries"):
+        parse(True, subscribe="a", endingOffsets="latest")
+    with pytest.raises(ValueError, match="ending timestamp not valid in streaming queries"):
+        parse(True, subscribe="a", endingOffsetsByTimestamp='{"a":{"0":1}}')
+
+
+def test_offsets_json_and_timestamp_precedence() -> None:
+    opts = parse(
+        subscribe="a",
+        startingOffsets='{"a":{"0":23,"1":-2}}',
+        endingOffsets='{"a":{"0":-1,"1":50}}',
+    )
+    assert opts.starting == OffsetSpec(
+        "offsets", {TopicPartition("a", 0): 23, TopicPartition("a", 1): -2}
+    )
+    assert opts.ending.offsets[TopicPartition("a", 1)] == 50
+    # Spark: startingTimestamp wins over startingOffsetsByTimestamp, which wins over offsets.
+    both = parse(
+        subscribe="a",
+        startingTimestamp="1000",
+        startingOffsetsByTimestamp='{"a":{"0":5}}',
+        startingOffsets='{"a":{"0":1}}',
+    )
+    assert both.starting == OffsetSpec("timestamp", timestamp=1000)
+    by_ts = parse(
+        subscribe="a", startingOffsetsByTimestamp='{"a":{"0":5}}', startingOffsets="earliest"
+    )
+    assert by_ts.starting == OffsetSpec("timestamps", {TopicPartition("a", 0): 5})
+    assert parse(subscribe="a", endingTimestamp="7").ending == OffsetSpec("timestamp", timestamp=7)
+
+
+def test_assign_and_streaming_limits() -> None:
+    opts = parse(
+        True,
+        assign='{"a":[0,1],"b":[2]}',
+        maxOffsetsPerTrigger="100",
+        minOffsetsPerTrigger="10",
+        maxTriggerDelay="30s",
+        minPartitions="4",
+        includeHeaders=True,
+    )
+    assert opts.assign == (TopicPartition("a", 0), TopicPartition("a", 1), TopicPartition("b", 2))
+    assert (opts.max_offsets_per_trigger, opts.min_offsets_per_trigger) == (100, 10)
+    assert opts.max_trigger_delay_ms == 30_000 and opts.min_partitions == 4
+    assert opts.include_headers and opts.strategy == "Assign[a-0, a-1, b-2]"
+
+
+def test_kafka_options_map_onto_client_options(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="ferrokafka.spark.options"):
+        opts = parse(
+            subscribe="a",
+            **{
+                "kafka.client.id": "me",
+                "kafka.request.timeout.ms": "5000",
+                "kafka.isolation.level": "read_committed",
+                "kafka.check.crcs": "false",
+                "kafka.max.partition.fetch.bytes": "1024",
+                "kafka.group.id": "ignored",
+                "kafka.no.such.config": "1",
+                "kafka.sasl.jaas.config": "org.apache.kafka.common.security.plain.PlainLoginModule"
+                ' required username="alice" password="s3cret";',
+            },
+        )
+    assert opts.client == {
+        "bootstrap_servers": "127.0.0.1:9092",
+        "client_id": "me",
+        "request_timeout_ms": 5000,
+        "isolation_level": "read_committed",
+        "check_crcs": False,
+        "max_partition_fetch_bytes": 1024,
+        "sasl_plain_username": "alice",
+        "sasl_plain_password": "s3cret",
+    }
+    assert "'no.such.config' was supplied but isn't a known config" in caplog.text
+    assert "group.id" not in caplog.text
+
+
+def test_ssl_options_build_a_context(tmp_path: Any) -> None:
+    opts = parse(
+        subscribe="a",
+        **{
+            "kafka.security.protocol": "SSL",
+            "kafka.ssl.endpoint.identification.algorithm": "",
+        },
+    )
+    kwargs = client_kwargs(opts.client, opts.ssl)
+    assert kwargs["security_protocol"] == "SSL"
+    assert kwargs["ssl_context"].check_hostname is False
+    jks = parse(
+        subscribe="a", **{"kafka.security.protocol": "SSL", "kafka.ssl.truststore.type": "JKS"}
+    )
+    with pytest.raises(ValueError, match="give the certificates as PEM"):
+        client_kwargs(jks.client, jks.ssl)
+
+
+def test_fetch_and_sink_options() -> None:
+    fetch = parse_fetch_options({**BS, "includeHeaders": "true", "kafkaConsumer.pollTimeoutMs": 5})
+    assert fetch.include_headers and fetch.poll_timeout_ms == 5 and fetch.fail_on_data_loss
+    sink = parse_sink_options(
+        {**BS, "topic": "out", "kafka.acks": "all", "kafka.compression.type": "lz4"}
+    )
+    assert sink.topic == "out"
+    assert sink.producer == {"acks": "all", "compression_type": "lz4"}
+    with pytest.raises(ValueError, match=r"Kafka option 'key\.serializer' is not supported"):
+        parse_sink_options({**BS, "kafka.key.serializer": "x"})
