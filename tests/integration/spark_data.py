@@ -161,3 +161,11 @@ def add_partitions(bootstrap: str, topic: str, total: int) -> None:
 
 def options(bootstrap: str, **more: Any) -> dict[str, Any]:
     return {"kafka.bootstrap.servers": bootstrap, **more}
+
+
+def pyspark_version() -> tuple[int, int]:
+    """(major, minor) of the installed PySpark, for what older releases cannot do."""
+    import pyspark
+
+    major, minor = pyspark.__version__.split(".")[:2]
+    return int(major), int(minor)

@@ -6,6 +6,10 @@ can SIGKILL it mid-stream and start it again on the same checkpoint.
 ``run`` reads with a 200 ms processing-time trigger until killed; ``available`` reads what is
 there (Trigger.AvailableNow) and exits. Rows go to a Parquet sink, whose commit log makes each
 micro-batch appear exactly once.
+
+PySpark 4.0 and 4.1 run Trigger.AvailableNow as a single micro-batch for Python data sources
+(SupportsTriggerAvailableNow came in 4.2), and MAX_OFFSETS bounds it; there ``available`` reads
+with the processing-time trigger until no data is left (``processAllAvailable``) instead.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import sys
 import time
 
+import pyspark
 from ferrokafka.spark import register
 from ferrokafka.testing.spark import spark_session
 
@@ -32,6 +37,12 @@ def main(bootstrap: str, topic: str, out: str, checkpoint: str, mode: str, limit
         .option("path", out)
         .option("checkpointLocation", checkpoint)
     )
+    if mode == "available" and _pyspark_version() < (4, 2):
+        drain = stream.trigger(processingTime="200 milliseconds").start()
+        drain.processAllAvailable()
+        drain.stop()
+        print("done", flush=True)
+        return
     if mode == "available":
         stream.trigger(availableNow=True).start().awaitTermination()
         print("done", flush=True)
@@ -43,6 +54,11 @@ def main(bootstrap: str, topic: str, out: str, checkpoint: str, mode: str, limit
             print(f"batch {progress['batchId']} rows {progress['numInputRows']}", flush=True)
         time.sleep(0.2)
     raise SystemExit(f"the query stopped: {query.exception()}")
+
+
+def _pyspark_version() -> tuple[int, int]:
+    major, minor = pyspark.__version__.split(".")[:2]
+    return int(major), int(minor)
 
 
 if __name__ == "__main__":

@@ -7,8 +7,10 @@ PySpark's data source API changed between 4.0 and 4.3; what differs is handled h
 
 * 4.2 added ``latestOffset(start, limit)`` with read limits and ``getDefaultReadLimit``; 4.0 and
   4.1 call ``latestOffset()`` with no arguments. Both are served by one method: without a start
-  the reader continues from the end it returned last (and from the first read after a restart
-  it cannot rate-limit, having no start).
+  the reader continues from the end it returned or planned last (a restarted query tells it
+  with ``partitions(end, end)``), else from its initial offsets, so ``maxOffsetsPerTrigger``
+  bounds the first micro-batch too. 4.0 and 4.1 run ``Trigger.AvailableNow`` as one batch and
+  cannot tell the reader which trigger runs: that batch is rate-limited like any other.
 * ``SupportsTriggerAvailableNow`` and the Arrow writers exist only in newer releases; they are
   used where present (rows are written otherwise).
 """
@@ -120,6 +122,7 @@ class _StreamReader(*_stream_bases):  # type: ignore[misc]
         self.options = parse_source_options(options, streaming=True)
         self._target: dict[Any, int] | None = None  # Trigger.AvailableNow's end
         self._previous: dict[str, dict[str, int]] | None = None
+        self._initial: dict[str, dict[str, int]] | None = None
         self._last_batch: float | None = None  # the first trigger is never delayed
 
     def _run(self, make: Any) -> Any:
@@ -133,7 +136,10 @@ class _StreamReader(*_stream_bases):  # type: ignore[misc]
             return rt.run(go())
 
     def initialOffset(self) -> dict[str, Any]:
-        return to_json(self._run(lambda c: initial_offsets(c, self.options)))
+        # Resolved once: 4.0/4.1 may ask for it after the first latestOffset(), which starts here.
+        if self._initial is None:
+            self._initial = to_json(self._run(lambda c: initial_offsets(c, self.options)))
+        return self._initial
 
     def getDefaultReadLimit(self) -> Any:
         opts = self.options
@@ -155,15 +161,12 @@ class _StreamReader(*_stream_bases):  # type: ignore[misc]
             latest = {
                 tp: min(off, self._target[tp]) for tp, off in latest.items() if tp in self._target
             }
-        if start is None:
-            start = self._previous
-        if start is None:
-            end = latest
-        else:
-            begin = fill_new(from_json(start), earliest)
-            end = self._limited(begin, latest, limit)
-            if end is None:
-                return start
+        if start is None:  # PySpark 4.0/4.1
+            start = self._previous if self._previous is not None else self.initialOffset()
+        begin = fill_new(from_json(start), earliest)
+        end = self._limited(begin, latest, limit)
+        if end is None:
+            return start
         self._previous = to_json(end)
         self._last_batch = time.monotonic()
         return self._previous
