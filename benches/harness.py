@@ -1,4 +1,4 @@
-"""The benchmark harness of issue 6: ferrokafka beside every peer client, same broker, same
+"""The benchmark harness: ferrokafka beside every peer client, same broker, same
 data, one run. Starts a local broker (or uses ``--bootstrap``), writes each dataset once, runs
 each client in its own process, alternating rounds, and writes a Markdown table per workload,
 a JSON file with every raw figure and the machine, and PNG charts into ``--out``.

@@ -1,5 +1,6 @@
 """PNG bar charts (matplotlib, no display needed): records/s per client for W1-W4 and W6,
-latency percentiles for W5, group timings for W7. Bars are medians, whiskers min-max."""
+latency percentiles for W5, group timings for W7, rows/s per Spark reader for W8. Bars are
+medians, whiskers min-max."""
 
 from __future__ import annotations
 
@@ -110,6 +111,11 @@ def draw(report: dict[str, Any], out_dir: Path) -> list[Path]:
                 title = f"W6: producer throughput, {case_name}, {report['descriptions']['W6']}"
                 path = out_dir / _name("W6", case_name)
                 xlabel = "records/s (median, min-max)"
+            elif workload == "W8":
+                rows = _rows(case, "records_per_s", versions, "spark")
+                title = f"W8: {desc}"
+                path = out_dir / _name("W8")
+                xlabel = "rows/s (median, min-max)"
             elif workload == "W7":
                 rows = _rows(case, "settle_s", versions, "group")
                 title = "W7: seconds from a 4th member's construction until the group settled"

@@ -22,6 +22,8 @@ def main(argv: list[str]) -> None:
         from .producers import rate_produce as run
     elif role == "group":
         from .groups import run
+    elif role == "spark":
+        from .spark_reads import run
     else:
         raise ValueError(f"unknown role {role!r}")
     # A run may report its own peak (a consumer: when the client has closed, before the

@@ -27,6 +27,7 @@ from .workloads import (
     PRODUCER_VALUE_SIZE,
     PRODUCERS,
     QUICK,
+    SPARK_READERS,
     WORKLOADS,
     Context,
     Sizes,
@@ -34,6 +35,7 @@ from .workloads import (
     group_workload,
     latency_workload,
     produce_workload,
+    spark_workload,
 )
 
 NOT_RUN = {
@@ -61,6 +63,9 @@ def descriptions(sizes: Sizes) -> dict[str, str]:
         "`group.initial.rebalance.delay.ms=0`): a new member's time from construction to its "
         "first record, and the time from a 4th member's construction until the four hold "
         "balanced assignments",
+        "W8": f"Spark: count + sum(length(value)) of {sizes.w8.describe()}; one SparkSession "
+        "(local[2], Spark's Kafka connector jars on spark.jars, 2 shuffle partitions, Python "
+        "workers on this interpreter) in one process for every reader",
     }
 
 
@@ -81,12 +86,14 @@ def run_workload(ctx: Context, w: str, pick: Callable[[list[str]], list[str]]) -
         produce_workload(ctx, pick(PRODUCERS))
     elif w == "W7":
         group_workload(ctx, pick(GROUP_CLIENTS))
+    elif w == "W8":
+        spark_workload(ctx, pick(SPARK_READERS))
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
         prog="benches/harness.py",
-        description="ferrokafka beside every peer client, on one local broker (issue 6).",
+        description="ferrokafka beside every peer client, on one local broker.",
     )
     p.add_argument("--quick", action="store_true", help="small sizes, one round (proves it works)")
     p.add_argument("--workloads", default=",".join(WORKLOADS), help="e.g. W1,W3")
@@ -129,6 +136,9 @@ def main(argv: list[str] | None = None) -> int:
         if importlib.util.find_spec("kafkarrow") is None and "kafkarrow" in chosen:
             not_run["kafkarrow"] = "not installed (pip install kafkarrow)"
             chosen.remove("kafkarrow")
+        if importlib.util.find_spec("pyspark") is None and set(chosen) & set(SPARK_READERS):
+            not_run["W8 (Spark)"] = "PySpark is not installed (pip install 'ferrokafka[spark]')"
+            chosen = [c for c in chosen if c not in SPARK_READERS]
         return chosen
 
     out_dir = Path(args.out)

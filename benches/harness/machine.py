@@ -10,7 +10,16 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-PACKAGES = ["ferrokafka", "aiokafka", "kafka-python", "confluent-kafka", "kafkarrow", "pyarrow"]
+PACKAGES = [
+    "ferrokafka",
+    "aiokafka",
+    "kafka-python",
+    "confluent-kafka",
+    "kafkarrow",
+    "pyarrow",
+    "pyspark",
+    "pandas",
+]
 
 
 def _cpu_model() -> str:
@@ -65,6 +74,20 @@ def _git_commit() -> str | None:
     return f"{head}{' + local changes' if dirty else ''}" if head else None
 
 
+def _java_version() -> str | None:
+    """``java -version``'s first line (when no Java client ran, for Spark's JVM)."""
+    import shutil
+
+    java = shutil.which("java")
+    if java is None:
+        return None
+    try:
+        out = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return (out.stderr.strip().splitlines() or [None])[0]
+
+
 def describe(java_version: str | None, broker: str, state_at_start: str) -> dict[str, Any]:
     versions: dict[str, str | None] = {}
     for name in PACKAGES:
@@ -82,7 +105,10 @@ def describe(java_version: str | None, broker: str, state_at_start: str) -> dict
 
     versions["kafka-clients (Java consumer)"] = kafka_version()
     versions["kafka-tools (ConsumerPerformance, ProducerPerformance)"] = kafka_version()
-    versions["java"] = java_version
+    from ferrokafka.testing.spark import SPARK_KAFKA_VERSION
+
+    versions["spark-sql-kafka-0-10"] = SPARK_KAFKA_VERSION
+    versions["java"] = java_version or _java_version()
     versions["broker"] = broker
     return {
         "cores": os.cpu_count(),

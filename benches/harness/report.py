@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .workloads import summarize
+from .workloads import SPARK_BASE, summarize
 
 CONSUMER_WORKLOADS = ("W1", "W2", "W3", "W4")
 
@@ -26,6 +26,22 @@ NOTES = {
 }
 PRODUCER_NOTES = {
     "java-perf": "Kafka's ProducerPerformance (`--throughput -1`, random A-Z values)",
+}
+SPARK_NOTES = {
+    "spark-jvm": '`spark.read.format("kafka")` with `kafka.bootstrap.servers` and `subscribe`, '
+    "other options their defaults (Spark plans the offset ranges when the query runs)",
+    "ferrokafka-spark-arrow": "`ferrokafka.spark.read_kafka(spark, options, "
+    'fetcher="arrow")`: plans the offset ranges on the driver when the DataFrame is built '
+    "(timed), fetches and decodes each in a Spark Python worker with `mapInArrow`",
+    "ferrokafka-spark-pandas": 'the same with `fetcher="pandas"`: `mapInPandas`, each Arrow '
+    "batch made a pandas DataFrame, which Spark turns back into Arrow",
+    "ferrokafka-spark-datasource": "`ferrokafka.spark.register(spark)` once (untimed), then "
+    '`spark.read.format("ferrokafka")`: a Python data source, planned and read in Python '
+    "workers",
+    "spark-ceiling": "no Kafka: `mapInArrow` over a plan of one row per partition, each task "
+    "yielding its partition's rows as in-memory Arrow batches of 10,000 rows in Spark's Kafka "
+    "schema (constant 10-byte key and value of the dataset's size, built once per task): the "
+    "most any Python reader can give Spark here",
 }
 GROUP_NOTES = {
     "java": "tools/java/BenchGroup.java: members are threads of one fresh JVM, so its first "
@@ -50,6 +66,11 @@ def label(client: str, versions: dict[str, Any], role: str = "consumer") -> str:
         "java": f"Java KafkaConsumer {v.get('kafka-clients (Java consumer)')}",
         "java-kip848": "Java KafkaConsumer, KIP-848",
         "java-perf": "Kafka ConsumerPerformance (CRC checks off)",
+        "spark-jvm": f"Spark's Kafka source {v.get('spark-sql-kafka-0-10')}",
+        "ferrokafka-spark-arrow": 'ferrokafka `read_kafka`, `fetcher="arrow"`',
+        "ferrokafka-spark-pandas": 'ferrokafka `read_kafka`, `fetcher="pandas"`',
+        "ferrokafka-spark-datasource": 'ferrokafka `format("ferrokafka")`',
+        "spark-ceiling": "Spark's ceiling: `mapInArrow`, in-memory batches",
     }
     if role == "producer":
         names.update(
@@ -92,6 +113,7 @@ def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """Per workload, case and client: median/min/max of every figure that applies."""
     metrics = ["records_per_s", "mb_per_s", "wall", "cpu", "rss_mb", "proc_cpu"]
     metrics += ["first_record_s", "settle_s", "achieved_rate", "p50", "p99", "p999", "max"]
+    metrics += ["plan_s"]
     out: dict[str, Any] = {}
     for r in runs:
         if "lat_us" in r:
@@ -145,6 +167,31 @@ def _throughput_cells(s: dict[str, Any], rate: float, base: float | None, mb: st
         f"| {format(_med(s, 'mb_per_s'), mb)} | {_med(s, 'wall'):.2f} | {_med(s, 'cpu'):.2f} "
         f"| {s['rss_mb']['max']:.0f} | {ratio}"
     )
+
+
+def spark_table(case: dict[str, Any], versions: dict[str, Any]) -> list[str]:
+    lines = [
+        "| reader | rows/s | min-max | MB/s (values) | wall s | of which DataFrame s | CPU s "
+        "| vs Spark's Kafka source | of Spark's ceiling |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    base = _med(case.get(SPARK_BASE, {}), "records_per_s")
+    ceiling = _med(case.get("spark-ceiling", {}), "records_per_s")
+    for client, s in case.items():
+        name = label(client, versions, "spark")
+        rate = _med(s, "records_per_s")
+        if rate is None:
+            lines.append(f"| {name} | {_failed(s)} | {_failures(s)} | | | | | | |")
+            continue
+        r = s["records_per_s"]
+        vs = f"{rate / base:.2f}x" if base else "n/a"
+        of = f"{rate / ceiling:.0%}" if ceiling else "n/a"
+        lines.append(
+            f"| {name} | {_rate(rate)} | {_rate(r['min'])}-{_rate(r['max'])} "
+            f"| {_med(s, 'mb_per_s'):.0f} | {_med(s, 'wall'):.2f} | {_med(s, 'plan_s'):.2f} "
+            f"| {_med(s, 'cpu'):.2f} | {vs} | {of} |"
+        )
+    return lines
 
 
 def latency_table(case: dict[str, Any], versions: dict[str, Any]) -> list[str]:
@@ -213,18 +260,31 @@ def _notes(summ: dict[str, Any], versions: dict[str, Any]) -> list[str]:
     """One line per client that ran, saying what it is and how it is set up."""
     seen: dict[str, set[str]] = {}
     for workload, cases in summ.items():
-        role = {"W6": "producer", "W7": "group"}.get(workload, "consumer")
+        role = {"W6": "producer", "W7": "group", "W8": "spark"}.get(workload, "consumer")
         for case in cases.values():
             seen.setdefault(role, set()).update(case)
     lines = []
-    where = {"consumer": "", "producer": " (W6)", "group": " (W7)"}
-    for role, notes in (("consumer", NOTES), ("producer", PRODUCER_NOTES), ("group", GROUP_NOTES)):
+    where = {"consumer": "", "producer": " (W6)", "group": " (W7)", "spark": " (W8)"}
+    roles = [("consumer", NOTES), ("producer", PRODUCER_NOTES), ("group", GROUP_NOTES)]
+    for role, notes in [*roles, ("spark", SPARK_NOTES)]:
         lines += [
             f"- {label(c, versions, role)}{where[role]}: {notes[c]}"
             for c in notes
             if c in seen.get(role, ())
         ]
     return lines
+
+
+W8_METHOD = (
+    "W8 runs in one process holding one SparkSession (a process has one SparkContext): the "
+    'readers run `df.selectExpr("count(*)", "sum(length(value))").collect()`, each once '
+    "untimed (the session's first queries load classes and start the Python workers), then in "
+    "alternating rounds. Each run checks the count and the sum of value lengths against the "
+    "dataset. Wall s runs from building the DataFrame (`read_kafka` plans its offset ranges "
+    "there: the DataFrame s column) to the collected row; CPU s is the whole process tree's "
+    "over that span (the Python driver, Spark's JVM, its Python workers). Peak RSS is not per "
+    "reader here; the JSON has the JVM's and the driver's."
+)
 
 
 def markdown(report: dict[str, Any]) -> str:
@@ -254,6 +314,7 @@ def markdown(report: dict[str, Any]) -> str:
         "latencies, which makes a Python int of each). ferrokafka's modules and the harness's "
         "are byte-compiled first, as pip does on install (the peers' installed modules already "
         "are). A run that failed is listed as failed, with its reason.",
+        *(["", W8_METHOD] if "W8" in report["workloads"] else []),
         "",
         "Versions: "
         + ", ".join(f"{k} {v}" for k, v in versions.items() if k != "broker" and v is not None)
@@ -288,10 +349,13 @@ def markdown(report: dict[str, Any]) -> str:
         elif workload == "W7":
             for case in cases.values():
                 out += ["", *group_table(case, versions)]
+        elif workload == "W8":
+            for case in cases.values():
+                out += ["", *spark_table(case, versions)]
     goals = targets(summ)
     if goals:
         quick = " (--quick: these sizes say nothing about the targets)" if report["quick"] else ""
-        out += ["", f"## Targets of issue 6{quick}", "", *goals]
+        out += ["", f"## Targets{quick}", "", *goals]
     if report.get("not_run"):
         out += ["", "## Not run", ""]
         out += [f"- {name}: {why}" for name, why in report["not_run"].items()]
@@ -352,6 +416,19 @@ def targets(summ: dict[str, Any]) -> list[str]:
         rss_check("W5", case, f"W5 {case} peak RSS, ferrokafka `getmany` / aiokafka")
     for case in summ.get("W6", {}):
         rss_check("W6", case, f"W6 {case} peak RSS, ferrokafka producer / aiokafka's")
+    for client, what, want in (
+        ("ferrokafka-spark-arrow", '`read_kafka` `fetcher="arrow"`', 3),
+        ("ferrokafka-spark-pandas", '`read_kafka` `fetcher="pandas"`', 2),
+        ("ferrokafka-spark-datasource", '`format("ferrokafka")`', 2.5),
+    ):
+        if client in summ.get("W8", {}).get("none", {}):
+            check(
+                f"W8 rows/s, ferrokafka {what} / Spark's Kafka source",
+                med("W8", "none", client, "records_per_s"),
+                med("W8", "none", SPARK_BASE, "records_per_s"),
+                want,
+                True,
+            )
     if "1000/s" in summ.get("W5", {}):
         check(
             "W5 1000/s p99 latency, ferrokafka `getmany` / confluent-kafka `Consumer`",

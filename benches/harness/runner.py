@@ -1,7 +1,8 @@
 """One run of one client in a child process, with a stall watchdog.
 
 The child prints JSON lines on stdout (``tally``): ``{"progress": n}`` while it works,
-``{"ready": true}`` when a latency consumer is polling, and ``{"result": {...}}`` last. Other
+``{"ready": true}`` when a latency consumer is polling, ``{"run": {...}}`` for each run of a
+child that makes several (W8's Spark session), and ``{"result": {...}}`` last. Other
 stdout lines (Kafka's tools print their own figures) are kept as ``lines``. The watchdog kills
 the child (SIGKILL, by its pid) when its progress count has not changed for ``stall_s`` or the
 whole run exceeds ``timeout_s``: a hung client fails its run instead of hanging the harness.
@@ -72,9 +73,18 @@ def python_child(spec: dict[str, Any]) -> list[str]:
 
 class Child:
     def __init__(
-        self, argv: list[str], *, stall_s: float | None, timeout_s: float, name: str
+        self,
+        argv: list[str],
+        *,
+        stall_s: float | None,
+        timeout_s: float,
+        name: str,
+        on_event: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
+        """``on_event`` is called, on the reader thread, with every JSON event that has a
+        ``"run"`` key (a child that makes several runs reports each as it ends)."""
         self.name = name
+        self.on_event = on_event
         self.stall_s = stall_s
         self.timeout_s = timeout_s
         env = dict(os.environ)
@@ -95,6 +105,7 @@ class Child:
         self._progress: Any = None
         self._last_change = self.started
         self._result: dict[str, Any] | None = None
+        self._handler_error: str | None = None
         self._ready = threading.Event()
         self._eof = threading.Event()
         self.lines: list[str] = []
@@ -120,6 +131,11 @@ class Child:
                     self._ready.set()
                 if "result" in event:
                     self._result = event["result"]
+            if "run" in event and self.on_event is not None and self._handler_error is None:
+                try:
+                    self.on_event(event)
+                except Exception as exc:  # said as the run's failure, never a hung reader
+                    self._handler_error = f"the harness failed on a run event: {exc!r}"
         self._eof.set()
 
     def _overdue(self) -> str | None:
@@ -162,6 +178,8 @@ class Child:
         _, status, usage = os.wait4(self.proc.pid, 0)
         self.proc.returncode = os.waitstatus_to_exitcode(status)
         proc_cpu = usage.ru_utime + usage.ru_stime
+        if reason is None:
+            reason = self._handler_error
         if reason is None and self.proc.returncode != 0:
             reason = f"exit {self.proc.returncode}: {self._stderr_tail()}"
         if reason is None and self._result is None:

@@ -1,4 +1,4 @@
-"""W1-W7 of issue 6: what each writes, which clients run it and how a run is checked.
+"""W1-W8: what each writes, which clients run it and how a run is checked.
 
 Every workload alternates its clients round by round (A B C ... A B C ...). A run that reads
 the wrong data, fails, stalls or times out is recorded as failed with its reason; the harness
@@ -26,6 +26,7 @@ from .java import (
     parse_consumer_performance,
     parse_producer_performance,
 )
+from .spark_reads import READERS as SPARK_READERS
 
 PYTHON_CONSUMERS = [
     "ferrokafka",
@@ -50,8 +51,10 @@ GROUP_CLIENTS = [
     "ferrokafka-kip848",
     "java-kip848",
 ]
-ALL_CLIENTS = sorted({*CONSUMERS, *PRODUCERS, *GROUP_CLIENTS})
-WORKLOADS = ["W1", "W2", "W3", "W4", "W5", "W6", "W7"]
+#: W8's ratios are to Spark's own Kafka source.
+SPARK_BASE = "spark-jvm"
+ALL_CLIENTS = sorted({*CONSUMERS, *PRODUCERS, *GROUP_CLIENTS, *SPARK_READERS})
+WORKLOADS = ["W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8"]
 
 LATENCY_VALUE_SIZE = 100
 PRODUCER_VALUE_SIZE = 100
@@ -69,6 +72,7 @@ class Sizes:
     w5_warmup: float
     w6_records: int
     w7: Dataset
+    w8: Dataset
 
     def w3(self, codec: str) -> Dataset:
         return Dataset(self.w1.partitions, self.w1.records, self.w1.value_size, codec)
@@ -82,6 +86,7 @@ FULL = Sizes(
     w5_warmup=2.0,
     w6_records=1_000_000,
     w7=Dataset(GROUP_PARTITIONS, 8_000, 100),
+    w8=Dataset(8, 2_000_000, 100),
 )
 QUICK = Sizes(
     w1=Dataset(8, 40_000, 100),
@@ -91,6 +96,7 @@ QUICK = Sizes(
     w5_warmup=0.3,
     w6_records=10_000,
     w7=Dataset(GROUP_PARTITIONS, 800, 100),
+    w8=Dataset(8, 50_000, 100),
 )
 
 
@@ -129,10 +135,13 @@ def progress_line(run: dict[str, Any], rounds: int) -> str:
         return f"{head}: p50 {p50:.1f} ms, p99 {p99:.1f} ms, p99.9 {p999:.1f} ms"
     if "settle_s" in run:
         return f"{head}: first record {run['first_record_s']:.2f}s, settle {run['settle_s']:.2f}s"
-    return (
+    line = (
         f"{head}: {run['records_per_s'] / 1e6:.3f} M rec/s, {run['mb_per_s']:.1f} MB/s, "
-        f"wall {run['wall']:.2f}s, cpu {run['cpu']:.2f}s, rss {run.get('rss_mb', 0):.0f} MB"
+        f"wall {run['wall']:.2f}s, cpu {run['cpu']:.2f}s"
     )
+    if "plan_s" in run:  # W8: one process for every reader, so no peak RSS of its own
+        return line + f" (of which DataFrame {run['plan_s']:.2f}s)"
+    return line + f", rss {run.get('rss_mb', 0):.0f} MB"
 
 
 def _base(workload: str, case: str, client: str, rnd: int) -> dict[str, Any]:
@@ -447,6 +456,82 @@ def group_workload(ctx: Context, clients: list[str]) -> list[dict[str, Any]]:
     finally:
         ctx.kafka.delete_topic(topic)
     return runs
+
+
+# -- W8: Spark ---------------------------------------------------------------------------------
+
+
+def spark_workload(ctx: Context, clients: list[str]) -> list[dict[str, Any]]:
+    """Every reader in one child process holding one SparkSession (a process has one
+    SparkContext): each reads the dataset once untimed, then the rounds alternate. The child
+    reports each run as it ends (``spark_reads``); each is checked here: the count and the sum
+    of value lengths must be the dataset's exactly."""
+    ds = ctx.sizes.w8
+    if not clients:
+        return []
+    topic = ctx.topic("W8")
+    ctx.kafka.create_topic(topic, partitions=ds.partitions)
+    runs: list[dict[str, Any]] = []
+    try:
+        t = time.perf_counter()
+        asyncio.run(write_dataset(ctx.bootstrap, topic, ds))
+        ctx.log(f"[W8] wrote {ds.describe()} in {time.perf_counter() - t:.1f}s")
+        want = (ds.records, ds.value_bytes())
+
+        def on_run(event: dict[str, Any]) -> None:
+            got = event["run"]
+            run = _base("W8", "none", got["client"], got["round"])
+            run.update(got)
+            error = got.get("error")
+            if error is None and (got["count"], got["bytes"]) != want:
+                error = f"read wrong data: (count, value bytes) {(got['count'], got['bytes'])}"
+                error += f", expected {want}"
+            run["ok"] = error is None
+            run["error"] = error
+            if run["ok"]:
+                run["verified"] = "count, value bytes"
+                run["records_per_s"] = run["count"] / run["wall"]
+                run["mb_per_s"] = run["bytes"] / run["wall"] / 1e6
+            if run["round"] == 0:
+                line = progress_line(run, ctx.rounds)
+                ctx.log(line.replace("round 0/", "warm-up, not counted, of "))
+            else:
+                runs.append(ctx.record(run))
+
+        spec = {
+            "role": "spark",
+            "bootstrap": ctx.bootstrap,
+            "topic": topic,
+            "partitions": ds.partitions,
+            "records": ds.records,
+            "value_size": ds.value_size,
+            "readers": clients,
+            "rounds": ctx.rounds,
+        }
+        queries = (ctx.rounds + 1) * len(clients)
+        timeout = 300.0 + queries * (60.0 + ds.records / 10_000)
+        child = runner.Child(
+            runner.python_child(spec),
+            stall_s=ctx.stall_s,
+            timeout_s=timeout,
+            name="spark",
+            on_event=on_run,
+        )
+        out = child.finish()
+        done = {(r["client"], r["round"]) for r in runs}
+        for rnd in range(1, ctx.rounds + 1):
+            for client in clients:
+                if (client, rnd) not in done:
+                    run = _base("W8", "none", client, rnd)
+                    error = f"the Spark process ended before this run: {out.error}"
+                    runs.append(ctx.record(run | {"ok": False, "error": error}))
+        if not out.ok:
+            ctx.log(f"[W8] the Spark process failed: {out.error}")
+        for run in runs:  # the one process's figures (session start, peak RSS), with each run
+            run["spark_process"] = dict(out.result or {})
+        return runs
+    finally:
+        ctx.kafka.delete_topic(topic)
 
 
 # -- summaries ---------------------------------------------------------------------------------

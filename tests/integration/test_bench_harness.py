@@ -1,4 +1,4 @@
-"""The benchmark harness (``benches/harness.py``, issue 6) runs end to end with ``--quick``
+"""The benchmark harness (``benches/harness.py``) runs end to end with ``--quick``
 against the session's broker: every workload, every client, each run verified, and the
 Markdown, JSON and PNG outputs written. Timings are never asserted."""
 
@@ -22,6 +22,7 @@ from harness.workloads import (  # noqa: E402
     GROUP_CLIENTS,
     LATENCY_CONSUMERS,
     PRODUCERS,
+    SPARK_READERS,
     WORKLOADS,
 )
 
@@ -34,6 +35,7 @@ EXPECTED = {
     "W5": (["1000/s", "50000/s"], LATENCY_CONSUMERS),
     "W6": (["acks=1 none", "acks=all none", "acks=1 lz4", "acks=all lz4"], PRODUCERS),
     "W7": (["groups"], GROUP_CLIENTS),
+    "W8": (["none"], SPARK_READERS),
 }
 
 
@@ -67,6 +69,8 @@ def test_every_run_of_every_client_passed_its_verification(report: dict[str, Any
             assert r["verified"].startswith("count"), r
         if r["ok"] and r["workload"] == "W6":
             assert r["verified"] == "acknowledged count, broker end offsets", r
+        if r["ok"] and r["workload"] == "W8":
+            assert r["verified"] == "count, value bytes", r
 
 
 @pytest.mark.timeout(600)
@@ -92,7 +96,7 @@ def test_outputs_markdown_json_charts_and_machine(quick_run: Path, report: dict[
     assert "| ferrokafka `getmany` |" in markdown
     charts = {p.name for p in quick_run.glob("*.png")}
     assert {"W1.png", "W2.png", "W3-lz4.png", "W3-zstd.png", "W4.png", "W7.png"} <= charts
-    assert {"W5-1000per-s.png", "W5-50000per-s.png", "W6-acks-1-none.png"} <= charts
+    assert {"W5-1000per-s.png", "W5-50000per-s.png", "W6-acks-1-none.png", "W8.png"} <= charts
     for chart in charts:
         assert (quick_run / chart).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     machine = report["machine"]
@@ -105,7 +109,7 @@ def test_outputs_markdown_json_charts_and_machine(quick_run: Path, report: dict[
 
 def test_targets_cover_peak_rss_in_every_workload_with_aiokafka(quick_run: Path) -> None:
     markdown = (quick_run / "results.md").read_text()
-    targets = markdown[markdown.index("## Targets of issue 6") :]
+    targets = markdown[markdown.index("## Targets") :]
     for workload in ("W1", "W2", "W4"):
         assert f"- {workload} peak RSS, ferrokafka `getmany` / aiokafka: " in targets
     for case in EXPECTED["W5"][0]:
@@ -128,3 +132,39 @@ def test_each_dataset_is_read_once_untimed_before_the_rounds(
             timed = [i for i, line in enumerate(log) if line.startswith(rounds)]
             assert timed and min(timed) > warm[0], (workload, case)
     assert all(r["round"] >= 1 for r in report["runs"])
+
+
+@pytest.mark.timeout(600)
+def test_spark_workload_has_a_verified_row_per_reader(
+    quick_run: Path, report: dict[str, Any]
+) -> None:
+    """W8: one SparkSession, every reader (Spark's Kafka source, ferrokafka's three, the
+    in-memory ceiling) read the whole dataset once untimed, then once timed, with the exact
+    count and byte sum."""
+    runs = {r["client"]: r for r in report["runs"] if r["workload"] == "W8"}
+    assert list(runs) == SPARK_READERS
+    for client, r in runs.items():
+        assert r["ok"], (client, r.get("error"))
+        assert r["verified"] == "count, value bytes", r
+        assert (r["count"], r["bytes"]) == (50_000, 50_000 * 100), r
+        assert r["round"] == 1 and r["wall"] > 0 and r["records_per_s"] > 0, r
+    log = (quick_run / "progress.log").read_text().splitlines()
+    for client in SPARK_READERS:
+        warm = [
+            ln for ln in log if ln.startswith(f"[W8 none warm-up, not counted, of 1] {client}:")
+        ]
+        assert len(warm) == 1 and "FAILED" not in warm[0], (client, warm)
+    markdown = (quick_run / "results.md").read_text()
+    table = markdown[markdown.index("\n## W8: ") :]
+    for row in (
+        "| Spark's Kafka source 4.2.0 |",
+        '| ferrokafka `read_kafka`, `fetcher="arrow"` |',
+        '| ferrokafka `read_kafka`, `fetcher="pandas"` |',
+        '| ferrokafka `format("ferrokafka")` |',
+        "| Spark's ceiling: `mapInArrow`, in-memory batches |",
+    ):
+        assert row in table, row
+    targets = markdown[markdown.index("## Targets") :]
+    for what in ('`read_kafka` `fetcher="arrow"`', '`read_kafka` `fetcher="pandas"`'):
+        assert f"- W8 rows/s, ferrokafka {what} / Spark's Kafka source: " in targets, what
+    assert '- W8 rows/s, ferrokafka `format("ferrokafka")` / Spark\'s Kafka source: ' in targets

@@ -6,13 +6,21 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import pytest
 from ferrokafka import AIOKafkaProducer
-from ferrokafka.spark import fetch_arrow, plan_dataframe, plan_ranges, read_kafka, register
+from ferrokafka.spark import (
+    KAFKA_SCHEMA,
+    fetch_arrow,
+    plan_dataframe,
+    plan_ranges,
+    read_kafka,
+    register,
+)
 from ferrokafka.structs import TopicPartition
 
 from .spark_data import (
@@ -323,3 +331,104 @@ def test_invalid_options_raise_when_planning(spark: SparkSession, bootstrap_serv
         lambda: frame.option("startingOffsets", "latest").option("subscribe", "a").load().count()
     )
     assert "starting offset can't be latest for batch queries on Kafka" in message
+
+
+def _read_all(bootstrap: str, topic: str) -> list[tuple[int, bytes | None, bytes | None]]:
+    async def go() -> list[tuple[int, bytes | None, bytes | None]]:
+        from ferrokafka import AIOKafkaConsumer
+
+        tp = TopicPartition(topic, 0)
+        async with AIOKafkaConsumer(
+            bootstrap_servers=bootstrap, auto_offset_reset="earliest"
+        ) as consumer:
+            consumer.assign([tp])
+            end = (await consumer.end_offsets([tp]))[tp]
+            out = []
+            while await consumer.position(tp) < end:
+                for records in (await consumer.getmany(timeout_ms=1000)).values():
+                    out += [(r.offset, r.key, r.value) for r in records]
+            return out
+
+    return asyncio.run(go())
+
+
+@pytest.mark.parametrize("reader", ["arrow", "datasource"])
+def test_compaction_gaps_are_not_data_loss(
+    spark: SparkSession, bootstrap_servers: str, make_topic: TopicFactory, reader: str
+) -> None:
+    topic = make_topic(
+        partitions=1,
+        configs={
+            "cleanup.policy": "compact",
+            "segment.ms": "100",
+            "min.cleanable.dirty.ratio": "0.001",
+            "min.compaction.lag.ms": "0",
+            "delete.retention.ms": "0",
+        },
+    )
+
+    produced: dict[int, tuple[bytes, bytes]] = {}
+
+    async def write(first: int, count: int) -> None:
+        async with AIOKafkaProducer(bootstrap_servers=bootstrap_servers) as producer:
+            sent = []
+            for i in range(first, first + count):
+                key, value = b"k%d" % (i % 10), b"v%d" % i
+                sent.append((await producer.send(topic, value, key=key, partition=0), key, value))
+            for future, key, value in sent:
+                produced[(await future).offset] = (key, value)
+
+    asyncio.run(write(0, 200))
+    deadline = time.monotonic() + 60
+    while True:  # the log cleaner runs every 15 s; a newer segment lets it clean the old one
+        time.sleep(0.3)
+        asyncio.run(write(200, 1))
+        if len(_read_all(bootstrap_servers, topic)) < 150 or time.monotonic() > deadline:
+            break
+    df = load(spark, reader, options(bootstrap_servers, subscribe=topic))  # failOnDataLoss on
+    got = {r.offset: (bytes(r.key), bytes(r.value)) for r in df.collect()}
+    assert len(got) < 150, "the broker did not compact the topic within 60 s"
+    # Gaps, no error: every row read is a record produced at that offset, and each key's
+    # latest record (which compaction keeps) is there.
+    assert all(produced[offset] == kv for offset, kv in got.items())
+    latest = {key: offset for offset, (key, _) in sorted(produced.items())}
+    assert set(latest.values()) <= set(got)
+
+
+def test_a_range_that_cannot_complete_fails_after_the_poll_timeout(
+    spark: SparkSession, bootstrap_servers: str, make_topic: TopicFactory
+) -> None:
+    topic = make_topic(partitions=1)
+    produce_rows(bootstrap_servers, topic, 1, 20)
+
+    async def open_transaction() -> AIOKafkaProducer:
+        producer = AIOKafkaProducer(
+            bootstrap_servers=bootstrap_servers, transactional_id=f"open-{uuid.uuid4().hex}"
+        )
+        await producer.start()
+        await producer.begin_transaction()
+        for i in range(10):
+            await producer.send(topic, b"open-%d" % i, partition=0)
+        await producer.flush()
+        return producer
+
+    loop = asyncio.new_event_loop()
+    producer = loop.run_until_complete(open_transaction())
+    try:
+        # Planned without read_committed (to the high watermark, 30), read with it: the
+        # records from 20 on stay invisible while the transaction is open.
+        opts = options(bootstrap_servers, subscribe=topic)
+        plan = plan_dataframe(spark, plan_ranges(opts))
+        fetch = fetch_arrow(
+            {
+                **opts,
+                "kafka.isolation.level": "read_committed",
+                "kafkaConsumer.pollTimeoutMs": "3000",
+            }
+        )
+        message = _spark_error(lambda: plan.mapInArrow(fetch, KAFKA_SCHEMA).count())
+        assert "KafkaTimeoutError" in message
+        assert "Cannot fetch record for offset 20 in 3000 milliseconds" in message
+    finally:
+        loop.run_until_complete(producer.stop())
+        loop.close()

@@ -73,6 +73,7 @@ def read_range(
     with rt.lock:
         consumer = rt.run(rt.consumer(client, ssl))
         reading = _Range(rt, consumer, rng, fail_on_data_loss, poll_timeout_ms / 1000)
+        broken = False
         try:
             rt.run(reading.begin())
             while not reading.done:
@@ -80,12 +81,20 @@ def read_range(
                 if batch is not None and batch.num_rows:
                     yield batch if include_headers else without_headers(batch)
         except BaseException:
+            # Stopped early (Spark needed no more rows: GeneratorExit) or failed.
             _stopped_at.pop(id(consumer), None)
-            if not isinstance(reading.failure, KafkaDataLossError) and reading.failure:
-                rt.run(rt.discard(consumer))
+            failure = reading.failure
+            broken = failure is not None and not isinstance(failure, KafkaDataLossError)
             raise
         finally:
-            rt.run(reading.end())
+            if broken:
+                # The next task gets a fresh consumer rather than one in an unknown state.
+                try:
+                    rt.run(rt.discard(consumer))
+                except Exception as exc:
+                    log.warning("closing a failed consumer failed: %s", exc)
+            else:
+                rt.run(reading.end())
 
 
 class _Range:
@@ -182,8 +191,7 @@ class _Range:
             self.consumer.seek(tp, self.position)
 
     async def _check_stalled(self) -> None:
-        """No data for a while: is the partition still there, does its log still reach
-        ``until``? Past the poll timeout with neither, fail."""
+        """No data for a while: is the partition still there? Past the poll timeout, fail."""
         waited = time.monotonic() - self.last_progress
         if waited < 5 * _POLL_S and waited < self.poll_timeout:
             return
@@ -202,14 +210,8 @@ class _Range:
             )
             self.done = True
             return
-        latest = (await self.consumer.end_offsets([tp]))[tp]
-        if latest <= self.position < self.until:
-            self._lost(
-                f"{tp.topic}-{tp.partition} ends at offset {latest}: records [{self.position}, "
-                f"{self.until}) are gone (the log was truncated)"
-            )
-            self.done = True
-            return
+        # A log cut below the position answers the fetch with OFFSET_OUT_OF_RANGE (handled
+        # there); what is left is a wait, e.g. for an open transaction with read_committed.
         if waited >= self.poll_timeout:
             exc = Errors.KafkaTimeoutError(
                 f"Cannot fetch record for offset {self.position} in "

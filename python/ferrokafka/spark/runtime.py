@@ -70,6 +70,11 @@ class Runtime:
                     "auto_offset_reset": "none",
                     # A task reads one partition: let one fetch bring a larger piece of it.
                     "max_partition_fetch_bytes": 8 * 1024 * 1024,
+                    # A range only asks for records that existed when it was planned, so a
+                    # fetch never needs to wait for new ones; and the fetch sent past the end
+                    # of the previous range (held by the broker this long) delays the next
+                    # range's first fetch to that broker.
+                    "fetch_max_wait_ms": 10,
                     **client_kwargs(client, ssl),
                     "group_id": None,
                 }
