@@ -11,8 +11,8 @@ PySpark's data source API changed between 4.0 and 4.3; what differs is handled h
   with ``partitions(end, end)``), else from its initial offsets, so ``maxOffsetsPerTrigger``
   bounds the first micro-batch too. 4.0 and 4.1 run ``Trigger.AvailableNow`` as one batch and
   cannot tell the reader which trigger runs: that batch is rate-limited like any other.
-* ``SupportsTriggerAvailableNow`` and the Arrow writers exist only in newer releases; they are
-  used where present (rows are written otherwise).
+* ``SupportsTriggerAvailableNow`` and the read limits exist from 4.2, the Arrow stream writer
+  from 4.1; they are used where present (4.0's streaming writer gets rows).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from typing import Any
 
 from pyspark.sql.datasource import (
     DataSource,
+    DataSourceArrowWriter,
     DataSourceReader,
     DataSourceStreamReader,
     DataSourceStreamWriter,
@@ -48,11 +49,7 @@ from .streaming import (
 )
 from .writer import check_sink_schema, chunks, write_batches
 
-try:  # PySpark >= 4.1
-    from pyspark.sql.datasource import DataSourceArrowWriter as _BatchWriterBase
-except ImportError:  # pragma: no cover - older PySpark writes rows
-    _BatchWriterBase = DataSourceWriter  # type: ignore[assignment,misc]
-try:
+try:  # PySpark >= 4.1; 4.0 hands streaming writers rows
     from pyspark.sql.datasource import DataSourceStreamArrowWriter as _StreamWriterBase
 except ImportError:  # pragma: no cover
     _StreamWriterBase = DataSourceStreamWriter  # type: ignore[assignment,misc]
@@ -220,14 +217,13 @@ def _fields(schema: Any) -> Mapping[str, str]:
     return {f.name: f.dataType.simpleString() for f in schema.fields}
 
 
-class _Writer(_BatchWriterBase):
+class _Writer(DataSourceArrowWriter):
     def __init__(self, options: Mapping[str, str], schema: Any) -> None:
         self.sink = parse_sink_options(options)
         check_sink_schema(_fields(schema), self.sink.topic)
 
     def write(self, iterator: Iterator[Any]) -> WriterCommitMessage:
-        arrow = _BatchWriterBase is not DataSourceWriter
-        return _Written(write_batches(self.sink, iterator if arrow else chunks(iterator)))
+        return _Written(write_batches(self.sink, iterator))
 
 
 class _StreamWriter(_StreamWriterBase):
