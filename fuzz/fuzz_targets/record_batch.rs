@@ -7,7 +7,10 @@
 //! bits 4-7 start_offset); then two bytes per aborted transaction (producer id, first offset);
 //! the rest is the records section of a partition.
 #![no_main]
-use _native::records::{decode_records, decode_spark_batch, to_spark_batch, DecodeOptions};
+use _native::records::{
+    decode_records, decode_spark_batch, to_spark_batch, DecodeOptions, RecordsError,
+    SparkBatchError,
+};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -34,7 +37,11 @@ fuzz_target!(|data: &[u8]| {
         Ok(decoded) => decoded,
         Err(err) => {
             let other = one_pass.expect_err("the one-pass decode accepted what the slots refused");
-            assert_eq!(other.to_string(), err.to_string());
+            let other = match other {
+                SparkBatchError::Records(records) => same_error(&records),
+                arrow => arrow.to_string(),
+            };
+            assert_eq!(other, same_error(&err));
             return;
         }
     };
@@ -61,3 +68,15 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(direct, batch);
     assert_eq!(summary, decoded.summary);
 });
+
+/// An error as both decoders must agree on it. A codec's own reason for a corrupt frame is left
+/// out: zstd names the first inconsistency it meets, which depends on how much output room it
+/// was given, and the two decoders reuse their buffers differently.
+fn same_error(err: &RecordsError) -> String {
+    match err {
+        RecordsError::Decompression {
+            base_offset, codec, ..
+        } => format!("batch at offset {base_offset}: {codec} decompression failed"),
+        other => other.to_string(),
+    }
+}
