@@ -3,14 +3,13 @@
 The public API follows aiokafka's: swap ``aiokafka`` for ``ferrokafka`` in imports.
 """
 
+from ._native import __version__
 from .abc import ConsumerRebalanceListener
 from .client import AIOKafkaClient
 from .consumer import AIOKafkaConsumer
 from .errors import ConsumerStoppedError, IllegalOperation
 from .producer import AIOKafkaProducer
 from .structs import ConsumerRecord, OffsetAndMetadata, OffsetAndTimestamp, TopicPartition
-
-__version__ = "0.1.0"
 
 __all__ = [
     "AIOKafkaClient",

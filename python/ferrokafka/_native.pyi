@@ -19,6 +19,7 @@ __all__ = [
     "FrameDecoder",
     "ReceiveWindow",
     "SharedBytes",
+    "__version__",
     "_records_direct_alloc",
     "arena_cache_info",
     "batch_position",
@@ -39,6 +40,8 @@ __all__ = [
     "supported_apis",
 ]
 
+__version__: str
+"""The package version (Cargo.toml's)."""
 DEFAULT_MAX_FRAME_SIZE: int
 """The default cap on one frame (100 MiB)."""
 

@@ -1,6 +1,6 @@
 """The connection pool and metadata owner shared by the consumer, producer and admin client.
 
-Connection keys follow the Java client (see SEMANTICS.md section 1):
+Connection keys follow the Java client:
 
 * bootstrap addresses are nodes -1, -2, ... in the order given, used until metadata names the
   real brokers, then left to idle expiry;

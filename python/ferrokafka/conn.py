@@ -24,7 +24,7 @@ from .waits import wait_for
 log = logging.getLogger(__name__)
 
 CLIENT_SOFTWARE_NAME = "ferrokafka"
-CLIENT_SOFTWARE_VERSION = "0.1.0"
+CLIENT_SOFTWARE_VERSION = _native.__version__
 
 Body = dict[str, Any]
 """A request or response as a dict of its fields (snake_case names from Kafka's schemas)."""

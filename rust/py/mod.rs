@@ -315,6 +315,8 @@ fn error_codes(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // The package's one version: Cargo.toml's (maturin gives it to the wheel too).
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<FrameDecoder>()?;
     m.add_function(wrap_pyfunction!(arena::set_arena_cache, m)?)?;
     m.add_function(wrap_pyfunction!(arena::arena_cache_info, m)?)?;

@@ -67,7 +67,7 @@ async def wait_all_buffered(
     """Until every partition's first response has arrived, so one poll could take them all."""
 
     async def all_buffered() -> None:
-        while consumer._fetcher._buffers.keys() != set(tps):
+        while not all(consumer._fetcher._buffer.queued(tp) for tp in tps):
             await asyncio.sleep(0.05)
 
     await asyncio.wait_for(all_buffered(), 20)
@@ -112,7 +112,7 @@ async def test_assigning_a_topic_created_after_start_reads_it(
 async def test_getmany_without_max_records_returns_bounded_fair_bursts(
     bootstrap_servers: str, make_topic: Any
 ) -> None:
-    from ferrokafka.consumer.fetcher import DRAIN_SOFT_RECORDS
+    from ferrokafka.consumer.fetch_buffer import DRAIN_SOFT_RECORDS
 
     partitions, per_partition = 40, 1000
     topic = make_topic(partitions=partitions)
@@ -139,7 +139,7 @@ async def test_getmany_without_max_records_returns_bounded_fair_bursts(
 async def test_getmany_without_max_records_stops_at_the_soft_byte_limit(
     bootstrap_servers: str, make_topic: Any
 ) -> None:
-    from ferrokafka.consumer.fetcher import DRAIN_SOFT_BYTES, DRAIN_SOFT_RECORDS
+    from ferrokafka.consumer.fetch_buffer import DRAIN_SOFT_BYTES, DRAIN_SOFT_RECORDS
 
     # Each partition's response (~600 KB) is well under the record limit: bytes bind first.
     partitions, per_partition, size = 6, 300, 2000

@@ -1,4 +1,4 @@
-"""SubscriptionState (SEMANTICS.md section 2): subscribing by topics, by pattern and assigning
+"""SubscriptionState: subscribing by topics, by pattern and assigning
 by hand are mutually exclusive (``IllegalStateError``, aiokafka's class, until
 ``unsubscribe()``), on the state object and through the consumer's API; what a subscription
 change does to the assignment; the leader's group subscription."""

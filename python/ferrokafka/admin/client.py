@@ -25,6 +25,7 @@ from .. import errors as Errors
 from ..abc import AbstractTokenProvider
 from ..client import AIOKafkaClient
 from ..protocol import ApiKey
+from ..retry import retrying
 from ..structs import OffsetAndMetadata, TopicPartition
 from .config_resource import ConfigResource, ConfigResourceType
 from .new_partitions import NewPartitions
@@ -148,14 +149,9 @@ class AIOKafkaAdminClient:
     async def _retrying(self, attempt: Callable[[], Awaitable[T]]) -> T:
         """Run ``attempt`` until it succeeds, retrying retriable Kafka errors with backoff for
         up to ``request_timeout_ms``."""
-        deadline = time.monotonic() + self._request_timeout_ms / 1000
-        while True:
-            try:
-                return await attempt()
-            except Errors.KafkaError as exc:
-                if not exc.retriable or time.monotonic() + self._retry_backoff >= deadline:
-                    raise
-            await asyncio.sleep(self._retry_backoff)
+        return await retrying(
+            attempt, timeout=self._request_timeout_ms / 1000, backoff=self._retry_backoff
+        )
 
     # -- topics ----------------------------------------------------------------------------
 

@@ -15,8 +15,8 @@ import weakref
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Generic
 
+from .. import _native, memory
 from .. import errors as Errors
-from .. import memory
 from ..abc import ConsumerRebalanceListener
 from ..client import AIOKafkaClient
 from ..cluster import ClusterMetadata
@@ -44,7 +44,7 @@ else:
     KT = TypeVar("KT")
     VT = TypeVar("VT")
 
-_VERSION = "0.1.0"
+_VERSION = _native.__version__
 
 
 class AIOKafkaConsumer(Generic[KT, VT]):

@@ -1,4 +1,4 @@
-"""Group membership with the classic protocol (SEMANTICS.md section 3): JoinGroup and SyncGroup
+"""Group membership with the classic protocol (KIP-62, KIP-345, KIP-429): JoinGroup and SyncGroup
 to the coordinator on its own connection, the heartbeat task, rebalance callbacks, auto-commit,
 ``max_poll_interval_ms``, static membership and LeaveGroup on close.
 

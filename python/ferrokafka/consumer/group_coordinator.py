@@ -1,5 +1,5 @@
-"""Talking to a group's coordinator: finding it, committing offsets and fetching committed ones
-(SEMANTICS.md section 4).
+"""Talking to a group's coordinator: finding it (FindCoordinator, then a connection of its own),
+committing offsets and fetching committed ones.
 
 ``OffsetsCoordinator`` needs no membership: with generation -1 and an empty member id, the
 broker accepts OffsetCommit from any client (what ``commit()`` with explicit offsets does in

@@ -1,5 +1,6 @@
 """What the consumer reads: its subscription (or manual assignment) and, per assigned partition,
-the position, committed offset, pause flag and pending reset (SEMANTICS.md section 2).
+the position, committed offset, pause flag and pending reset. Subscribing by topics, by pattern
+and assigning by hand exclude each other until ``unsubscribe()``, as in aiokafka.
 
 No I/O here. The fetcher reads it to decide what to fetch; the consumer API and (later) the group
 coordinator change it. ``version`` increases on every change that could alter what should be

@@ -1,7 +1,8 @@
 """``AIOKafkaProducer``: aiokafka 0.14's producer API over ferrokafka's client and native batches.
 
 ``send`` serializes, picks a partition and appends to the accumulator; the sender task
-(``sender.py``) turns ready batches into Produce requests. See SEMANTICS.md section 6.
+(``sender.py``) turns ready batches into Produce requests, keeping per-partition order and, with
+idempotence (KIP-98), sequence numbers that let the broker drop retried duplicates.
 """
 
 from __future__ import annotations

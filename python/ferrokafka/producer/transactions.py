@@ -22,13 +22,13 @@ import contextlib
 import copy
 import enum
 import logging
-import time
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 from .. import errors as Errors
 from ..client import AIOKafkaClient
 from ..protocol import ApiKey
+from ..retry import retrying
 from ..structs import OffsetAndMetadata, TopicPartition
 from .idempotence import ProducerIdState
 
@@ -419,26 +419,30 @@ class TransactionManager:
     async def _retrying(self, attempt: Callable[[], Awaitable[None]]) -> None:
         """Run ``attempt`` until it succeeds; retriable errors (a coordinator loading or moved,
         CONCURRENT_TRANSACTIONS, a lost connection) are retried for ``request_timeout_ms``."""
-        deadline = time.monotonic() + self._request_timeout
-        while True:
-            try:
-                await attempt()
-                return
-            except Errors.KafkaError as exc:
-                code = getattr(exc, "errno", None)
-                if code in _COORDINATOR_MOVED:
-                    self._coordinator = None
-                retriable = (
-                    code in _RETRIABLE
-                    or (exc.retriable and code not in _FATAL)
-                    or isinstance(exc, Errors.KafkaConnectionError)
-                )
-                if not retriable:
-                    raise
-                if time.monotonic() >= deadline:
-                    raise Errors.KafkaTimeoutError(
-                        f"transactional id {self.transactional_id!r}: {exc} (still failing "
-                        f"after {self._request_timeout:.0f}s)"
-                    ) from exc
+
+        def retriable(exc: Errors.KafkaError) -> bool:
+            code = getattr(exc, "errno", None)
+            if code in _COORDINATOR_MOVED:
+                self._coordinator = None
+            again = (
+                code in _RETRIABLE
+                or (exc.retriable and code not in _FATAL)
+                or isinstance(exc, Errors.KafkaConnectionError)
+            )
+            if again:
                 log.debug("transactional id %r: %s; retrying", self.transactional_id, exc)
-                await asyncio.sleep(self._retry_backoff)
+            return again
+
+        def timed_out(exc: Errors.KafkaError) -> BaseException:
+            return Errors.KafkaTimeoutError(
+                f"transactional id {self.transactional_id!r}: {exc} (still failing after "
+                f"{self._request_timeout:.0f}s)"
+            )
+
+        await retrying(
+            attempt,
+            timeout=self._request_timeout,
+            backoff=self._retry_backoff,
+            retriable=retriable,
+            timed_out=timed_out,
+        )

@@ -1,0 +1,291 @@
+"""The fetched data a consumer has not handed out yet: per partition, a queue of fetched
+responses, each kept as the raw ``records`` bytes and decoded by the Rust core only when the
+application takes it, into ``ConsumerRecord`` lists or Arrow columns (``form`` "records" or
+"arrow"), whichever it asks for.
+
+Taking moves the partition's position: past the last record handed out, and past control
+batches and aborted records once a whole response is taken. Data fetched for a partition's
+previous assignment (a different ``TopicPartitionState``) or before a seek is never handed out.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from .. import _native
+from .. import errors as Errors
+from ..structs import TopicPartition
+from .subscription_state import SubscriptionState, TopicPartitionState
+
+__all__ = ["DRAIN_SOFT_BYTES", "DRAIN_SOFT_RECORDS", "Buffered", "FetchBuffer"]
+
+DRAIN_SOFT_RECORDS = 16384
+DRAIN_SOFT_BYTES = 1 << 20
+"""A ``getmany`` without ``max_records`` stops taking further partitions once it holds this many
+records or this many fetched bytes (whole partition responses, at least one): a smaller burst of
+objects stays in the allocator's caches, and the peak memory of a poll stays bounded when many
+partitions have data buffered. An explicit ``max_records`` is honoured as given.
+
+1 MiB (one default-sized partition response) rather than 4: a poll's values and records then
+fit in a core's L2 cache when the next poll reuses their memory (W2's data, 1M x 1 KiB, read in
+0.82 s against 0.87 s with 4 MiB: the median of 12 alternating reads)."""
+
+
+class Buffered:
+    """One fetched response of one partition, decoded on demand, drained in order."""
+
+    __slots__ = (
+        "aborted",
+        "end",
+        "end_epoch",
+        "form",
+        "items",
+        "next_offset",
+        "raw",
+        "start",
+        "state",
+        "taken",
+        "tp",
+    )
+
+    def __init__(
+        self,
+        tp: TopicPartition,
+        state: TopicPartitionState,
+        start: int,
+        raw: _native.SharedBytes | bytes,
+        end: int,
+        end_epoch: int,
+        aborted: list[tuple[int, int]] | None,
+    ) -> None:
+        self.tp = tp
+        self.state = state
+        """The partition's state when it was fetched: a partition assigned anew (after it was
+        lost or revoked) has a new state, and nothing fetched before that is handed out."""
+        self.start = start
+        """The offset this response was fetched from."""
+        self.raw = raw
+        self.end = end
+        """The position after its last whole batch (where the next fetch started)."""
+        self.end_epoch = end_epoch
+        self.aborted = aborted
+        self.form: str | None = None
+        self.items: Any = None
+        self.taken = 0
+        self.next_offset: int | None = None
+
+
+class FetchBuffer:
+    """Fetched responses per partition, in fetch order; partitions in the order they are
+    served (one partly taken goes to the back: fairness)."""
+
+    def __init__(
+        self,
+        subscriptions: SubscriptionState,
+        *,
+        check_crcs: bool,
+        read_committed: bool,
+        key_deserializer: Callable[[bytes | None], Any] | None,
+        value_deserializer: Callable[[bytes | None], Any] | None,
+        on_drop: Callable[[TopicPartition], None],
+        on_taken: Callable[[], None] | None = None,
+    ) -> None:
+        self._subs = subscriptions
+        self._check_crcs = check_crcs
+        self._read_committed = read_committed
+        self._key_deserializer = key_deserializer
+        self._value_deserializer = value_deserializer
+        self._on_drop = on_drop
+        self._on_taken = on_taken
+        self._buffers: dict[TopicPartition, deque[Buffered]] = {}
+
+    def add(self, buf: Buffered) -> None:
+        self._buffers.setdefault(buf.tp, deque()).append(buf)
+
+    def queued(self, tp: TopicPartition) -> int:
+        """How many fetched responses of ``tp`` wait."""
+        queue = self._buffers.get(tp)
+        return len(queue) if queue else 0
+
+    def forget(self, tp: TopicPartition) -> None:
+        """Drop ``tp``'s data without telling anyone (the caller resets what it needs)."""
+        self._buffers.pop(tp, None)
+
+    def clear(self) -> None:
+        self._buffers.clear()
+
+    def stale(self) -> list[TopicPartition]:
+        """Partitions whose data belongs to an assignment that is over: no longer assigned,
+        or assigned anew since it was fetched."""
+        return [
+            tp
+            for tp, queue in self._buffers.items()
+            if not self._subs.is_assigned(tp) or queue[0].state is not self._subs.state(tp)
+        ]
+
+    def _on_drop_taken(self) -> None:
+        """A whole response was taken: room for the fetch loop to fetch the partition again."""
+        if self._on_taken is not None:
+            self._on_taken()
+
+    def has_buffered(self, partitions: Iterable[TopicPartition] | None = None) -> bool:
+        """Whether a poll of ``partitions`` (all) would find records to take."""
+        wanted = None if partitions is None else set(partitions)
+        return any(
+            bufs
+            and (wanted is None or tp in wanted)
+            and self._subs.is_assigned(tp)
+            and not self._subs.state(tp).paused
+            for tp, bufs in self._buffers.items()
+        )
+
+    def drain(
+        self,
+        partitions: set[TopicPartition] | None,
+        max_records: int | None,
+        form: str,
+    ) -> dict[TopicPartition, Any]:
+        """Take up to ``max_records`` buffered records (``form`` "records": lists of
+        ``ConsumerRecord``; "arrow": ``pyarrow.RecordBatch``es), advancing positions."""
+        out: dict[TopicPartition, Any] = {}
+        budget = max_records if max_records is not None else -1
+        soft = max_records is None
+        records_taken = bytes_taken = 0
+        for tp in list(self._buffers):
+            if budget == 0:
+                break
+            if soft and (records_taken >= DRAIN_SOFT_RECORDS or bytes_taken >= DRAIN_SOFT_BYTES):
+                break
+            if partitions is not None and tp not in partitions:
+                continue
+            queue = self._buffers[tp]
+            if not self._subs.is_assigned(tp):
+                self.drop(tp)
+                continue
+            st = self._subs.state(tp)
+            if st.paused:
+                continue
+            taken = None
+            while queue and budget != 0:
+                buf = queue[0]
+                if (
+                    st.position is None
+                    or buf.state is not st
+                    or (buf.taken == 0 and buf.start > st.position)
+                    or (buf.taken == 0 and buf.end <= st.position)
+                ):
+                    self.drop(tp)  # seeked away: everything buffered is stale
+                    break
+                size = len(buf.raw)
+                chunk, count, total = self._take(buf, st, budget, form)
+                if chunk is not None:
+                    taken = chunk if taken is None else _concat(taken, chunk, form)
+                    records_taken += count
+                    bytes_taken += size * count // total
+                    if budget > 0:
+                        budget -= count
+                if buf.next_offset is None:
+                    break
+                queue.popleft()
+                self._on_drop_taken()
+                if taken is not None:
+                    # One fetched response per partition per poll, as aiokafka hands out: a
+                    # smaller burst of objects is cheaper to allocate and free.
+                    break
+            if not queue:
+                self._buffers.pop(tp, None)
+            elif taken is not None:
+                # Partly taken: let other partitions go first next time (fairness).
+                self._buffers[tp] = self._buffers.pop(tp)
+            if taken is not None:
+                out[tp] = taken
+        return out
+
+    def drop(self, tp: TopicPartition) -> None:
+        """Forget what was fetched for ``tp`` and tell the fetch loop."""
+        self._buffers.pop(tp, None)
+        self._on_drop(tp)
+
+    def _decode(self, buf: Buffered, st: TopicPartitionState, form: str) -> None:
+        assert st.position is not None
+        common: dict[str, Any] = {
+            "check_crcs": self._check_crcs,
+            "read_committed": self._read_committed,
+            "aborted_transactions": buf.aborted,
+            "start_offset": st.position,
+        }
+        tp = buf.tp
+        try:
+            if form == "arrow":
+                part: Any = _native.decode_columns(buf.raw, tp.topic, tp.partition, **common)
+                items: Any = part.records.to_pyarrow()
+            else:
+                part = _native.decode_records(
+                    buf.raw,
+                    tp.topic,
+                    tp.partition,
+                    key_deserializer=self._key_deserializer,
+                    value_deserializer=self._value_deserializer,
+                    **common,
+                )
+                items = part.records
+        except Errors.CorruptRecordException as exc:
+            bad = getattr(exc, "offset", None)
+            cut = None if bad is None else _native.batch_position(buf.raw, bad)
+            if not cut or bad is None or bad <= st.position:
+                # Nothing good before it: the application sees the error and the position
+                # stays on the bad batch (it may seek past it).
+                self.drop(tp)
+                raise
+            # Hand out the whole batches before the bad one first; the next fetch starts at
+            # the bad batch and raises there.
+            buf.raw = buf.raw[:cut]
+            buf.end = bad
+            self._decode(buf, st, form)
+            return
+        except BaseException:
+            self.drop(tp)
+            raise
+        buf.form = form
+        buf.items = items
+        buf.taken = 0
+        buf.start = st.position
+        buf.next_offset = None
+        buf.end = part.next_offset if part.next_offset is not None else buf.end
+
+    def _take(
+        self, buf: Buffered, st: TopicPartitionState, budget: int, form: str
+    ) -> tuple[Any, int, int]:
+        """Up to ``budget`` (-1: all) of ``buf``'s records in ``form``: (chunk or None, how many,
+        how many records ``buf`` has in all)."""
+        if buf.form != form:
+            self._decode(buf, st, form)
+        items = buf.items
+        total = len(items) if form == "records" else items.num_rows
+        n = total - buf.taken if budget < 0 else min(budget, total - buf.taken)
+        start = buf.taken
+        buf.taken += n
+        if form == "records":
+            chunk: Any = items[start : start + n] if (start or n != total) else items
+            last = chunk[-1].offset if n else None
+        else:
+            chunk = items.slice(start, n) if (start or n != total) else items
+            last = chunk.column(4)[n - 1].as_py() if n else None
+        if buf.taken >= total:
+            # All of it: the position moves past control batches and aborted data too.
+            st.position = max(buf.end, (last + 1) if last is not None else buf.end)
+            st.position_epoch = buf.end_epoch
+            buf.next_offset = st.position
+        elif last is not None:
+            st.position = last + 1
+        return (chunk if n else None), n, total
+
+
+def _concat(a: Any, b: Any, form: str) -> Any:
+    if form == "records":
+        return a + b
+    import pyarrow  # type: ignore[import-untyped]
+
+    return pyarrow.concat_batches([a, b])

@@ -1,0 +1,54 @@
+"""The shared retry loop: retriable errors are retried until the deadline, others raised at
+once; at the deadline the last error (or what ``timed_out`` makes of it) is raised."""
+
+from __future__ import annotations
+
+import pytest
+from ferrokafka import errors as Errors
+from ferrokafka.retry import retrying
+
+
+async def test_retriable_errors_are_retried_until_success() -> None:
+    calls = 0
+
+    async def attempt() -> str:
+        nonlocal calls
+        calls += 1
+        if calls < 3:
+            raise Errors.NotCoordinatorError("moved")
+        return "done"
+
+    assert await retrying(attempt, timeout=5, backoff=0.001) == "done"
+    assert calls == 3
+
+
+async def test_other_errors_are_raised_at_once() -> None:
+    calls = 0
+
+    async def attempt() -> None:
+        nonlocal calls
+        calls += 1
+        raise Errors.TopicAuthorizationFailedError("no")
+
+    with pytest.raises(Errors.TopicAuthorizationFailedError):
+        await retrying(attempt, timeout=5, backoff=0.001)
+    assert calls == 1
+
+
+async def test_at_the_deadline_the_error_or_its_replacement_is_raised() -> None:
+    async def attempt() -> None:
+        raise Errors.RequestTimedOutError("slow")
+
+    with pytest.raises(Errors.RequestTimedOutError):
+        await retrying(attempt, timeout=0.05, backoff=0.01)
+    with pytest.raises(Errors.KafkaTimeoutError) as info:
+        await retrying(
+            attempt,
+            timeout=0.05,
+            backoff=0.01,
+            timed_out=lambda exc: Errors.KafkaTimeoutError(f"gave up: {exc}"),
+        )
+    assert isinstance(info.value.__cause__, Errors.RequestTimedOutError)
+    # A custom rule: nothing is retriable.
+    with pytest.raises(Errors.RequestTimedOutError):
+        await retrying(attempt, timeout=5, backoff=0.01, retriable=lambda exc: False)
