@@ -16,14 +16,14 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from .. import errors as Errors
 from ..abc import ConsumerRebalanceListener
 from ..client import AIOKafkaClient
 from ..protocol import ApiKey
+from ..retry import retrying
 from ..structs import OffsetAndMetadata, TopicPartition
 from .subscription_state import SubscriptionState
 
@@ -40,6 +40,13 @@ _COORDINATOR_ERRORS = (
     Errors.NotCoordinatorForGroupError,
     Errors.GroupCoordinatorNotAvailableError,
 )
+
+
+T = TypeVar("T")
+
+
+def _retriable(exc: Errors.KafkaError) -> bool:
+    return exc.retriable or isinstance(exc, Errors.KafkaConnectionError)
 
 
 class OffsetsCoordinator:
@@ -100,22 +107,23 @@ class OffsetsCoordinator:
         finally:
             self._lookup = None
 
+    async def _retrying(self, attempt: Callable[[], Awaitable[T]], failed: str) -> T:
+        """``attempt`` retried on retriable errors and lost connections (a coordinator moved
+        or loading) until ``request_timeout_ms``, then ``KafkaTimeoutError(failed: error)``."""
+        return await retrying(
+            attempt,
+            timeout=self._request_timeout,
+            backoff=self._retry_backoff,
+            retriable=_retriable,
+            timed_out=lambda exc: Errors.KafkaTimeoutError(f"{failed}: {exc}"),
+        )
+
     async def _find_coordinator(self) -> int:
-        deadline = time.monotonic() + self._request_timeout
-        while True:
-            try:
-                node = await self._find_coordinator_once()
-            except Errors.KafkaError as exc:
-                if not (exc.retriable or isinstance(exc, Errors.KafkaConnectionError)):
-                    raise
-                if time.monotonic() >= deadline:
-                    raise Errors.KafkaTimeoutError(
-                        f"no coordinator found for group {self.group_id!r}: {exc}"
-                    ) from exc
-                await asyncio.sleep(self._retry_backoff)
-                continue
-            self.coordinator_id = node
-            return node
+        node = await self._retrying(
+            self._find_coordinator_once, f"no coordinator found for group {self.group_id!r}"
+        )
+        self.coordinator_id = node
+        return node
 
     async def _find_coordinator_once(self) -> int:
         return await self._client.find_coordinator(self.group_id)
@@ -160,25 +168,23 @@ class OffsetsCoordinator:
         overwrites a newer offset. Returns what was committed."""
         if sequence is None:
             sequence = self.begin_commit(offsets)
-        deadline = time.monotonic() + self._request_timeout
-        while True:
+        tries = 0
+
+        async def attempt() -> dict[TopicPartition, OffsetAndMetadata]:
+            nonlocal tries
+            if tries:
+                log.info("group %s: retrying a commit", self.group_id)
+            tries += 1
             current = {
                 tp: om for tp, om in offsets.items() if self._latest_commit.get(tp) == sequence
             }
-            if not current:
-                return {}
-            try:
+            if current:
                 await self._commit_once(current, leader_epochs or {})
-                return current
-            except Errors.KafkaError as exc:
-                if not (exc.retriable or isinstance(exc, Errors.KafkaConnectionError)):
-                    raise
-                if time.monotonic() >= deadline:
-                    raise Errors.KafkaTimeoutError(
-                        f"committing offsets for group {self.group_id!r} failed: {exc}"
-                    ) from exc
-                log.info("group %s: commit failed (%s); retrying", self.group_id, exc)
-                await asyncio.sleep(self._retry_backoff)
+            return current
+
+        return await self._retrying(
+            attempt, f"committing offsets for group {self.group_id!r} failed"
+        )
 
     async def _commit_once(
         self, offsets: dict[TopicPartition, OffsetAndMetadata], leader_epochs: dict[Any, int]
@@ -232,18 +238,10 @@ class OffsetsCoordinator:
         committed offset. Retries retriable errors until ``request_timeout_ms``."""
         if not partitions:
             return {}
-        deadline = time.monotonic() + self._request_timeout
-        while True:
-            try:
-                return await self._fetch_once(partitions)
-            except Errors.KafkaError as exc:
-                if not (exc.retriable or isinstance(exc, Errors.KafkaConnectionError)):
-                    raise
-                if time.monotonic() >= deadline:
-                    raise Errors.KafkaTimeoutError(
-                        f"fetching committed offsets of group {self.group_id!r} failed: {exc}"
-                    ) from exc
-                await asyncio.sleep(self._retry_backoff)
+        return await self._retrying(
+            lambda: self._fetch_once(partitions),
+            f"fetching committed offsets of group {self.group_id!r} failed",
+        )
 
     async def _fetch_once(
         self, partitions: list[TopicPartition]

@@ -168,3 +168,19 @@ def spawn(
         setsid=new_session,
         setsigdef=(signal.SIGPIPE, signal.SIGXFSZ),
     )
+
+
+def log_tail(path: Path, lines: int = 30) -> str:
+    """The end of a log, with its first ERROR/FATAL lines when they are further up."""
+    try:
+        text = path.read_text(errors="replace")
+    except OSError as exc:
+        return f"<no log at {path}: {exc}>"
+    all_lines = text.splitlines()
+    # The line that explains a failure is often far above the shutdown noise it triggers.
+    errors = [ln for ln in all_lines if " ERROR " in ln or " FATAL " in ln][:5]
+    tail = all_lines[-lines:]
+    picked = [ln for ln in errors if ln not in tail]
+    if picked:
+        return "\n".join(["first errors:", *picked, "last lines:", *tail])
+    return "\n".join(tail)

@@ -22,9 +22,7 @@ Environment:
 
 from __future__ import annotations
 
-import asyncio
 import base64
-import concurrent.futures
 import contextlib
 import os
 import shutil
@@ -34,15 +32,24 @@ import tempfile
 import time
 import uuid
 import weakref
-from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from types import ModuleType, TracebackType
+from types import TracebackType
 from typing import Any, TypeVar
 
-from ._process import LOOPBACK, TrackedProcess, free_ports, pid_matches, spawn
-from .maven import MavenResolveError, ResolvedJars, resolve_jars
+from ._process import LOOPBACK, TrackedProcess, free_ports, log_tail, spawn
+from .detached import ROOT_MARKER, detached_status, stop_detached
+from .distribution import (
+    KAFKA_VERSION,
+    BrokerStartError,
+    find_java,
+    kafka_version,
+    resolve_kafka,
+)
+from .maven import MavenResolveError, ResolvedJars
+from .topics import ExternalKafka, TopicOps, client_ops, run_sync
 
 __all__ = [
     "DEFAULT_JVM_OPTIONS",
@@ -58,12 +65,6 @@ __all__ = [
     "resolve_kafka",
     "stop_detached",
 ]
-
-#: The Apache Kafka release the harness runs unless ``FERROKAFKA_KAFKA_VERSION`` says otherwise.
-KAFKA_VERSION = "4.2.0"
-SCALA_BINARY_VERSION = "2.13"
-#: Kafka logs through slf4j 1.x; a newer slf4j-api pulled in transitively would find no binding.
-SLF4J_VERSION = "1.7.36"
 
 STARTED_LINE = b"Kafka Server started"
 HOST = LOOPBACK
@@ -88,71 +89,11 @@ _FORMAT_JVM_OPTIONS = (
     "-XX:-UsePerfData",
 )
 _LOG4J2_RESOURCE = "log4j2.properties"
-_ROOT_MARKER = ".ferrokafka-harness"
 _TAIL_LINES = 30
 _POLL_S = 0.05
 
 _T = TypeVar("_T")
 _Harness = TypeVar("_Harness", bound="_LocalKafka")
-
-
-class BrokerStartError(RuntimeError):
-    """A broker could not be set up or did not become ready; the message carries the tail of
-    the node's log."""
-
-
-def kafka_version() -> str:
-    """The Kafka version to run: ``$FERROKAFKA_KAFKA_VERSION`` or :data:`KAFKA_VERSION`."""
-    return os.environ.get("FERROKAFKA_KAFKA_VERSION") or KAFKA_VERSION
-
-
-def _major_minor(version: str) -> tuple[int, int]:
-    parts = version.split(".")
-    try:
-        return int(parts[0]), int(parts[1])
-    except (IndexError, ValueError):
-        raise ValueError(f"not a Kafka release version: {version!r}") from None
-
-
-def _log4j_version(version: str) -> str:
-    # The log4j2 release each Kafka line was built against (Kafka does not declare it in the
-    # broker's POM, so it has to be added by hand).
-    return "2.25.3" if _major_minor(version) >= (4, 2) else "2.24.3"
-
-
-def resolve_kafka(version: str | None = None) -> ResolvedJars:
-    """The broker's jars (``kafka_2.13`` at runtime scope plus log4j2), resolved with Maven and
-    cached; a second call is instant and offline."""
-    version = version or kafka_version()
-    if _major_minor(version) < (4, 0):
-        raise ValueError(f"the harness runs Kafka 4.x (KRaft + log4j2), not {version}")
-    log4j = _log4j_version(version)
-    return resolve_jars(
-        [
-            f"org.apache.kafka:kafka_{SCALA_BINARY_VERSION}:{version}",
-            f"org.apache.logging.log4j:log4j-api:{log4j}",
-            f"org.apache.logging.log4j:log4j-core:{log4j}",
-            f"org.apache.logging.log4j:log4j-slf4j-impl:{log4j}",
-        ],
-        managed=[f"org.slf4j:slf4j-api:{SLF4J_VERSION}"],
-        scope="runtime",
-    )
-
-
-def _find_java(java: str | None) -> str:
-    candidates: list[str] = []
-    if java:
-        candidates.append(java)
-    if os.environ.get("FERROKAFKA_JAVA"):
-        candidates.append(os.environ["FERROKAFKA_JAVA"])
-    if os.environ.get("JAVA_HOME"):
-        candidates.append(str(Path(os.environ["JAVA_HOME"]) / "bin" / "java"))
-    candidates.append("java")
-    for candidate in candidates:
-        found = shutil.which(candidate)
-        if found:
-            return os.path.abspath(found)
-    raise BrokerStartError(f"no Java runtime found (tried {candidates}); Kafka needs Java 17+")
 
 
 def _random_cluster_id() -> str:
@@ -162,40 +103,6 @@ def _random_cluster_id() -> str:
         text = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode("ascii")
         if not text.startswith("-"):
             return text
-
-
-def _log_tail(path: Path, lines: int = _TAIL_LINES) -> str:
-    try:
-        text = path.read_text(errors="replace")
-    except OSError as exc:
-        return f"<no log at {path}: {exc}>"
-    all_lines = text.splitlines()
-    # The line that explains a failure is often far above the shutdown noise it triggers.
-    errors = [ln for ln in all_lines if " ERROR " in ln or " FATAL " in ln][:5]
-    tail = all_lines[-lines:]
-    picked = [ln for ln in errors if ln not in tail]
-    if picked:
-        return "\n".join(["first errors:", *picked, "last lines:", *tail])
-    return "\n".join(tail)
-
-
-def _run_sync(factory: Callable[[], Coroutine[Any, Any, _T]]) -> _T:
-    """Run a coroutine to completion from synchronous code, even inside a running loop (then
-    in a worker thread with its own loop; the caller's loop is blocked meanwhile)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(factory())
-    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="ferrokafka-harness") as pool:
-        return pool.submit(lambda: asyncio.run(factory())).result()
-
-
-def _client_ops() -> ModuleType:
-    # Imported late: the client (and the native core under it) is only needed once a broker
-    # runs, and importing the harness must stay cheap.
-    from . import _client_ops as ops
-
-    return ops
 
 
 # --------------------------------------------------------------------------------------------
@@ -272,82 +179,7 @@ def _cleanup(processes: list[TrackedProcess], root: Path | None, keep: bool) -> 
         shutil.rmtree(root, ignore_errors=True)
 
 
-class _TopicOps:
-    """Topic management through ferrokafka's admin client (shared by local and external)."""
-
-    replication_factor: int
-
-    def _topic_bootstrap(self) -> str:
-        raise NotImplementedError
-
-    async def acreate_topic(
-        self,
-        name: str,
-        partitions: int = 1,
-        replication_factor: int | None = None,
-        configs: Mapping[str, str] | None = None,
-        timeout: float = 30.0,
-    ) -> None:
-        """Create ``name`` and wait until its partitions have leaders."""
-        await _client_ops().create_topic(
-            self._topic_bootstrap(),
-            name,
-            partitions=partitions,
-            replication_factor=replication_factor or self.replication_factor,
-            configs=dict(configs) if configs is not None else None,
-            timeout=timeout,
-        )
-
-    async def adelete_topic(self, name: str, timeout: float = 30.0) -> None:
-        """Delete ``name`` and wait until no broker lists it."""
-        await _client_ops().delete_topic(self._topic_bootstrap(), name, timeout=timeout)
-
-    def create_topic(
-        self,
-        name: str,
-        partitions: int = 1,
-        replication_factor: int | None = None,
-        configs: Mapping[str, str] | None = None,
-        timeout: float = 30.0,
-    ) -> None:
-        """Synchronous :meth:`acreate_topic`."""
-        _run_sync(
-            lambda: self.acreate_topic(name, partitions, replication_factor, configs, timeout)
-        )
-
-    def delete_topic(self, name: str, timeout: float = 30.0) -> None:
-        """Synchronous :meth:`adelete_topic`."""
-        _run_sync(lambda: self.adelete_topic(name, timeout))
-
-
-class ExternalKafka(_TopicOps):
-    """A broker somebody else runs (e.g. ``FERROKAFKA_BOOTSTRAP``), with the harness's topic
-    interface. ``start``/``stop`` do nothing: it is not ours to manage."""
-
-    def __init__(self, bootstrap_servers: str, *, replication_factor: int = 1) -> None:
-        self._bootstrap_servers = bootstrap_servers
-        self.replication_factor = replication_factor
-
-    @property
-    def bootstrap_servers(self) -> str:
-        return self._bootstrap_servers
-
-    def _topic_bootstrap(self) -> str:
-        return self._bootstrap_servers
-
-    def start(self, timeout: float = 60.0) -> ExternalKafka:
-        """Wait until the external broker answers Metadata."""
-        _run_sync(lambda: _client_ops().wait_until_ready(self._bootstrap_servers, 1, timeout))
-        return self
-
-    def stop(self) -> None:
-        pass
-
-    def __repr__(self) -> str:
-        return f"ExternalKafka({self._bootstrap_servers!r})"
-
-
-class _LocalKafka(_TopicOps):
+class _LocalKafka(TopicOps):
     """What a single node and a cluster share: ports, configs, formatting, processes."""
 
     _quorum_kind = "static"
@@ -476,7 +308,7 @@ class _LocalKafka(_TopicOps):
             self._jars = resolve_kafka(self.version)
         except (MavenResolveError, ValueError) as exc:
             raise BrokerStartError(f"cannot get Kafka {self.version}'s jars: {exc}") from exc
-        self._java = _find_java(self._java_hint)
+        self._java = find_java(self._java_hint)
         deadline = time.monotonic() + self.start_timeout
         for attempt in range(3):
             try:
@@ -494,8 +326,8 @@ class _LocalKafka(_TopicOps):
                 raise
         self._started = True
         try:
-            _run_sync(
-                lambda: _client_ops().wait_until_ready(
+            run_sync(
+                lambda: client_ops().wait_until_ready(
                     self.bootstrap_servers,
                     self._n,
                     max(1.0, deadline - time.monotonic()),
@@ -503,7 +335,7 @@ class _LocalKafka(_TopicOps):
             )
         except BaseException as exc:
             logs = "\n".join(
-                f"--- node {n.node_id} ({self._where(n)}):\n{_log_tail(n.log_path, 10)}"
+                f"--- node {n.node_id} ({self._where(n)}):\n{log_tail(n.log_path, 10)}"
                 for n in self._nodes.values()
             )
             self._started = False
@@ -563,19 +395,19 @@ class _LocalKafka(_TopicOps):
             self._wait_for_started_line([(node, offset)], deadline)
         except _PortInUse:
             raise BrokerStartError(
-                f"node {node_id} cannot bind its ports again:\n{_log_tail(node.log_path)}"
+                f"node {node_id} cannot bind its ports again:\n{log_tail(node.log_path)}"
             ) from None
         running = sum(1 for n in self._nodes.values() if n.running())
         try:
-            _run_sync(
-                lambda: _client_ops().wait_until_ready(
+            run_sync(
+                lambda: client_ops().wait_until_ready(
                     node.address, running, max(1.0, deadline - time.monotonic())
                 )
             )
         except Exception as exc:
             raise BrokerStartError(
                 f"node {node_id} restarted but ferrokafka's client did not see {running} "
-                f"broker(s) through it: {exc}\n{_log_tail(node.log_path)}"
+                f"broker(s) through it: {exc}\n{log_tail(node.log_path)}"
             ) from exc
 
     # ---- detaching (the CLI's long-running brokers) ------------------------------------------
@@ -693,7 +525,7 @@ class _LocalKafka(_TopicOps):
         """Fresh root directory, ports, configs; format every node's storage."""
         base = os.fspath(self._base_dir) if self._base_dir is not None else None
         self._root = Path(tempfile.mkdtemp(prefix="ferrokafka-kafka-", dir=base))
-        (self._root / _ROOT_MARKER).write_text(f"ferrokafka.testing, Kafka {self.version}\n")
+        (self._root / ROOT_MARKER).write_text(f"ferrokafka.testing, Kafka {self.version}\n")
         self._processes.clear()
         self._finalizer = weakref.finalize(
             self, _cleanup, self._processes, self._root, self._keep_dirs
@@ -758,9 +590,7 @@ class _LocalKafka(_TopicOps):
                     proc.kill()
                     code = proc.wait()
                 if code != 0:
-                    failures.append(
-                        f"--- node {node.node_id} (exit {code}):\n{_log_tail(out_path)}"
-                    )
+                    failures.append(f"--- node {node.node_id} (exit {code}):\n{log_tail(out_path)}")
         if failures:
             raise BrokerStartError(
                 f"formatting Kafka {self.version} storage failed:\n" + "\n".join(failures)
@@ -796,7 +626,7 @@ class _LocalKafka(_TopicOps):
                 pending[node_id] = (node, max(offset, begin + len(chunk)))
                 assert node.process is not None
                 if node.process.poll():
-                    tail = _log_tail(node.log_path)
+                    tail = log_tail(node.log_path)
                     if "Address already in use" in tail:
                         raise _PortInUse()
                     raise BrokerStartError(
@@ -808,7 +638,7 @@ class _LocalKafka(_TopicOps):
                 break
             if time.monotonic() >= deadline:
                 tails = "\n".join(
-                    f"--- node {i} ({self._where(n)}):\n{_log_tail(n.log_path)}"
+                    f"--- node {i} ({self._where(n)}):\n{log_tail(n.log_path)}"
                     for i, (n, _) in pending.items()
                 )
                 raise BrokerStartError(
@@ -952,36 +782,3 @@ class KafkaCluster(_LocalKafka):
 
 # --------------------------------------------------------------------------------------------
 # Detached brokers (``ferrokafka broker start``): stopped later from a recorded state.
-
-
-def detached_status(state: Mapping[str, Any]) -> dict[int, int | None]:
-    """``node_id -> pid`` for each node of a detached harness, ``None`` where it is gone."""
-    status: dict[int, int | None] = {}
-    for node in state.get("nodes", []):
-        pid = node.get("pid")
-        alive = isinstance(pid, int) and pid_matches(pid, str(node["config"]))
-        status[int(node["node_id"])] = pid if alive else None
-    return status
-
-
-def stop_detached(state: Mapping[str, Any], timeout: float = 30.0) -> list[int]:
-    """Stop the nodes recorded by :meth:`detach` (only those pids, and only while their command
-    line still names their config), remove the harness's directory; return the pids signalled."""
-    processes = []
-    for node in state.get("nodes", []):
-        pid = node.get("pid")
-        if isinstance(pid, int) and pid_matches(pid, str(node["config"])):
-            processes.append(TrackedProcess(pid, str(node["config"]), child=False))
-    for process in processes:
-        process.send(signal.SIGTERM)
-    deadline = time.monotonic() + timeout
-    for process in processes:
-        if not process.wait(max(0.0, deadline - time.monotonic())):
-            process.kill()
-    directory = state.get("directory")
-    if directory and not state.get("keep_dirs"):
-        root = Path(directory)
-        # Only ever delete a directory this harness made.
-        if (root / _ROOT_MARKER).is_file():
-            shutil.rmtree(root, ignore_errors=True)
-    return [p.pid for p in processes]

@@ -32,8 +32,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
-from ._process import LOOPBACK, free_ports, spawn
-from .broker import _log_tail
+from ._process import LOOPBACK, free_ports, log_tail, spawn
 from .maven import resolve_jars
 
 if TYPE_CHECKING:
@@ -443,7 +442,7 @@ class StandaloneSpark:
         while True:
             for daemon in self._daemons:
                 if daemon.exited():
-                    tail = _log_tail(daemon.log_path)
+                    tail = log_tail(daemon.log_path)
                     if "Address already in use" in tail or "could not bind on" in tail:
                         raise _PortTaken()
                     raise SparkStartError(
@@ -455,7 +454,7 @@ class StandaloneSpark:
                 return
             if time.monotonic() >= deadline:
                 tails = "\n".join(
-                    f"--- {d.name} ({self._where(d)}):\n{_log_tail(d.log_path, 15)}"
+                    f"--- {d.name} ({self._where(d)}):\n{log_tail(d.log_path, 15)}"
                     for d in self._daemons
                 )
                 raise SparkStartError(
