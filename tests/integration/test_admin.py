@@ -61,7 +61,15 @@ async def _commit(
         "topics": [{"name": t, "partitions": ps} for t, ps in topics.items()],
     }
     async with AIOKafkaClient(bootstrap_servers=bootstrap_servers) as client:
-        response = await client.send(coordinator, ApiKey.OFFSET_COMMIT, body, version=9)
+        # A new group's offsets partition may still be loading on the coordinator
+        # (COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE: retriable): ask again, as a
+        # client would.
+        for _ in range(100):
+            response = await client.send(coordinator, ApiKey.OFFSET_COMMIT, body, version=9)
+            codes = {p["error_code"] for t in response["topics"] for p in t["partitions"]}
+            if not codes & {14, 15}:
+                break
+            await asyncio.sleep(0.1)
     for t in response["topics"]:
         for p in t["partitions"]:
             assert p["error_code"] == 0, (t["name"], p)
