@@ -1,974 +1,207 @@
 //! Every Kafka error code known to Kafka 4.x (the `Errors` enum of the Java client), as a typed
 //! enum with `Unknown(i16)` for codes a newer broker may send. Retriability follows the Java
 //! client (the exception extends `RetriableException`).
+//!
+//! The codes come from `error_codes.txt` (also the source of the Python error classes):
+//! `tools/gen_errors.py` writes them into the `error_codes!` invocation below, which declares
+//! the enum and its tables.
 
 use std::fmt;
 
-/// A Kafka protocol error code. `None` (0) means success.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ErrorCode {
-    None,
-    UnknownServerError,
-    OffsetOutOfRange,
-    CorruptMessage,
-    UnknownTopicOrPartition,
-    InvalidFetchSize,
-    LeaderNotAvailable,
-    NotLeaderOrFollower,
-    RequestTimedOut,
-    BrokerNotAvailable,
-    ReplicaNotAvailable,
-    MessageTooLarge,
-    StaleControllerEpoch,
-    OffsetMetadataTooLarge,
-    NetworkException,
-    CoordinatorLoadInProgress,
-    CoordinatorNotAvailable,
-    NotCoordinator,
-    InvalidTopicException,
-    RecordListTooLarge,
-    NotEnoughReplicas,
-    NotEnoughReplicasAfterAppend,
-    InvalidRequiredAcks,
-    IllegalGeneration,
-    InconsistentGroupProtocol,
-    InvalidGroupId,
-    UnknownMemberId,
-    InvalidSessionTimeout,
-    RebalanceInProgress,
-    InvalidCommitOffsetSize,
-    TopicAuthorizationFailed,
-    GroupAuthorizationFailed,
-    ClusterAuthorizationFailed,
-    InvalidTimestamp,
-    UnsupportedSaslMechanism,
-    IllegalSaslState,
-    UnsupportedVersion,
-    TopicAlreadyExists,
-    InvalidPartitions,
-    InvalidReplicationFactor,
-    InvalidReplicaAssignment,
-    InvalidConfig,
-    NotController,
-    InvalidRequest,
-    UnsupportedForMessageFormat,
-    PolicyViolation,
-    OutOfOrderSequenceNumber,
-    DuplicateSequenceNumber,
-    InvalidProducerEpoch,
-    InvalidTxnState,
-    InvalidProducerIdMapping,
-    InvalidTransactionTimeout,
-    ConcurrentTransactions,
-    TransactionCoordinatorFenced,
-    TransactionalIdAuthorizationFailed,
-    SecurityDisabled,
-    OperationNotAttempted,
-    KafkaStorageError,
-    LogDirNotFound,
-    SaslAuthenticationFailed,
-    UnknownProducerId,
-    ReassignmentInProgress,
-    DelegationTokenAuthDisabled,
-    DelegationTokenNotFound,
-    DelegationTokenOwnerMismatch,
-    DelegationTokenRequestNotAllowed,
-    DelegationTokenAuthorizationFailed,
-    DelegationTokenExpired,
-    InvalidPrincipalType,
-    NonEmptyGroup,
-    GroupIdNotFound,
-    FetchSessionIdNotFound,
-    InvalidFetchSessionEpoch,
-    ListenerNotFound,
-    TopicDeletionDisabled,
-    FencedLeaderEpoch,
-    UnknownLeaderEpoch,
-    UnsupportedCompressionType,
-    StaleBrokerEpoch,
-    OffsetNotAvailable,
-    MemberIdRequired,
-    PreferredLeaderNotAvailable,
-    GroupMaxSizeReached,
-    FencedInstanceId,
-    EligibleLeadersNotAvailable,
-    ElectionNotNeeded,
-    NoReassignmentInProgress,
-    GroupSubscribedToTopic,
-    InvalidRecord,
-    UnstableOffsetCommit,
-    ThrottlingQuotaExceeded,
-    ProducerFenced,
-    ResourceNotFound,
-    DuplicateResource,
-    UnacceptableCredential,
-    InconsistentVoterSet,
-    InvalidUpdateVersion,
-    FeatureUpdateFailed,
-    PrincipalDeserializationFailure,
-    SnapshotNotFound,
-    PositionOutOfRange,
-    UnknownTopicId,
-    DuplicateBrokerRegistration,
-    BrokerIdNotRegistered,
-    InconsistentTopicId,
-    InconsistentClusterId,
-    TransactionalIdNotFound,
-    FetchSessionTopicIdError,
-    IneligibleReplica,
-    NewLeaderElected,
-    OffsetMovedToTieredStorage,
-    FencedMemberEpoch,
-    UnreleasedInstanceId,
-    UnsupportedAssignor,
-    StaleMemberEpoch,
-    MismatchedEndpointType,
-    UnsupportedEndpointType,
-    UnknownControllerId,
-    UnknownSubscriptionId,
-    TelemetryTooLarge,
-    InvalidRegistration,
-    TransactionAbortable,
-    InvalidRecordState,
-    ShareSessionNotFound,
-    InvalidShareSessionEpoch,
-    FencedStateEpoch,
-    InvalidVoterKey,
-    DuplicateVoter,
-    VoterNotFound,
-    InvalidRegularExpression,
-    RebootstrapRequired,
-    StreamsInvalidTopology,
-    StreamsInvalidTopologyEpoch,
-    StreamsTopologyFenced,
-    ShareSessionLimitReached,
-    /// A code this build does not know (kept as sent).
-    Unknown(i16),
+/// Declares `ErrorCode` from one row per code, `Variant = code, "KAFKA_NAME", retriable;`, so
+/// the enum, `ALL` and the code, name and retriability of each variant cannot disagree. The
+/// matches are exhaustive: a variant without a row does not compile.
+macro_rules! error_codes {
+    ($($variant:ident = $code:literal, $name:literal, $retriable:literal;)*) => {
+        /// A Kafka protocol error code. `None` (0) means success.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum ErrorCode {
+            None,
+            $($variant,)*
+            /// A code this build does not know (kept as sent).
+            Unknown(i16),
+        }
+
+        impl ErrorCode {
+            /// Every known code except `None` and `Unknown`.
+            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$variant,)*];
+
+            pub fn from_code(code: i16) -> ErrorCode {
+                match code {
+                    0 => ErrorCode::None,
+                    $($code => ErrorCode::$variant,)*
+                    other => ErrorCode::Unknown(other),
+                }
+            }
+
+            pub fn code(self) -> i16 {
+                match self {
+                    ErrorCode::None => 0,
+                    $(ErrorCode::$variant => $code,)*
+                    ErrorCode::Unknown(code) => code,
+                }
+            }
+
+            /// Kafka's constant name, e.g. `OFFSET_OUT_OF_RANGE`.
+            pub fn name(self) -> &'static str {
+                match self {
+                    ErrorCode::None => "NONE",
+                    $(ErrorCode::$variant => $name,)*
+                    ErrorCode::Unknown(_) => "UNKNOWN",
+                }
+            }
+
+            /// Whether the Java client retries an operation that failed with this code.
+            pub fn is_retriable(self) -> bool {
+                match self {
+                    ErrorCode::None | ErrorCode::Unknown(_) => false,
+                    $(ErrorCode::$variant => $retriable,)*
+                }
+            }
+        }
+    };
 }
 
-/// (variant, code, Kafka's constant name, retriable)
-const TABLE: &[(ErrorCode, i16, &str, bool)] = &[
-    (
-        ErrorCode::UnknownServerError,
-        -1,
-        "UNKNOWN_SERVER_ERROR",
-        false,
-    ),
-    (ErrorCode::OffsetOutOfRange, 1, "OFFSET_OUT_OF_RANGE", false),
-    (ErrorCode::CorruptMessage, 2, "CORRUPT_MESSAGE", true),
-    (
-        ErrorCode::UnknownTopicOrPartition,
-        3,
-        "UNKNOWN_TOPIC_OR_PARTITION",
-        true,
-    ),
-    (ErrorCode::InvalidFetchSize, 4, "INVALID_FETCH_SIZE", false),
-    (
-        ErrorCode::LeaderNotAvailable,
-        5,
-        "LEADER_NOT_AVAILABLE",
-        true,
-    ),
-    (
-        ErrorCode::NotLeaderOrFollower,
-        6,
-        "NOT_LEADER_OR_FOLLOWER",
-        true,
-    ),
-    (ErrorCode::RequestTimedOut, 7, "REQUEST_TIMED_OUT", true),
-    (
-        ErrorCode::BrokerNotAvailable,
-        8,
-        "BROKER_NOT_AVAILABLE",
-        false,
-    ),
-    (
-        ErrorCode::ReplicaNotAvailable,
-        9,
-        "REPLICA_NOT_AVAILABLE",
-        true,
-    ),
-    (ErrorCode::MessageTooLarge, 10, "MESSAGE_TOO_LARGE", false),
-    (
-        ErrorCode::StaleControllerEpoch,
-        11,
-        "STALE_CONTROLLER_EPOCH",
-        false,
-    ),
-    (
-        ErrorCode::OffsetMetadataTooLarge,
-        12,
-        "OFFSET_METADATA_TOO_LARGE",
-        false,
-    ),
-    (ErrorCode::NetworkException, 13, "NETWORK_EXCEPTION", true),
-    (
-        ErrorCode::CoordinatorLoadInProgress,
-        14,
-        "COORDINATOR_LOAD_IN_PROGRESS",
-        true,
-    ),
-    (
-        ErrorCode::CoordinatorNotAvailable,
-        15,
-        "COORDINATOR_NOT_AVAILABLE",
-        true,
-    ),
-    (ErrorCode::NotCoordinator, 16, "NOT_COORDINATOR", true),
-    (
-        ErrorCode::InvalidTopicException,
-        17,
-        "INVALID_TOPIC_EXCEPTION",
-        false,
-    ),
-    (
-        ErrorCode::RecordListTooLarge,
-        18,
-        "RECORD_LIST_TOO_LARGE",
-        false,
-    ),
-    (
-        ErrorCode::NotEnoughReplicas,
-        19,
-        "NOT_ENOUGH_REPLICAS",
-        true,
-    ),
-    (
-        ErrorCode::NotEnoughReplicasAfterAppend,
-        20,
-        "NOT_ENOUGH_REPLICAS_AFTER_APPEND",
-        true,
-    ),
-    (
-        ErrorCode::InvalidRequiredAcks,
-        21,
-        "INVALID_REQUIRED_ACKS",
-        false,
-    ),
-    (
-        ErrorCode::IllegalGeneration,
-        22,
-        "ILLEGAL_GENERATION",
-        false,
-    ),
-    (
-        ErrorCode::InconsistentGroupProtocol,
-        23,
-        "INCONSISTENT_GROUP_PROTOCOL",
-        false,
-    ),
-    (ErrorCode::InvalidGroupId, 24, "INVALID_GROUP_ID", false),
-    (ErrorCode::UnknownMemberId, 25, "UNKNOWN_MEMBER_ID", false),
-    (
-        ErrorCode::InvalidSessionTimeout,
-        26,
-        "INVALID_SESSION_TIMEOUT",
-        false,
-    ),
-    (
-        ErrorCode::RebalanceInProgress,
-        27,
-        "REBALANCE_IN_PROGRESS",
-        false,
-    ),
-    (
-        ErrorCode::InvalidCommitOffsetSize,
-        28,
-        "INVALID_COMMIT_OFFSET_SIZE",
-        false,
-    ),
-    (
-        ErrorCode::TopicAuthorizationFailed,
-        29,
-        "TOPIC_AUTHORIZATION_FAILED",
-        false,
-    ),
-    (
-        ErrorCode::GroupAuthorizationFailed,
-        30,
-        "GROUP_AUTHORIZATION_FAILED",
-        false,
-    ),
-    (
-        ErrorCode::ClusterAuthorizationFailed,
-        31,
-        "CLUSTER_AUTHORIZATION_FAILED",
-        false,
-    ),
-    (ErrorCode::InvalidTimestamp, 32, "INVALID_TIMESTAMP", false),
-    (
-        ErrorCode::UnsupportedSaslMechanism,
-        33,
-        "UNSUPPORTED_SASL_MECHANISM",
-        false,
-    ),
-    (ErrorCode::IllegalSaslState, 34, "ILLEGAL_SASL_STATE", false),
-    (
-        ErrorCode::UnsupportedVersion,
-        35,
-        "UNSUPPORTED_VERSION",
-        false,
-    ),
-    (
-        ErrorCode::TopicAlreadyExists,
-        36,
-        "TOPIC_ALREADY_EXISTS",
-        false,
-    ),
-    (
-        ErrorCode::InvalidPartitions,
-        37,
-        "INVALID_PARTITIONS",
-        false,
-    ),
-    (
-        ErrorCode::InvalidReplicationFactor,
-        38,
-        "INVALID_REPLICATION_FACTOR",
-        false,
-    ),
-    (
-        ErrorCode::InvalidReplicaAssignment,
-        39,
-        "INVALID_REPLICA_ASSIGNMENT",
-        false,
-    ),
-    (ErrorCode::InvalidConfig, 40, "INVALID_CONFIG", false),
-    (ErrorCode::NotController, 41, "NOT_CONTROLLER", true),
-    (ErrorCode::InvalidRequest, 42, "INVALID_REQUEST", false),
-    (
-        ErrorCode::UnsupportedForMessageFormat,
-        43,
-        "UNSUPPORTED_FOR_MESSAGE_FORMAT",
-        false,
-    ),
-    (ErrorCode::PolicyViolation, 44, "POLICY_VIOLATION", false),
-    (
-        ErrorCode::OutOfOrderSequenceNumber,
-        45,
-        "OUT_OF_ORDER_SEQUENCE_NUMBER",
-        false,
-    ),
-    (
-        ErrorCode::DuplicateSequenceNumber,
-        46,
-        "DUPLICATE_SEQUENCE_NUMBER",
-        false,
-    ),
-    (
-        ErrorCode::InvalidProducerEpoch,
-        47,
-        "INVALID_PRODUCER_EPOCH",
-        false,
-    ),
-    (ErrorCode::InvalidTxnState, 48, "INVALID_TXN_STATE", false),
-    (
-        ErrorCode::InvalidProducerIdMapping,
-        49,
-        "INVALID_PRODUCER_ID_MAPPING",
-        false,
-    ),
-    (
-        ErrorCode::InvalidTransactionTimeout,
-        50,
-        "INVALID_TRANSACTION_TIMEOUT",
-        false,
-    ),
-    (
-        ErrorCode::ConcurrentTransactions,
-        51,
-        "CONCURRENT_TRANSACTIONS",
-        true,
-    ),
-    (
-        ErrorCode::TransactionCoordinatorFenced,
-        52,
-        "TRANSACTION_COORDINATOR_FENCED",
-        false,
-    ),
-    (
-        ErrorCode::TransactionalIdAuthorizationFailed,
-        53,
-        "TRANSACTIONAL_ID_AUTHORIZATION_FAILED",
-        false,
-    ),
-    (ErrorCode::SecurityDisabled, 54, "SECURITY_DISABLED", false),
-    (
-        ErrorCode::OperationNotAttempted,
-        55,
-        "OPERATION_NOT_ATTEMPTED",
-        false,
-    ),
-    (
-        ErrorCode::KafkaStorageError,
-        56,
-        "KAFKA_STORAGE_ERROR",
-        true,
-    ),
-    (ErrorCode::LogDirNotFound, 57, "LOG_DIR_NOT_FOUND", false),
-    (
-        ErrorCode::SaslAuthenticationFailed,
-        58,
-        "SASL_AUTHENTICATION_FAILED",
-        false,
-    ),
-    (
-        ErrorCode::UnknownProducerId,
-        59,
-        "UNKNOWN_PRODUCER_ID",
-        false,
-    ),
-    (
-        ErrorCode::ReassignmentInProgress,
-        60,
-        "REASSIGNMENT_IN_PROGRESS",
-        false,
-    ),
-    (
-        ErrorCode::DelegationTokenAuthDisabled,
-        61,
-        "DELEGATION_TOKEN_AUTH_DISABLED",
-        false,
-    ),
-    (
-        ErrorCode::DelegationTokenNotFound,
-        62,
-        "DELEGATION_TOKEN_NOT_FOUND",
-        false,
-    ),
-    (
-        ErrorCode::DelegationTokenOwnerMismatch,
-        63,
-        "DELEGATION_TOKEN_OWNER_MISMATCH",
-        false,
-    ),
-    (
-        ErrorCode::DelegationTokenRequestNotAllowed,
-        64,
-        "DELEGATION_TOKEN_REQUEST_NOT_ALLOWED",
-        false,
-    ),
-    (
-        ErrorCode::DelegationTokenAuthorizationFailed,
-        65,
-        "DELEGATION_TOKEN_AUTHORIZATION_FAILED",
-        false,
-    ),
-    (
-        ErrorCode::DelegationTokenExpired,
-        66,
-        "DELEGATION_TOKEN_EXPIRED",
-        false,
-    ),
-    (
-        ErrorCode::InvalidPrincipalType,
-        67,
-        "INVALID_PRINCIPAL_TYPE",
-        false,
-    ),
-    (ErrorCode::NonEmptyGroup, 68, "NON_EMPTY_GROUP", false),
-    (ErrorCode::GroupIdNotFound, 69, "GROUP_ID_NOT_FOUND", false),
-    (
-        ErrorCode::FetchSessionIdNotFound,
-        70,
-        "FETCH_SESSION_ID_NOT_FOUND",
-        true,
-    ),
-    (
-        ErrorCode::InvalidFetchSessionEpoch,
-        71,
-        "INVALID_FETCH_SESSION_EPOCH",
-        true,
-    ),
-    (ErrorCode::ListenerNotFound, 72, "LISTENER_NOT_FOUND", true),
-    (
-        ErrorCode::TopicDeletionDisabled,
-        73,
-        "TOPIC_DELETION_DISABLED",
-        false,
-    ),
-    (
-        ErrorCode::FencedLeaderEpoch,
-        74,
-        "FENCED_LEADER_EPOCH",
-        true,
-    ),
-    (
-        ErrorCode::UnknownLeaderEpoch,
-        75,
-        "UNKNOWN_LEADER_EPOCH",
-        true,
-    ),
-    (
-        ErrorCode::UnsupportedCompressionType,
-        76,
-        "UNSUPPORTED_COMPRESSION_TYPE",
-        false,
-    ),
-    (ErrorCode::StaleBrokerEpoch, 77, "STALE_BROKER_EPOCH", false),
-    (
-        ErrorCode::OffsetNotAvailable,
-        78,
-        "OFFSET_NOT_AVAILABLE",
-        true,
-    ),
-    (ErrorCode::MemberIdRequired, 79, "MEMBER_ID_REQUIRED", false),
-    (
-        ErrorCode::PreferredLeaderNotAvailable,
-        80,
-        "PREFERRED_LEADER_NOT_AVAILABLE",
-        true,
-    ),
-    (
-        ErrorCode::GroupMaxSizeReached,
-        81,
-        "GROUP_MAX_SIZE_REACHED",
-        false,
-    ),
-    (ErrorCode::FencedInstanceId, 82, "FENCED_INSTANCE_ID", false),
-    (
-        ErrorCode::EligibleLeadersNotAvailable,
-        83,
-        "ELIGIBLE_LEADERS_NOT_AVAILABLE",
-        true,
-    ),
-    (
-        ErrorCode::ElectionNotNeeded,
-        84,
-        "ELECTION_NOT_NEEDED",
-        true,
-    ),
-    (
-        ErrorCode::NoReassignmentInProgress,
-        85,
-        "NO_REASSIGNMENT_IN_PROGRESS",
-        false,
-    ),
-    (
-        ErrorCode::GroupSubscribedToTopic,
-        86,
-        "GROUP_SUBSCRIBED_TO_TOPIC",
-        false,
-    ),
-    (ErrorCode::InvalidRecord, 87, "INVALID_RECORD", false),
-    (
-        ErrorCode::UnstableOffsetCommit,
-        88,
-        "UNSTABLE_OFFSET_COMMIT",
-        true,
-    ),
-    (
-        ErrorCode::ThrottlingQuotaExceeded,
-        89,
-        "THROTTLING_QUOTA_EXCEEDED",
-        true,
-    ),
-    (ErrorCode::ProducerFenced, 90, "PRODUCER_FENCED", false),
-    (ErrorCode::ResourceNotFound, 91, "RESOURCE_NOT_FOUND", false),
-    (
-        ErrorCode::DuplicateResource,
-        92,
-        "DUPLICATE_RESOURCE",
-        false,
-    ),
-    (
-        ErrorCode::UnacceptableCredential,
-        93,
-        "UNACCEPTABLE_CREDENTIAL",
-        false,
-    ),
-    (
-        ErrorCode::InconsistentVoterSet,
-        94,
-        "INCONSISTENT_VOTER_SET",
-        false,
-    ),
-    (
-        ErrorCode::InvalidUpdateVersion,
-        95,
-        "INVALID_UPDATE_VERSION",
-        false,
-    ),
-    (
-        ErrorCode::FeatureUpdateFailed,
-        96,
-        "FEATURE_UPDATE_FAILED",
-        false,
-    ),
-    (
-        ErrorCode::PrincipalDeserializationFailure,
-        97,
-        "PRINCIPAL_DESERIALIZATION_FAILURE",
-        false,
-    ),
-    (ErrorCode::SnapshotNotFound, 98, "SNAPSHOT_NOT_FOUND", false),
-    (
-        ErrorCode::PositionOutOfRange,
-        99,
-        "POSITION_OUT_OF_RANGE",
-        false,
-    ),
-    (ErrorCode::UnknownTopicId, 100, "UNKNOWN_TOPIC_ID", true),
-    (
-        ErrorCode::DuplicateBrokerRegistration,
-        101,
-        "DUPLICATE_BROKER_REGISTRATION",
-        false,
-    ),
-    (
-        ErrorCode::BrokerIdNotRegistered,
-        102,
-        "BROKER_ID_NOT_REGISTERED",
-        false,
-    ),
-    (
-        ErrorCode::InconsistentTopicId,
-        103,
-        "INCONSISTENT_TOPIC_ID",
-        true,
-    ),
-    (
-        ErrorCode::InconsistentClusterId,
-        104,
-        "INCONSISTENT_CLUSTER_ID",
-        false,
-    ),
-    (
-        ErrorCode::TransactionalIdNotFound,
-        105,
-        "TRANSACTIONAL_ID_NOT_FOUND",
-        false,
-    ),
-    (
-        ErrorCode::FetchSessionTopicIdError,
-        106,
-        "FETCH_SESSION_TOPIC_ID_ERROR",
-        true,
-    ),
-    (
-        ErrorCode::IneligibleReplica,
-        107,
-        "INELIGIBLE_REPLICA",
-        false,
-    ),
-    (
-        ErrorCode::NewLeaderElected,
-        108,
-        "NEW_LEADER_ELECTED",
-        false,
-    ),
-    (
-        ErrorCode::OffsetMovedToTieredStorage,
-        109,
-        "OFFSET_MOVED_TO_TIERED_STORAGE",
-        false,
-    ),
-    (
-        ErrorCode::FencedMemberEpoch,
-        110,
-        "FENCED_MEMBER_EPOCH",
-        false,
-    ),
-    (
-        ErrorCode::UnreleasedInstanceId,
-        111,
-        "UNRELEASED_INSTANCE_ID",
-        false,
-    ),
-    (
-        ErrorCode::UnsupportedAssignor,
-        112,
-        "UNSUPPORTED_ASSIGNOR",
-        false,
-    ),
-    (
-        ErrorCode::StaleMemberEpoch,
-        113,
-        "STALE_MEMBER_EPOCH",
-        false,
-    ),
-    (
-        ErrorCode::MismatchedEndpointType,
-        114,
-        "MISMATCHED_ENDPOINT_TYPE",
-        false,
-    ),
-    (
-        ErrorCode::UnsupportedEndpointType,
-        115,
-        "UNSUPPORTED_ENDPOINT_TYPE",
-        false,
-    ),
-    (
-        ErrorCode::UnknownControllerId,
-        116,
-        "UNKNOWN_CONTROLLER_ID",
-        false,
-    ),
-    (
-        ErrorCode::UnknownSubscriptionId,
-        117,
-        "UNKNOWN_SUBSCRIPTION_ID",
-        false,
-    ),
-    (
-        ErrorCode::TelemetryTooLarge,
-        118,
-        "TELEMETRY_TOO_LARGE",
-        false,
-    ),
-    (
-        ErrorCode::InvalidRegistration,
-        119,
-        "INVALID_REGISTRATION",
-        false,
-    ),
-    (
-        ErrorCode::TransactionAbortable,
-        120,
-        "TRANSACTION_ABORTABLE",
-        false,
-    ),
-    (
-        ErrorCode::InvalidRecordState,
-        121,
-        "INVALID_RECORD_STATE",
-        false,
-    ),
-    (
-        ErrorCode::ShareSessionNotFound,
-        122,
-        "SHARE_SESSION_NOT_FOUND",
-        true,
-    ),
-    (
-        ErrorCode::InvalidShareSessionEpoch,
-        123,
-        "INVALID_SHARE_SESSION_EPOCH",
-        true,
-    ),
-    (
-        ErrorCode::FencedStateEpoch,
-        124,
-        "FENCED_STATE_EPOCH",
-        false,
-    ),
-    (ErrorCode::InvalidVoterKey, 125, "INVALID_VOTER_KEY", false),
-    (ErrorCode::DuplicateVoter, 126, "DUPLICATE_VOTER", false),
-    (ErrorCode::VoterNotFound, 127, "VOTER_NOT_FOUND", false),
-    (
-        ErrorCode::InvalidRegularExpression,
-        128,
-        "INVALID_REGULAR_EXPRESSION",
-        false,
-    ),
-    (
-        ErrorCode::RebootstrapRequired,
-        129,
-        "REBOOTSTRAP_REQUIRED",
-        false,
-    ),
-    (
-        ErrorCode::StreamsInvalidTopology,
-        130,
-        "STREAMS_INVALID_TOPOLOGY",
-        false,
-    ),
-    (
-        ErrorCode::StreamsInvalidTopologyEpoch,
-        131,
-        "STREAMS_INVALID_TOPOLOGY_EPOCH",
-        false,
-    ),
-    (
-        ErrorCode::StreamsTopologyFenced,
-        132,
-        "STREAMS_TOPOLOGY_FENCED",
-        false,
-    ),
-    (
-        ErrorCode::ShareSessionLimitReached,
-        133,
-        "SHARE_SESSION_LIMIT_REACHED",
-        true,
-    ),
-];
+// --- generated by tools/gen_errors.py from rust/protocol/error_codes.txt; do not edit ---
+error_codes! {
+    UnknownServerError = -1, "UNKNOWN_SERVER_ERROR", false;
+    OffsetOutOfRange = 1, "OFFSET_OUT_OF_RANGE", false;
+    CorruptMessage = 2, "CORRUPT_MESSAGE", true;
+    UnknownTopicOrPartition = 3, "UNKNOWN_TOPIC_OR_PARTITION", true;
+    InvalidFetchSize = 4, "INVALID_FETCH_SIZE", false;
+    LeaderNotAvailable = 5, "LEADER_NOT_AVAILABLE", true;
+    NotLeaderOrFollower = 6, "NOT_LEADER_OR_FOLLOWER", true;
+    RequestTimedOut = 7, "REQUEST_TIMED_OUT", true;
+    BrokerNotAvailable = 8, "BROKER_NOT_AVAILABLE", false;
+    ReplicaNotAvailable = 9, "REPLICA_NOT_AVAILABLE", true;
+    MessageTooLarge = 10, "MESSAGE_TOO_LARGE", false;
+    StaleControllerEpoch = 11, "STALE_CONTROLLER_EPOCH", false;
+    OffsetMetadataTooLarge = 12, "OFFSET_METADATA_TOO_LARGE", false;
+    NetworkException = 13, "NETWORK_EXCEPTION", true;
+    CoordinatorLoadInProgress = 14, "COORDINATOR_LOAD_IN_PROGRESS", true;
+    CoordinatorNotAvailable = 15, "COORDINATOR_NOT_AVAILABLE", true;
+    NotCoordinator = 16, "NOT_COORDINATOR", true;
+    InvalidTopicException = 17, "INVALID_TOPIC_EXCEPTION", false;
+    RecordListTooLarge = 18, "RECORD_LIST_TOO_LARGE", false;
+    NotEnoughReplicas = 19, "NOT_ENOUGH_REPLICAS", true;
+    NotEnoughReplicasAfterAppend = 20, "NOT_ENOUGH_REPLICAS_AFTER_APPEND", true;
+    InvalidRequiredAcks = 21, "INVALID_REQUIRED_ACKS", false;
+    IllegalGeneration = 22, "ILLEGAL_GENERATION", false;
+    InconsistentGroupProtocol = 23, "INCONSISTENT_GROUP_PROTOCOL", false;
+    InvalidGroupId = 24, "INVALID_GROUP_ID", false;
+    UnknownMemberId = 25, "UNKNOWN_MEMBER_ID", false;
+    InvalidSessionTimeout = 26, "INVALID_SESSION_TIMEOUT", false;
+    RebalanceInProgress = 27, "REBALANCE_IN_PROGRESS", false;
+    InvalidCommitOffsetSize = 28, "INVALID_COMMIT_OFFSET_SIZE", false;
+    TopicAuthorizationFailed = 29, "TOPIC_AUTHORIZATION_FAILED", false;
+    GroupAuthorizationFailed = 30, "GROUP_AUTHORIZATION_FAILED", false;
+    ClusterAuthorizationFailed = 31, "CLUSTER_AUTHORIZATION_FAILED", false;
+    InvalidTimestamp = 32, "INVALID_TIMESTAMP", false;
+    UnsupportedSaslMechanism = 33, "UNSUPPORTED_SASL_MECHANISM", false;
+    IllegalSaslState = 34, "ILLEGAL_SASL_STATE", false;
+    UnsupportedVersion = 35, "UNSUPPORTED_VERSION", false;
+    TopicAlreadyExists = 36, "TOPIC_ALREADY_EXISTS", false;
+    InvalidPartitions = 37, "INVALID_PARTITIONS", false;
+    InvalidReplicationFactor = 38, "INVALID_REPLICATION_FACTOR", false;
+    InvalidReplicaAssignment = 39, "INVALID_REPLICA_ASSIGNMENT", false;
+    InvalidConfig = 40, "INVALID_CONFIG", false;
+    NotController = 41, "NOT_CONTROLLER", true;
+    InvalidRequest = 42, "INVALID_REQUEST", false;
+    UnsupportedForMessageFormat = 43, "UNSUPPORTED_FOR_MESSAGE_FORMAT", false;
+    PolicyViolation = 44, "POLICY_VIOLATION", false;
+    OutOfOrderSequenceNumber = 45, "OUT_OF_ORDER_SEQUENCE_NUMBER", false;
+    DuplicateSequenceNumber = 46, "DUPLICATE_SEQUENCE_NUMBER", false;
+    InvalidProducerEpoch = 47, "INVALID_PRODUCER_EPOCH", false;
+    InvalidTxnState = 48, "INVALID_TXN_STATE", false;
+    InvalidProducerIdMapping = 49, "INVALID_PRODUCER_ID_MAPPING", false;
+    InvalidTransactionTimeout = 50, "INVALID_TRANSACTION_TIMEOUT", false;
+    ConcurrentTransactions = 51, "CONCURRENT_TRANSACTIONS", true;
+    TransactionCoordinatorFenced = 52, "TRANSACTION_COORDINATOR_FENCED", false;
+    TransactionalIdAuthorizationFailed = 53, "TRANSACTIONAL_ID_AUTHORIZATION_FAILED", false;
+    SecurityDisabled = 54, "SECURITY_DISABLED", false;
+    OperationNotAttempted = 55, "OPERATION_NOT_ATTEMPTED", false;
+    KafkaStorageError = 56, "KAFKA_STORAGE_ERROR", true;
+    LogDirNotFound = 57, "LOG_DIR_NOT_FOUND", false;
+    SaslAuthenticationFailed = 58, "SASL_AUTHENTICATION_FAILED", false;
+    UnknownProducerId = 59, "UNKNOWN_PRODUCER_ID", false;
+    ReassignmentInProgress = 60, "REASSIGNMENT_IN_PROGRESS", false;
+    DelegationTokenAuthDisabled = 61, "DELEGATION_TOKEN_AUTH_DISABLED", false;
+    DelegationTokenNotFound = 62, "DELEGATION_TOKEN_NOT_FOUND", false;
+    DelegationTokenOwnerMismatch = 63, "DELEGATION_TOKEN_OWNER_MISMATCH", false;
+    DelegationTokenRequestNotAllowed = 64, "DELEGATION_TOKEN_REQUEST_NOT_ALLOWED", false;
+    DelegationTokenAuthorizationFailed = 65, "DELEGATION_TOKEN_AUTHORIZATION_FAILED", false;
+    DelegationTokenExpired = 66, "DELEGATION_TOKEN_EXPIRED", false;
+    InvalidPrincipalType = 67, "INVALID_PRINCIPAL_TYPE", false;
+    NonEmptyGroup = 68, "NON_EMPTY_GROUP", false;
+    GroupIdNotFound = 69, "GROUP_ID_NOT_FOUND", false;
+    FetchSessionIdNotFound = 70, "FETCH_SESSION_ID_NOT_FOUND", true;
+    InvalidFetchSessionEpoch = 71, "INVALID_FETCH_SESSION_EPOCH", true;
+    ListenerNotFound = 72, "LISTENER_NOT_FOUND", true;
+    TopicDeletionDisabled = 73, "TOPIC_DELETION_DISABLED", false;
+    FencedLeaderEpoch = 74, "FENCED_LEADER_EPOCH", true;
+    UnknownLeaderEpoch = 75, "UNKNOWN_LEADER_EPOCH", true;
+    UnsupportedCompressionType = 76, "UNSUPPORTED_COMPRESSION_TYPE", false;
+    StaleBrokerEpoch = 77, "STALE_BROKER_EPOCH", false;
+    OffsetNotAvailable = 78, "OFFSET_NOT_AVAILABLE", true;
+    MemberIdRequired = 79, "MEMBER_ID_REQUIRED", false;
+    PreferredLeaderNotAvailable = 80, "PREFERRED_LEADER_NOT_AVAILABLE", true;
+    GroupMaxSizeReached = 81, "GROUP_MAX_SIZE_REACHED", false;
+    FencedInstanceId = 82, "FENCED_INSTANCE_ID", false;
+    EligibleLeadersNotAvailable = 83, "ELIGIBLE_LEADERS_NOT_AVAILABLE", true;
+    ElectionNotNeeded = 84, "ELECTION_NOT_NEEDED", true;
+    NoReassignmentInProgress = 85, "NO_REASSIGNMENT_IN_PROGRESS", false;
+    GroupSubscribedToTopic = 86, "GROUP_SUBSCRIBED_TO_TOPIC", false;
+    InvalidRecord = 87, "INVALID_RECORD", false;
+    UnstableOffsetCommit = 88, "UNSTABLE_OFFSET_COMMIT", true;
+    ThrottlingQuotaExceeded = 89, "THROTTLING_QUOTA_EXCEEDED", true;
+    ProducerFenced = 90, "PRODUCER_FENCED", false;
+    ResourceNotFound = 91, "RESOURCE_NOT_FOUND", false;
+    DuplicateResource = 92, "DUPLICATE_RESOURCE", false;
+    UnacceptableCredential = 93, "UNACCEPTABLE_CREDENTIAL", false;
+    InconsistentVoterSet = 94, "INCONSISTENT_VOTER_SET", false;
+    InvalidUpdateVersion = 95, "INVALID_UPDATE_VERSION", false;
+    FeatureUpdateFailed = 96, "FEATURE_UPDATE_FAILED", false;
+    PrincipalDeserializationFailure = 97, "PRINCIPAL_DESERIALIZATION_FAILURE", false;
+    SnapshotNotFound = 98, "SNAPSHOT_NOT_FOUND", false;
+    PositionOutOfRange = 99, "POSITION_OUT_OF_RANGE", false;
+    UnknownTopicId = 100, "UNKNOWN_TOPIC_ID", true;
+    DuplicateBrokerRegistration = 101, "DUPLICATE_BROKER_REGISTRATION", false;
+    BrokerIdNotRegistered = 102, "BROKER_ID_NOT_REGISTERED", false;
+    InconsistentTopicId = 103, "INCONSISTENT_TOPIC_ID", true;
+    InconsistentClusterId = 104, "INCONSISTENT_CLUSTER_ID", false;
+    TransactionalIdNotFound = 105, "TRANSACTIONAL_ID_NOT_FOUND", false;
+    FetchSessionTopicIdError = 106, "FETCH_SESSION_TOPIC_ID_ERROR", true;
+    IneligibleReplica = 107, "INELIGIBLE_REPLICA", false;
+    NewLeaderElected = 108, "NEW_LEADER_ELECTED", false;
+    OffsetMovedToTieredStorage = 109, "OFFSET_MOVED_TO_TIERED_STORAGE", false;
+    FencedMemberEpoch = 110, "FENCED_MEMBER_EPOCH", false;
+    UnreleasedInstanceId = 111, "UNRELEASED_INSTANCE_ID", false;
+    UnsupportedAssignor = 112, "UNSUPPORTED_ASSIGNOR", false;
+    StaleMemberEpoch = 113, "STALE_MEMBER_EPOCH", false;
+    MismatchedEndpointType = 114, "MISMATCHED_ENDPOINT_TYPE", false;
+    UnsupportedEndpointType = 115, "UNSUPPORTED_ENDPOINT_TYPE", false;
+    UnknownControllerId = 116, "UNKNOWN_CONTROLLER_ID", false;
+    UnknownSubscriptionId = 117, "UNKNOWN_SUBSCRIPTION_ID", false;
+    TelemetryTooLarge = 118, "TELEMETRY_TOO_LARGE", false;
+    InvalidRegistration = 119, "INVALID_REGISTRATION", false;
+    TransactionAbortable = 120, "TRANSACTION_ABORTABLE", false;
+    InvalidRecordState = 121, "INVALID_RECORD_STATE", false;
+    ShareSessionNotFound = 122, "SHARE_SESSION_NOT_FOUND", true;
+    InvalidShareSessionEpoch = 123, "INVALID_SHARE_SESSION_EPOCH", true;
+    FencedStateEpoch = 124, "FENCED_STATE_EPOCH", false;
+    InvalidVoterKey = 125, "INVALID_VOTER_KEY", false;
+    DuplicateVoter = 126, "DUPLICATE_VOTER", false;
+    VoterNotFound = 127, "VOTER_NOT_FOUND", false;
+    InvalidRegularExpression = 128, "INVALID_REGULAR_EXPRESSION", false;
+    RebootstrapRequired = 129, "REBOOTSTRAP_REQUIRED", false;
+    StreamsInvalidTopology = 130, "STREAMS_INVALID_TOPOLOGY", false;
+    StreamsInvalidTopologyEpoch = 131, "STREAMS_INVALID_TOPOLOGY_EPOCH", false;
+    StreamsTopologyFenced = 132, "STREAMS_TOPOLOGY_FENCED", false;
+    ShareSessionLimitReached = 133, "SHARE_SESSION_LIMIT_REACHED", true;
+}
+// --- end of generated code ---
 
 impl ErrorCode {
-    /// Every known code except `None` and `Unknown`.
-    pub const ALL: &'static [ErrorCode] = &[
-        ErrorCode::UnknownServerError,
-        ErrorCode::OffsetOutOfRange,
-        ErrorCode::CorruptMessage,
-        ErrorCode::UnknownTopicOrPartition,
-        ErrorCode::InvalidFetchSize,
-        ErrorCode::LeaderNotAvailable,
-        ErrorCode::NotLeaderOrFollower,
-        ErrorCode::RequestTimedOut,
-        ErrorCode::BrokerNotAvailable,
-        ErrorCode::ReplicaNotAvailable,
-        ErrorCode::MessageTooLarge,
-        ErrorCode::StaleControllerEpoch,
-        ErrorCode::OffsetMetadataTooLarge,
-        ErrorCode::NetworkException,
-        ErrorCode::CoordinatorLoadInProgress,
-        ErrorCode::CoordinatorNotAvailable,
-        ErrorCode::NotCoordinator,
-        ErrorCode::InvalidTopicException,
-        ErrorCode::RecordListTooLarge,
-        ErrorCode::NotEnoughReplicas,
-        ErrorCode::NotEnoughReplicasAfterAppend,
-        ErrorCode::InvalidRequiredAcks,
-        ErrorCode::IllegalGeneration,
-        ErrorCode::InconsistentGroupProtocol,
-        ErrorCode::InvalidGroupId,
-        ErrorCode::UnknownMemberId,
-        ErrorCode::InvalidSessionTimeout,
-        ErrorCode::RebalanceInProgress,
-        ErrorCode::InvalidCommitOffsetSize,
-        ErrorCode::TopicAuthorizationFailed,
-        ErrorCode::GroupAuthorizationFailed,
-        ErrorCode::ClusterAuthorizationFailed,
-        ErrorCode::InvalidTimestamp,
-        ErrorCode::UnsupportedSaslMechanism,
-        ErrorCode::IllegalSaslState,
-        ErrorCode::UnsupportedVersion,
-        ErrorCode::TopicAlreadyExists,
-        ErrorCode::InvalidPartitions,
-        ErrorCode::InvalidReplicationFactor,
-        ErrorCode::InvalidReplicaAssignment,
-        ErrorCode::InvalidConfig,
-        ErrorCode::NotController,
-        ErrorCode::InvalidRequest,
-        ErrorCode::UnsupportedForMessageFormat,
-        ErrorCode::PolicyViolation,
-        ErrorCode::OutOfOrderSequenceNumber,
-        ErrorCode::DuplicateSequenceNumber,
-        ErrorCode::InvalidProducerEpoch,
-        ErrorCode::InvalidTxnState,
-        ErrorCode::InvalidProducerIdMapping,
-        ErrorCode::InvalidTransactionTimeout,
-        ErrorCode::ConcurrentTransactions,
-        ErrorCode::TransactionCoordinatorFenced,
-        ErrorCode::TransactionalIdAuthorizationFailed,
-        ErrorCode::SecurityDisabled,
-        ErrorCode::OperationNotAttempted,
-        ErrorCode::KafkaStorageError,
-        ErrorCode::LogDirNotFound,
-        ErrorCode::SaslAuthenticationFailed,
-        ErrorCode::UnknownProducerId,
-        ErrorCode::ReassignmentInProgress,
-        ErrorCode::DelegationTokenAuthDisabled,
-        ErrorCode::DelegationTokenNotFound,
-        ErrorCode::DelegationTokenOwnerMismatch,
-        ErrorCode::DelegationTokenRequestNotAllowed,
-        ErrorCode::DelegationTokenAuthorizationFailed,
-        ErrorCode::DelegationTokenExpired,
-        ErrorCode::InvalidPrincipalType,
-        ErrorCode::NonEmptyGroup,
-        ErrorCode::GroupIdNotFound,
-        ErrorCode::FetchSessionIdNotFound,
-        ErrorCode::InvalidFetchSessionEpoch,
-        ErrorCode::ListenerNotFound,
-        ErrorCode::TopicDeletionDisabled,
-        ErrorCode::FencedLeaderEpoch,
-        ErrorCode::UnknownLeaderEpoch,
-        ErrorCode::UnsupportedCompressionType,
-        ErrorCode::StaleBrokerEpoch,
-        ErrorCode::OffsetNotAvailable,
-        ErrorCode::MemberIdRequired,
-        ErrorCode::PreferredLeaderNotAvailable,
-        ErrorCode::GroupMaxSizeReached,
-        ErrorCode::FencedInstanceId,
-        ErrorCode::EligibleLeadersNotAvailable,
-        ErrorCode::ElectionNotNeeded,
-        ErrorCode::NoReassignmentInProgress,
-        ErrorCode::GroupSubscribedToTopic,
-        ErrorCode::InvalidRecord,
-        ErrorCode::UnstableOffsetCommit,
-        ErrorCode::ThrottlingQuotaExceeded,
-        ErrorCode::ProducerFenced,
-        ErrorCode::ResourceNotFound,
-        ErrorCode::DuplicateResource,
-        ErrorCode::UnacceptableCredential,
-        ErrorCode::InconsistentVoterSet,
-        ErrorCode::InvalidUpdateVersion,
-        ErrorCode::FeatureUpdateFailed,
-        ErrorCode::PrincipalDeserializationFailure,
-        ErrorCode::SnapshotNotFound,
-        ErrorCode::PositionOutOfRange,
-        ErrorCode::UnknownTopicId,
-        ErrorCode::DuplicateBrokerRegistration,
-        ErrorCode::BrokerIdNotRegistered,
-        ErrorCode::InconsistentTopicId,
-        ErrorCode::InconsistentClusterId,
-        ErrorCode::TransactionalIdNotFound,
-        ErrorCode::FetchSessionTopicIdError,
-        ErrorCode::IneligibleReplica,
-        ErrorCode::NewLeaderElected,
-        ErrorCode::OffsetMovedToTieredStorage,
-        ErrorCode::FencedMemberEpoch,
-        ErrorCode::UnreleasedInstanceId,
-        ErrorCode::UnsupportedAssignor,
-        ErrorCode::StaleMemberEpoch,
-        ErrorCode::MismatchedEndpointType,
-        ErrorCode::UnsupportedEndpointType,
-        ErrorCode::UnknownControllerId,
-        ErrorCode::UnknownSubscriptionId,
-        ErrorCode::TelemetryTooLarge,
-        ErrorCode::InvalidRegistration,
-        ErrorCode::TransactionAbortable,
-        ErrorCode::InvalidRecordState,
-        ErrorCode::ShareSessionNotFound,
-        ErrorCode::InvalidShareSessionEpoch,
-        ErrorCode::FencedStateEpoch,
-        ErrorCode::InvalidVoterKey,
-        ErrorCode::DuplicateVoter,
-        ErrorCode::VoterNotFound,
-        ErrorCode::InvalidRegularExpression,
-        ErrorCode::RebootstrapRequired,
-        ErrorCode::StreamsInvalidTopology,
-        ErrorCode::StreamsInvalidTopologyEpoch,
-        ErrorCode::StreamsTopologyFenced,
-        ErrorCode::ShareSessionLimitReached,
-    ];
-
-    pub fn from_code(code: i16) -> ErrorCode {
-        if code == 0 {
-            return ErrorCode::None;
-        }
-        TABLE
-            .iter()
-            .find(|(_, c, _, _)| *c == code)
-            .map_or(ErrorCode::Unknown(code), |(e, _, _, _)| *e)
-    }
-
-    fn row(self) -> Option<&'static (ErrorCode, i16, &'static str, bool)> {
-        TABLE.iter().find(|(e, _, _, _)| *e == self)
-    }
-
-    pub fn code(self) -> i16 {
-        match self {
-            ErrorCode::None => 0,
-            ErrorCode::Unknown(code) => code,
-            known => known.row().map_or(-1, |r| r.1),
-        }
-    }
-
-    /// Kafka's constant name, e.g. `OFFSET_OUT_OF_RANGE`.
-    pub fn name(self) -> &'static str {
-        match self {
-            ErrorCode::None => "NONE",
-            ErrorCode::Unknown(_) => "UNKNOWN",
-            known => known.row().map_or("UNKNOWN", |r| r.2),
-        }
-    }
-
-    /// Whether the Java client retries an operation that failed with this code.
-    pub fn is_retriable(self) -> bool {
-        self.row().is_some_and(|r| r.3)
-    }
-
     pub fn is_error(self) -> bool {
         self != ErrorCode::None
     }
@@ -994,7 +227,8 @@ mod tests {
             assert!(codes.insert(e.code()), "duplicate code {}", e.code());
             assert!(names.insert(e.name()), "duplicate name {}", e.name());
         }
-        assert_eq!(ErrorCode::ALL.len(), TABLE.len());
+        assert!(!ErrorCode::ALL.contains(&ErrorCode::None));
+        assert!(!codes.contains(&0) && !names.contains("NONE"));
     }
 
     #[test]
@@ -1004,7 +238,14 @@ mod tests {
         assert!(ErrorCode::NotLeaderOrFollower.is_retriable());
         assert!(!ErrorCode::TopicAuthorizationFailed.is_retriable());
         assert_eq!(ErrorCode::from_code(0), ErrorCode::None);
+        assert_eq!(ErrorCode::None.name(), "NONE");
+        assert!(!ErrorCode::None.is_error() && !ErrorCode::None.is_retriable());
         assert_eq!(ErrorCode::UnknownServerError.code(), -1);
+        assert_eq!(ErrorCode::from_code(-1), ErrorCode::UnknownServerError);
+        assert_eq!(
+            ErrorCode::from_code(133),
+            ErrorCode::ShareSessionLimitReached
+        );
         assert_eq!(
             ErrorCode::OffsetOutOfRange.to_string(),
             "OFFSET_OUT_OF_RANGE (1)"
