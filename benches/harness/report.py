@@ -109,6 +109,18 @@ def _failed(s: dict[str, Any]) -> str:
     return "unsupported" if s.get("unsupported") and not s["failures"] else "failed"
 
 
+def _header(columns: str) -> list[str]:
+    """A Markdown table's header row from ``"a | b | c"``, and the separator under it."""
+    return [f"| {columns} |", "|" + "---|" * (columns.count("|") + 1)]
+
+
+def _failed_row(s: dict[str, Any], width: int, *first: str) -> str:
+    """The row of a client without figures: the ``first`` cells, that it failed (or is
+    unsupported) and why, then empty cells up to ``width``."""
+    cells = [*first, _failed(s), _failures(s)]
+    return "| " + " | ".join(cells) + " |" + " |" * (width - len(cells))
+
+
 def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """Per workload, case and client: median/min/max of every figure that applies."""
     metrics = ["records_per_s", "mb_per_s", "wall", "cpu", "rss_mb", "proc_cpu"]
@@ -142,17 +154,16 @@ def _med(s: dict[str, Any], metric: str) -> float | None:
 
 
 def consumer_table(case: dict[str, Any], versions: dict[str, Any]) -> list[str]:
-    lines = [
-        "| client | records/s | min-max | MB/s (values) | wall s | CPU s | peak RSS MB "
-        "| vs ferrokafka |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
+    lines = _header(
+        "client | records/s | min-max | MB/s (values) | wall s | CPU s "
+        "| peak RSS MB | vs ferrokafka"
+    )
     base = _med(case.get("ferrokafka", {}), "records_per_s")
     for client, s in case.items():
         name = label(client, versions)
         rate = _med(s, "records_per_s")
         if rate is None:
-            lines.append(f"| {name} | {_failed(s)} | {_failures(s)} | | | | | |")
+            lines.append(_failed_row(s, 8, name))
             continue
         lines.append(f"| {name} | {_throughput_cells(s, rate, base, '.0f')} |")
     return lines
@@ -170,18 +181,17 @@ def _throughput_cells(s: dict[str, Any], rate: float, base: float | None, mb: st
 
 
 def spark_table(case: dict[str, Any], versions: dict[str, Any]) -> list[str]:
-    lines = [
-        "| reader | rows/s | min-max | MB/s (values) | wall s | of which DataFrame s | CPU s "
-        "| vs Spark's Kafka source | of Spark's ceiling |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
+    lines = _header(
+        "reader | rows/s | min-max | MB/s (values) | wall s | of which DataFrame s "
+        "| CPU s | vs Spark's Kafka source | of Spark's ceiling"
+    )
     base = _med(case.get(SPARK_BASE, {}), "records_per_s")
     ceiling = _med(case.get("spark-ceiling", {}), "records_per_s")
     for client, s in case.items():
         name = label(client, versions, "spark")
         rate = _med(s, "records_per_s")
         if rate is None:
-            lines.append(f"| {name} | {_failed(s)} | {_failures(s)} | | | | | | |")
+            lines.append(_failed_row(s, 9, name))
             continue
         r = s["records_per_s"]
         vs = f"{rate / base:.2f}x" if base else "n/a"
@@ -195,17 +205,16 @@ def spark_table(case: dict[str, Any], versions: dict[str, Any]) -> list[str]:
 
 
 def latency_table(case: dict[str, Any], versions: dict[str, Any]) -> list[str]:
-    lines = [
-        "| client | p50 ms | p99 ms | p99.9 ms | max ms | CPU s | peak RSS MB "
-        "| p99 / ferrokafka's | produced at |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
+    lines = _header(
+        "client | p50 ms | p99 ms | p99.9 ms | max ms | CPU s "
+        "| peak RSS MB | p99 / ferrokafka's | produced at"
+    )
     base = _med(case.get("ferrokafka", {}), "p99")
     for client, s in case.items():
         name = label(client, versions)
         p99 = _med(s, "p99")
         if p99 is None:
-            lines.append(f"| {name} | {_failed(s)} | {_failures(s)} | | | | | | |")
+            lines.append(_failed_row(s, 9, name))
             continue
         ratio = f"{p99 / base:.2f}x" if base else "n/a"
         achieved = _med(s, "achieved_rate")
@@ -218,34 +227,32 @@ def latency_table(case: dict[str, Any], versions: dict[str, Any]) -> list[str]:
 
 
 def producer_table(cases: dict[str, Any], versions: dict[str, Any]) -> list[str]:
-    lines = [
-        "| producer | acks, codec | records/s | min-max | MB/s | wall s | CPU s | peak RSS MB "
-        "| vs ferrokafka |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
+    lines = _header(
+        "producer | acks, codec | records/s | min-max | MB/s | wall s | CPU s "
+        "| peak RSS MB | vs ferrokafka"
+    )
     for case_name, case in cases.items():
         base = _med(case.get("ferrokafka", {}), "records_per_s")
         for client, s in case.items():
             name = label(client, versions, "producer")
             rate = _med(s, "records_per_s")
             if rate is None:
-                lines.append(f"| {name} | {case_name} | {_failed(s)} | {_failures(s)} | | | | | |")
+                lines.append(_failed_row(s, 9, name, case_name))
                 continue
             lines.append(f"| {name} | {case_name} | {_throughput_cells(s, rate, base, '.1f')} |")
     return lines
 
 
 def group_table(case: dict[str, Any], versions: dict[str, Any]) -> list[str]:
-    lines = [
-        "| client | start to first record s | min-max | 4th member to settled s | min-max "
-        "| settle / ferrokafka's |",
-        "|---|---|---|---|---|---|",
-    ]
+    lines = _header(
+        "client | start to first record s | min-max | 4th member to settled s | min-max "
+        "| settle / ferrokafka's"
+    )
     base = _med(case.get("ferrokafka", {}), "settle_s")
     for client, s in case.items():
         name = label(client, versions, "group")
         if _med(s, "settle_s") is None:
-            lines.append(f"| {name} | {_failed(s)} | {_failures(s)} | | | |")
+            lines.append(_failed_row(s, 6, name))
             continue
         f, st = s["first_record_s"], s["settle_s"]
         ratio = f"{st['median'] / base:.2f}x" if base else "n/a"

@@ -1,5 +1,7 @@
-"""Retrying a request while its errors are retriable, for at most a deadline: the one loop the
-admin client and the transaction manager share."""
+"""The loops that wait on the cluster for at most a deadline: :func:`retrying` runs a request
+again while its errors are retriable (the admin client, the transaction manager, the offsets
+coordinator); :func:`polling` repeats a step that makes progress until it reports done
+(ListOffsets across partition leaders, the broker harness's readiness)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from typing import TypeVar
 
 from . import errors as Errors
 
-__all__ = ["retrying"]
+__all__ = ["polling", "retrying"]
 
 T = TypeVar("T")
 
@@ -42,3 +44,20 @@ async def retrying(
                     raise
                 raise timed_out(exc) from exc
         await asyncio.sleep(backoff)
+
+
+async def polling(
+    step: Callable[[], Awaitable[bool]],
+    *,
+    timeout: float,
+    interval: float,
+    timed_out: Callable[[], BaseException],
+) -> None:
+    """Run ``step`` until it returns True. After each False, raise ``timed_out()`` once
+    ``timeout`` seconds have passed, else wait ``interval`` seconds and run it again. What
+    ``step`` raises is raised at once: it catches what it means to outlast."""
+    deadline = time.monotonic() + timeout
+    while not await step():
+        if time.monotonic() >= deadline:
+            raise timed_out()
+        await asyncio.sleep(interval)

@@ -45,6 +45,11 @@ class ConsumerProtocolDecodeError(ProtocolDecodeError):
     """A Subscription or Assignment that cannot be decoded (truncated, malformed or hostile)."""
 
 
+def java_string_key(s: str) -> bytes:
+    """Sort key giving Java's ``String.compareTo`` order (UTF-16 code units, not code points)."""
+    return s.encode("utf-16-be", "surrogatepass")
+
+
 # -- reading ------------------------------------------------------------------------------------
 
 
@@ -211,7 +216,7 @@ class ConsumerProtocolMemberMetadata:
         """The version-prefixed bytes, exactly as Java's ``ConsumerProtocol`` writes them."""
         _check_version(self.version, "subscription")
         out = bytearray(_I16.pack(self.version))
-        topics = sorted(self.subscription, key=_java_string_key)
+        topics = sorted(self.subscription, key=java_string_key)
         out += _I32.pack(len(topics))
         for topic in topics:
             _write_string(out, topic)
@@ -219,7 +224,7 @@ class ConsumerProtocolMemberMetadata:
         if self.version >= 1:
             owned = sorted(
                 (TopicPartition(tp[0], tp[1]) for tp in self.owned_partitions),
-                key=lambda tp: (_java_string_key(tp.topic), tp.partition),
+                key=lambda tp: (java_string_key(tp.topic), tp.partition),
             )
             _write_topic_partitions(out, _group_in_order(owned))
         if self.version >= 2:
@@ -315,8 +320,3 @@ class ConsumerProtocol:
     ASSIGNMENT_STRATEGIES = ("range", "roundrobin")
     METADATA = ConsumerProtocolMemberMetadata
     ASSIGNMENT = ConsumerProtocolMemberAssignment
-
-
-def _java_string_key(s: str) -> bytes:
-    """Sort key giving Java's ``String.compareTo`` order (UTF-16 code units, not code points)."""
-    return s.encode("utf-16-be", "surrogatepass")

@@ -3,18 +3,18 @@
 
 from __future__ import annotations
 
-import asyncio
-import time
 from typing import Any
 
 from .. import errors as Errors
 from ..admin import AIOKafkaAdminClient, NewTopic
 from ..client import AIOKafkaClient
+from ..retry import polling
 
 __all__ = ["create_topic", "delete_topic", "wait_until_ready"]
 
 _TOPIC_ALREADY_EXISTS = 36
 _UNKNOWN_TOPIC_OR_PARTITION = 3
+_READY_POLL_S = 0.1
 
 
 def _raise_topic_errors(action: str, results: list[dict[str, Any]], *, ignore: int) -> None:
@@ -30,9 +30,10 @@ def _raise_topic_errors(action: str, results: list[dict[str, Any]], *, ignore: i
 async def wait_until_ready(bootstrap_servers: str, expected_brokers: int, timeout: float) -> None:
     """Return once a bootstrap node answers ApiVersions and Metadata naming at least
     ``expected_brokers`` brokers; raise ``KafkaTimeoutError`` after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
     last = "no attempt yet"
-    while True:
+
+    async def ready() -> bool:
+        nonlocal last
         client = AIOKafkaClient(
             bootstrap_servers=bootstrap_servers,
             request_timeout_ms=5000,
@@ -42,17 +43,22 @@ async def wait_until_ready(bootstrap_servers: str, expected_brokers: int, timeou
             await client.bootstrap()
             seen = len(client.cluster.broker_ids())
             if seen >= expected_brokers:
-                return
+                return True
             last = f"metadata lists {seen} of {expected_brokers} brokers"
         except Errors.KafkaError as exc:
             last = str(exc)
         finally:
             await client.close()
-        if time.monotonic() >= deadline:
-            raise Errors.KafkaTimeoutError(
-                f"broker at {bootstrap_servers} not ready within {timeout:.1f}s: {last}"
-            )
-        await asyncio.sleep(0.1)
+        return False
+
+    await polling(
+        ready,
+        timeout=timeout,
+        interval=_READY_POLL_S,
+        timed_out=lambda: Errors.KafkaTimeoutError(
+            f"broker at {bootstrap_servers} not ready within {timeout:.1f}s: {last}"
+        ),
+    )
 
 
 async def create_topic(

@@ -18,7 +18,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["LOOPBACK", "TrackedProcess", "free_ports", "pid_matches", "spawn"]
+__all__ = [
+    "LOOPBACK",
+    "TrackedProcess",
+    "free_ports",
+    "log_tail",
+    "pid_matches",
+    "spawn",
+    "stop_all",
+]
 
 LOOPBACK = "127.0.0.1"
 
@@ -143,6 +151,18 @@ class TrackedProcess:
         self.send(signal.SIGTERM)
         if not self.wait(timeout):
             self.kill()
+
+
+def stop_all(processes: Sequence[TrackedProcess], timeout: float, *, sig: int) -> None:
+    """Send ``sig`` to every process, then SIGKILL those still running after ``timeout``."""
+    # All at once: Kafka nodes stopped one by one would leave the last ones waiting for a
+    # controller quorum that is already gone.
+    for process in processes:
+        process.send(sig)
+    deadline = time.monotonic() + timeout
+    for process in processes:
+        if not process.wait(max(0.0, deadline - time.monotonic())):
+            process.kill()
 
 
 def spawn(

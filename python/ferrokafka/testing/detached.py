@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import shutil
 import signal
-import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ._process import TrackedProcess, pid_matches
+from ._process import TrackedProcess, pid_matches, stop_all
 
 __all__ = ["ROOT_MARKER", "detached_status", "stop_detached"]
 
@@ -20,30 +19,28 @@ __all__ = ["ROOT_MARKER", "detached_status", "stop_detached"]
 ROOT_MARKER = ".ferrokafka-harness"
 
 
+def _recorded(state: Mapping[str, Any]) -> list[tuple[int, TrackedProcess | None]]:
+    """Each recorded node's id and its process, ``None`` once that pid no longer runs the
+    node's config."""
+    nodes = []
+    for node in state.get("nodes", []):
+        pid, config = node.get("pid"), str(node["config"])
+        alive = isinstance(pid, int) and pid_matches(pid, config)
+        process = TrackedProcess(pid, config, child=False) if alive else None
+        nodes.append((int(node["node_id"]), process))
+    return nodes
+
+
 def detached_status(state: Mapping[str, Any]) -> dict[int, int | None]:
     """``node_id -> pid`` for each node of a detached harness, ``None`` where it is gone."""
-    status: dict[int, int | None] = {}
-    for node in state.get("nodes", []):
-        pid = node.get("pid")
-        alive = isinstance(pid, int) and pid_matches(pid, str(node["config"]))
-        status[int(node["node_id"])] = pid if alive else None
-    return status
+    return {node_id: p.pid if p is not None else None for node_id, p in _recorded(state)}
 
 
 def stop_detached(state: Mapping[str, Any], timeout: float = 30.0) -> list[int]:
     """Stop the nodes recorded by :meth:`detach` (only those pids, and only while their command
     line still names their config), remove the harness's directory; return the pids signalled."""
-    processes = []
-    for node in state.get("nodes", []):
-        pid = node.get("pid")
-        if isinstance(pid, int) and pid_matches(pid, str(node["config"])):
-            processes.append(TrackedProcess(pid, str(node["config"]), child=False))
-    for process in processes:
-        process.send(signal.SIGTERM)
-    deadline = time.monotonic() + timeout
-    for process in processes:
-        if not process.wait(max(0.0, deadline - time.monotonic())):
-            process.kill()
+    processes = [process for _, process in _recorded(state) if process is not None]
+    stop_all(processes, timeout, sig=signal.SIGTERM)
     directory = state.get("directory")
     if directory and not state.get("keep_dirs"):
         root = Path(directory)

@@ -21,17 +21,16 @@ import os
 import shutil
 import signal
 import sys
-import tempfile
 import time
 import urllib.request
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
+from ._harness import LocalHarness, PortTaken
 from ._process import LOOPBACK, free_ports, log_tail, spawn
 from .maven import resolve_jars
 
@@ -229,16 +228,15 @@ def _stop_daemons(daemons: list[_Daemon], timeout: float) -> None:
     daemons.clear()
 
 
-class _PortTaken(Exception):
-    pass
-
-
-class StandaloneSpark:
+class StandaloneSpark(LocalHarness):
     """A Spark standalone master and ``workers`` workers on 127.0.0.1, from the installed
     PySpark package; a context manager. ``start`` returns once every worker has registered.
 
     Logs (``master.log``, ``worker-<i>.log``) and the workers' directories live in a temporary
     folder, removed on stop unless ``keep_dirs`` (default: ``$FERROKAFKA_KEEP_SPARK_DIRS``)."""
+
+    _keep_variable = "FERROKAFKA_KEEP_SPARK_DIRS"
+    _removed = "on stop"
 
     def __init__(
         self,
@@ -252,20 +250,15 @@ class StandaloneSpark:
     ) -> None:
         if workers < 1:
             raise ValueError("a standalone cluster needs at least one worker")
+        super().__init__(
+            start_timeout=start_timeout, stop_timeout=stop_timeout, keep_dirs=keep_dirs
+        )
         self.workers = workers
         self.cores = cores
         self.memory = memory
-        self.start_timeout = start_timeout
-        self.stop_timeout = stop_timeout
-        if keep_dirs is None:
-            keep_dirs = os.environ.get("FERROKAFKA_KEEP_SPARK_DIRS", "") not in ("", "0")
-        self.keep_dirs = keep_dirs
         self._daemons: list[_Daemon] = []  # shared with the exit-time finalizer
-        self._finalizer: weakref.finalize[Any, Any] | None = None
-        self._root: Path | None = None
         self._port = 0
         self._webui_port = 0
-        self._started = False
 
     # ---- public state ----------------------------------------------------------------------
 
@@ -279,13 +272,6 @@ class StandaloneSpark:
         """The master's web UI (``/json/`` is its state as JSON)."""
         self._require_started()
         return self._webui_url
-
-    @property
-    def directory(self) -> Path:
-        """The temporary folder with the logs and the workers' directories."""
-        self._require_started()
-        assert self._root is not None
-        return self._root
 
     @property
     def pids(self) -> dict[str, int]:
@@ -329,17 +315,9 @@ class StandaloneSpark:
         home = _pyspark_home()
         _require_java()
         deadline = time.monotonic() + self.start_timeout
-        for attempt in range(3):
-            try:
-                self._launch(home, deadline)
-                break
-            except _PortTaken:
-                self._teardown()
-                if attempt == 2:
-                    raise SparkStartError("three attempts found the chosen ports taken") from None
-            except BaseException:
-                self._teardown()
-                raise
+        self._start_on_fresh_ports(
+            lambda: self._launch(home, deadline), self._teardown, SparkStartError
+        )
         return self
 
     def stop(self) -> None:
@@ -352,17 +330,6 @@ class StandaloneSpark:
             if context is not None and context.master == self._master_url:
                 stop_spark_session()
         self._teardown()
-
-    def __enter__(self) -> StandaloneSpark:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
 
     def __repr__(self) -> str:
         state = self.master_url if self._started else "stopped"
@@ -378,12 +345,8 @@ class StandaloneSpark:
     def _webui_url(self) -> str:
         return f"http://{LOOPBACK}:{self._webui_port}"
 
-    def _require_started(self) -> None:
-        if not self._started:
-            raise RuntimeError("StandaloneSpark is not running; call start() first")
-
     def _launch(self, home: Path, deadline: float) -> None:
-        self._root = root = Path(tempfile.mkdtemp(prefix="ferrokafka-spark-"))
+        root = self._make_directory("ferrokafka-spark-")
         self._finalizer = weakref.finalize(self, _stop_daemons, self._daemons, 0.0)
         (root / "conf").mkdir()  # SPARK_CONF_DIR: no spark-env.sh or defaults from elsewhere
         # Fixed ports or nothing: a master that moved to port+1 would not be where we look. No
@@ -444,17 +407,17 @@ class StandaloneSpark:
                 if daemon.exited():
                     tail = log_tail(daemon.log_path)
                     if "Address already in use" in tail or "could not bind on" in tail:
-                        raise _PortTaken()
+                        raise PortTaken()
                     raise SparkStartError(
                         f"Spark {daemon.name} exited while waiting for {what} "
-                        f"({self._where(daemon)}):\n{tail}"
+                        f"({self._where(daemon.log_path)}):\n{tail}"
                     )
             status = self._fetch_status()
             if status is not None and ready(status):
                 return
             if time.monotonic() >= deadline:
                 tails = "\n".join(
-                    f"--- {d.name} ({self._where(d)}):\n{log_tail(d.log_path, 15)}"
+                    f"--- {d.name} ({self._where(d.log_path)}):\n{log_tail(d.log_path, 15)}"
                     for d in self._daemons
                 )
                 raise SparkStartError(
@@ -463,16 +426,7 @@ class StandaloneSpark:
                 )
             time.sleep(_POLL_S)
 
-    def _where(self, daemon: _Daemon) -> str:
-        if self.keep_dirs:
-            return f"log {daemon.log_path}"
-        return "log removed on stop; FERROKAFKA_KEEP_SPARK_DIRS=1 keeps it"
-
     def _teardown(self) -> None:
         _stop_daemons(self._daemons, self.stop_timeout)
-        if self._finalizer is not None:
-            self._finalizer.detach()
-            self._finalizer = None
-        if self._root is not None and not self.keep_dirs:
-            shutil.rmtree(self._root, ignore_errors=True)
+        self._release_directory()
         self._started = False

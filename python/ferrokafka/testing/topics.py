@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 from collections.abc import Callable, Coroutine, Mapping
 from types import ModuleType
-from typing import Any, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 __all__ = ["ExternalKafka", "TopicOps", "client_ops", "run_sync"]
 
 _T = TypeVar("_T")
+_S = TypeVar("_S")
+_P = ParamSpec("_P")
 
 
 def run_sync(factory: Callable[[], Coroutine[Any, Any, _T]]) -> _T:
@@ -31,6 +34,22 @@ def client_ops() -> ModuleType:
     from . import _client_ops as ops
 
     return ops
+
+
+def _blocking(
+    method: Callable[Concatenate[_S, _P], Coroutine[Any, Any, _T]],
+) -> Callable[Concatenate[_S, _P], _T]:
+    """The synchronous twin of an ``a``-prefixed coroutine method, with its signature."""
+    name = method.__name__.removeprefix("a")
+
+    @functools.wraps(method)
+    def blocking(self: _S, /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
+        return run_sync(lambda: method(self, *args, **kwargs))
+
+    blocking.__name__ = name
+    blocking.__qualname__ = method.__qualname__.rpartition(".")[0] + "." + name
+    blocking.__doc__ = f"Synchronous :meth:`{method.__name__}`."
+    return blocking
 
 
 class TopicOps:
@@ -63,20 +82,8 @@ class TopicOps:
         """Delete ``name`` and wait until no broker lists it."""
         await client_ops().delete_topic(self._topic_bootstrap(), name, timeout=timeout)
 
-    def create_topic(
-        self,
-        name: str,
-        partitions: int = 1,
-        replication_factor: int | None = None,
-        configs: Mapping[str, str] | None = None,
-        timeout: float = 30.0,
-    ) -> None:
-        """Synchronous :meth:`acreate_topic`."""
-        run_sync(lambda: self.acreate_topic(name, partitions, replication_factor, configs, timeout))
-
-    def delete_topic(self, name: str, timeout: float = 30.0) -> None:
-        """Synchronous :meth:`adelete_topic`."""
-        run_sync(lambda: self.adelete_topic(name, timeout))
+    create_topic = _blocking(acreate_topic)
+    delete_topic = _blocking(adelete_topic)
 
 
 class ExternalKafka(TopicOps):

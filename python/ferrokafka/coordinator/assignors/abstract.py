@@ -65,11 +65,13 @@ from ..protocol import (
     CONSUMER_PROTOCOL_HIGHEST_VERSION,
     ConsumerProtocolMemberAssignment,
     ConsumerProtocolMemberMetadata,
+    java_string_key,
 )
 
 __all__ = [
     "AbstractPartitionAssignor",
     "ClusterView",
+    "Members",
     "hybridmethod",
     "java_string_key",
     "member_order",
@@ -78,6 +80,10 @@ __all__ = [
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
+
+
+Members = Mapping[str, ConsumerProtocolMemberMetadata]
+"""The members of a group by member id, each with its decoded Subscription."""
 
 
 class ClusterView(Protocol):
@@ -101,11 +107,6 @@ class hybridmethod(Generic[_P, _R]):
             self.__func__, obj if obj is not None else objtype
         )
         return bound
-
-
-def java_string_key(s: str) -> bytes:
-    """Sort key giving Java's ``String.compareTo`` order (UTF-16 code units, not code points)."""
-    return s.encode("utf-16-be", "surrogatepass")
 
 
 def member_order(
@@ -199,3 +200,25 @@ class AbstractPartitionAssignor(abc.ABC):
             )
             for member, partitions in assignment.items()
         }
+
+
+class OrderedMembersAssignor(AbstractPartitionAssignor):
+    """Base of ferrokafka's own assignors: :meth:`assign` gives ``_partitions_by_member``
+    the members in Java's member order and wraps the partition lists it returns."""
+
+    @classmethod
+    def assign(
+        cls,
+        cluster: ClusterView,
+        members: Mapping[str, ConsumerProtocolMemberMetadata],
+        group_instance_ids: Mapping[str, str | None] | None = None,
+    ) -> dict[str, ConsumerProtocolMemberAssignment]:
+        order = member_order(members, group_instance_ids)
+        return cls._wrap(cls._partitions_by_member(cluster, members, order))
+
+    @classmethod
+    @abc.abstractmethod
+    def _partitions_by_member(
+        cls, cluster: ClusterView, members: Members, order: list[str]
+    ) -> Mapping[str, Iterable[TopicPartition]]:
+        """Each member's partitions; ``order`` is ``members``' ids in Java's member order."""

@@ -12,26 +12,19 @@ not implemented: ferrokafka members send no rack, so Java would not use it eithe
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from ...structs import TopicPartition
-from ..protocol import ConsumerProtocolMemberAssignment, ConsumerProtocolMemberMetadata
-from .abstract import AbstractPartitionAssignor, ClusterView, member_order, partitions_per_topic
+from .abstract import ClusterView, Members, OrderedMembersAssignor, partitions_per_topic
 
 __all__ = ["RangePartitionAssignor"]
 
 
-class RangePartitionAssignor(AbstractPartitionAssignor):
+class RangePartitionAssignor(OrderedMembersAssignor):
     name = "range"
 
     @classmethod
-    def assign(
-        cls,
-        cluster: ClusterView,
-        members: Mapping[str, ConsumerProtocolMemberMetadata],
-        group_instance_ids: Mapping[str, str | None] | None = None,
-    ) -> dict[str, ConsumerProtocolMemberAssignment]:
-        order = member_order(members, group_instance_ids)
+    def _partitions_by_member(
+        cls, cluster: ClusterView, members: Members, order: list[str]
+    ) -> dict[str, list[TopicPartition]]:
         all_topics = {t for meta in members.values() for t in meta.subscription}
         result: dict[str, list[TopicPartition]] = {m: [] for m in members}
         for topic, partitions in sorted(partitions_per_topic(cluster, all_topics).items()):
@@ -44,4 +37,4 @@ class RangePartitionAssignor(AbstractPartitionAssignor):
                 end = start + per_member + (1 if i < extra else 0)
                 result[member].extend(TopicPartition(topic, p) for p in partitions[start:end])
                 start = end
-        return cls._wrap(result)
+        return result

@@ -9,32 +9,25 @@ different subscriptions the result can be unbalanced, exactly as in Java.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from ...structs import TopicPartition
-from ..protocol import ConsumerProtocolMemberAssignment, ConsumerProtocolMemberMetadata
 from .abstract import (
-    AbstractPartitionAssignor,
     ClusterView,
+    Members,
+    OrderedMembersAssignor,
     java_string_key,
-    member_order,
     partitions_per_topic,
 )
 
 __all__ = ["RoundRobinPartitionAssignor"]
 
 
-class RoundRobinPartitionAssignor(AbstractPartitionAssignor):
+class RoundRobinPartitionAssignor(OrderedMembersAssignor):
     name = "roundrobin"
 
     @classmethod
-    def assign(
-        cls,
-        cluster: ClusterView,
-        members: Mapping[str, ConsumerProtocolMemberMetadata],
-        group_instance_ids: Mapping[str, str | None] | None = None,
-    ) -> dict[str, ConsumerProtocolMemberAssignment]:
-        order = member_order(members, group_instance_ids)
+    def _partitions_by_member(
+        cls, cluster: ClusterView, members: Members, order: list[str]
+    ) -> dict[str, list[TopicPartition]]:
         subscribed = {m: set(members[m].subscription) for m in order}
         all_topics = sorted(set().union(*subscribed.values()), key=java_string_key)
         result: dict[str, list[TopicPartition]] = {m: [] for m in members}
@@ -46,4 +39,4 @@ class RoundRobinPartitionAssignor(AbstractPartitionAssignor):
                     turn = (turn + 1) % len(order)
                 result[order[turn]].append(TopicPartition(topic, partition))
                 turn = (turn + 1) % len(order)
-        return cls._wrap(result)
+        return result
