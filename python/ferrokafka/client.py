@@ -16,58 +16,32 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-import ssl
 import time
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from . import errors as Errors
 from .cluster import ClusterMetadata
+from .config.connection import DEFAULT_PORT, ConnectionConfig, parse_bootstrap_servers
 from .conn import Body, Connection
-from .options import positive_int
-from .protocol import ApiKey, coordinator_node_id
+from .protocol import Api, coordinator_node_id, key_of
 from .waits import finish_tasks, wait_event
 
-__all__ = ["AIOKafkaClient", "parse_bootstrap_servers"]
+if TYPE_CHECKING:
+    from ._native import (
+        Coordinator,
+        FindCoordinatorRequest,
+        FindCoordinatorResponse,
+        MetadataRequest,
+        MetadataResponse,
+    )
+
+__all__ = ["DEFAULT_PORT", "AIOKafkaClient", "parse_bootstrap_servers"]
 
 log = logging.getLogger(__name__)
 
-DEFAULT_PORT = 9092
-
-
-def parse_bootstrap_servers(servers: str | list[str]) -> list[tuple[str, int]]:
-    """``"a:1,b:2"`` or ``["a:1", "b"]`` -> ``[("a", 1), ("b", 9092)]``; IPv6 as ``[::1]:9092``."""
-    items = servers.split(",") if isinstance(servers, str) else list(servers)
-    out: list[tuple[str, int]] = []
-    for raw in items:
-        item = raw.strip()
-        if not item:
-            continue
-        host, port = item, DEFAULT_PORT
-        if item.startswith("["):
-            end = item.find("]")
-            if end < 0:
-                raise ValueError(f"bootstrap_servers: unbalanced brackets in {item!r}")
-            host = item[1:end]
-            rest = item[end + 1 :]
-            if rest:
-                port = _parse_port(rest.removeprefix(":"), item)
-        elif item.count(":") == 1:
-            host, port_s = item.split(":")
-            port = _parse_port(port_s, item)
-        out.append((host, port))
-    if not out:
-        raise ValueError("bootstrap_servers: no address given")
-    return out
-
-
-def _parse_port(text: str, item: str) -> int:
-    try:
-        port = int(text)
-    except ValueError:
-        raise ValueError(f"bootstrap_servers: bad port in {item!r}") from None
-    if not 0 < port < 65536:
-        raise ValueError(f"bootstrap_servers: port out of range in {item!r}")
-    return port
+_Req = TypeVar("_Req", bound=Mapping[str, Any])
+_Resp = TypeVar("_Resp")
 
 
 class _Backoff:
@@ -97,57 +71,24 @@ class _Backoff:
 class AIOKafkaClient:
     """Connections to a Kafka cluster, and its metadata.
 
-    Parameters follow aiokafka's ``AIOKafkaClient``; ``reconnect_backoff_ms`` and
-    ``reconnect_backoff_max_ms`` follow the Java client.
+    Takes a ``ConnectionConfig``, or its fields as keywords (aiokafka's ``AIOKafkaClient``
+    parameters, plus ``reconnect_backoff_ms`` and ``reconnect_backoff_max_ms`` from the Java
+    client): ``AIOKafkaClient(bootstrap_servers="host:9092")``.
     """
 
-    def __init__(
-        self,
-        *,
-        bootstrap_servers: str | list[str] = "localhost",
-        client_id: str = "ferrokafka",
-        metadata_max_age_ms: int = 300000,
-        request_timeout_ms: int = 40000,
-        retry_backoff_ms: int = 100,
-        reconnect_backoff_ms: int = 50,
-        reconnect_backoff_max_ms: int = 1000,
-        connections_max_idle_ms: int | None = 540000,
-        ssl_context: ssl.SSLContext | None = None,
-        security_protocol: str = "PLAINTEXT",
-        tcp_keepalive: bool = True,
-        allow_auto_create_topics: bool = False,
-    ) -> None:
-        if security_protocol not in ("PLAINTEXT", "SSL"):
-            raise ValueError(
-                f"security_protocol: {security_protocol!r} is not supported yet (PLAINTEXT or SSL)"
-            )
-        if security_protocol == "SSL" and ssl_context is None:
-            raise ValueError("ssl_context is required when security_protocol is 'SSL'")
-        for name, value in (
-            ("metadata_max_age_ms", metadata_max_age_ms),
-            ("request_timeout_ms", request_timeout_ms),
-            ("retry_backoff_ms", retry_backoff_ms),
-            ("reconnect_backoff_ms", reconnect_backoff_ms),
-            ("reconnect_backoff_max_ms", reconnect_backoff_max_ms),
-        ):
-            positive_int(name, value, zero_ok=True)
-        if connections_max_idle_ms is not None and connections_max_idle_ms <= 0:
-            raise ValueError(
-                f"connections_max_idle_ms must be positive or None, got {connections_max_idle_ms!r}"
-            )
-        self._bootstrap_addresses = parse_bootstrap_servers(bootstrap_servers)
-        self._client_id = client_id
-        self._metadata_max_age = metadata_max_age_ms / 1000
-        self._request_timeout_ms = request_timeout_ms
-        self._retry_backoff = retry_backoff_ms / 1000
-        self._idle_timeout = (
-            None if connections_max_idle_ms is None else connections_max_idle_ms / 1000
-        )
-        self._ssl_context = ssl_context if security_protocol == "SSL" else None
-        self._tcp_keepalive = tcp_keepalive
-        self._allow_auto_create_topics = bool(allow_auto_create_topics)
+    def __init__(self, config: ConnectionConfig | None = None, /, **options: Any) -> None:
+        if config is None:
+            config = ConnectionConfig(**options)
+        elif options:
+            raise TypeError("AIOKafkaClient takes a ConnectionConfig or keyword options, not both")
+        self.config = config
+        self._bootstrap_addresses = parse_bootstrap_servers(config.bootstrap_servers)
+        self._metadata_max_age = config.metadata_max_age_ms / 1000
+        self._retry_backoff = config.retry_backoff_ms / 1000
+        idle_ms = config.connections_max_idle_ms
+        self._idle_timeout = None if idle_ms is None else idle_ms / 1000
         self._md_updated = asyncio.Event()
-        self._backoff = _Backoff(reconnect_backoff_ms, reconnect_backoff_max_ms)
+        self._backoff = _Backoff(config.reconnect_backoff_ms, config.reconnect_backoff_max_ms)
 
         self.cluster = ClusterMetadata(self._bootstrap_addresses)
         self._addresses: dict[int, tuple[str, int]] = {
@@ -174,7 +115,7 @@ class AIOKafkaClient:
         for node_id in self.cluster.bootstrap_ids():
             try:
                 conn = await self.ready(node_id)
-                response = await conn.send(ApiKey.METADATA, self._metadata_request())
+                response = await conn.send(Api.METADATA, self._metadata_request())
             except Errors.KafkaError as exc:
                 failures.append(f"node {node_id} {self._addresses[node_id]}: {exc}")
                 continue
@@ -257,10 +198,7 @@ class AIOKafkaClient:
             host,
             port,
             node_id=node_id,
-            client_id=self._client_id,
-            request_timeout_ms=self._request_timeout_ms,
-            ssl_context=self._ssl_context,
-            tcp_keepalive=self._tcp_keepalive,
+            config=self.config,
             on_close=self._on_connection_closed,
         )
         try:
@@ -312,38 +250,74 @@ class AIOKafkaClient:
 
     # -- requests --------------------------------------------------------------------------
 
+    @overload
+    async def send(
+        self,
+        node_id: int,
+        api_key: Api[_Req, _Resp],
+        body: _Req,
+        *,
+        version: int | None = None,
+        timeout_ms: int | None = None,
+    ) -> _Resp: ...
+    @overload
     async def send(
         self,
         node_id: int,
         api_key: int,
-        body: Body,
+        body: Mapping[str, Any],
         *,
         version: int | None = None,
         timeout_ms: int | None = None,
-    ) -> Body:
-        """Send a request on the connection keyed ``node_id`` and return the response body."""
-        conn = await self.ready(node_id)
-        return await conn.send(api_key, body, version=version, timeout_ms=timeout_ms)
+    ) -> Body: ...
+    async def send(
+        self,
+        node_id: int,
+        api_key: Api[Any, Any] | int,
+        body: Mapping[str, Any],
+        *,
+        version: int | None = None,
+        timeout_ms: int | None = None,
+    ) -> Any:
+        """Send a request on the connection keyed ``node_id`` and return the response body.
 
-    async def send_to_any(self, api_key: int, body: Body, *, version: int | None = None) -> Body:
+        With an ``Api`` descriptor (``Api.METADATA``) the body is checked as that API's
+        request ``TypedDict`` and the response is typed; a plain key gives plain dicts."""
+        conn = await self.ready(node_id)
+        return await conn.send(key_of(api_key), body, version=version, timeout_ms=timeout_ms)
+
+    @overload
+    async def send_to_any(
+        self, api_key: Api[_Req, _Resp], body: _Req, *, version: int | None = None
+    ) -> _Resp: ...
+    @overload
+    async def send_to_any(
+        self, api_key: int, body: Body, *, version: int | None = None
+    ) -> Body: ...
+    async def send_to_any(
+        self, api_key: Api[Any, Any] | int, body: Mapping[str, Any], *, version: int | None = None
+    ) -> Any:
         """Send to the least-loaded node (requests any broker can answer)."""
-        return await self.send(self.least_loaded_node(), api_key, body, version=version)
+        return await self.send(self.least_loaded_node(), key_of(api_key), body, version=version)
 
     async def find_coordinator(self, key: str, key_type: int = 0) -> int:
         """One FindCoordinator: the broker id coordinating ``key``, a consumer group
         (``key_type`` 0) or a transactional id (1). Raises the broker's error, retriable or not
         (retrying is the caller's); makes sure the broker's address is known."""
-        body = {"key": key, "key_type": key_type, "coordinator_keys": [key]}
-        response = await self.send_to_any(ApiKey.FIND_COORDINATOR, body)
-        entry = response["coordinators"][0] if response.get("coordinators") else response
+        body: FindCoordinatorRequest = {"key": key, "key_type": key_type, "coordinator_keys": [key]}
+        response = await self.send_to_any(Api.FIND_COORDINATOR, body)
+        # v4+ answer per key in ``coordinators``; older versions at the top level.
+        entry: FindCoordinatorResponse | Coordinator = (
+            response["coordinators"][0] if response["coordinators"] else response
+        )
         code = entry["error_code"]
         if code:
             what = "transactional id" if key_type == 1 else "group"
-            detail = entry.get("error_message")
+            detail = entry["error_message"]
             raise Errors.for_code(code)(
                 f"FindCoordinator for {what} {key!r}" + (f": {detail}" if detail else "")
             )
-        broker_id: int = entry["node_id"]
+        broker_id = entry["node_id"]
         if self.cluster.broker_metadata(broker_id) is None:
             await self.refresh_metadata()
         return broker_id
@@ -362,14 +336,16 @@ class AIOKafkaClient:
         else:
             self._all_topics, self._topics = False, set(topics)
 
-    def _metadata_request(self, topics: set[str] | None = None) -> Body:
+    def _metadata_request(self, topics: set[str] | None = None) -> MetadataRequest:
         wanted = (None if self._all_topics else self._topics) if topics is None else topics
         return {
             "topics": None if wanted is None else [{"name": t} for t in sorted(wanted)],
-            "allow_auto_topic_creation": self._allow_auto_create_topics,
+            "allow_auto_topic_creation": self.config.allow_auto_create_topics,
         }
 
-    def _install_metadata(self, response: Body, *, all_topics: bool | None = None) -> None:
+    def _install_metadata(
+        self, response: MetadataResponse, *, all_topics: bool | None = None
+    ) -> None:
         self.cluster.update_metadata(
             response, all_topics=self._all_topics if all_topics is None else all_topics
         )
@@ -381,15 +357,15 @@ class AIOKafkaClient:
                 self._addresses[coord] = (broker.host, broker.port)
         self._md_updated.set()
 
-    async def fetch_metadata(self, topics: set[str] | None = None) -> Body:
+    async def fetch_metadata(self, topics: set[str] | None = None) -> MetadataResponse:
         """One Metadata request to the least-loaded node, without installing it."""
-        return await self.send_to_any(ApiKey.METADATA, self._metadata_request(topics))
+        return await self.send_to_any(Api.METADATA, self._metadata_request(topics))
 
-    async def fetch_all_metadata(self, *, install: bool = False) -> Body:
+    async def fetch_all_metadata(self, *, install: bool = False) -> MetadataResponse:
         """One Metadata request for every topic of the cluster (creating none); with
         ``install``, it also becomes the cluster metadata (leaders of every partition)."""
-        request = {"topics": None, "allow_auto_topic_creation": False}
-        response = await self.send_to_any(ApiKey.METADATA, request)
+        request: MetadataRequest = {"topics": None, "allow_auto_topic_creation": False}
+        response = await self.send_to_any(Api.METADATA, request)
         if install:
             self._install_metadata(response, all_topics=True)
         return response

@@ -10,10 +10,13 @@ import time
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from . import errors as Errors
 from .structs import BrokerMetadata, PartitionMetadata, TopicPartition
+
+if TYPE_CHECKING:
+    from ._native import MetadataResponse
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +93,7 @@ class ClusterMetadata:
 
     # -- updates ---------------------------------------------------------------------------
 
-    def update_metadata(self, response: dict[str, Any], *, all_topics: bool = True) -> None:
+    def update_metadata(self, response: MetadataResponse, *, all_topics: bool = True) -> None:
         """Install a decoded Metadata response.
 
         With ``all_topics`` (a request for every topic) topics missing from the response are

@@ -11,14 +11,14 @@ import asyncio
 import logging
 import mmap
 import socket
-import ssl
 import time
-from collections.abc import Callable
-from typing import Any, cast
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar, cast, overload
 
 from . import _native
 from . import errors as Errors
-from .protocol import ApiKey
+from .config.connection import ConnectionConfig
+from .protocol import Api, ApiKey, key_of
 from .waits import wait_for
 
 log = logging.getLogger(__name__)
@@ -31,6 +31,9 @@ Body = dict[str, Any]
 
 Frame = _native.SharedBytes | bytes
 """A received response frame (native-owned bytes), or ``b""`` when none is awaited."""
+
+_Req = TypeVar("_Req", bound=Mapping[str, Any])
+_Resp = TypeVar("_Resp")
 
 
 class _Pending:
@@ -109,21 +112,20 @@ class Connection:
         port: int,
         *,
         node_id: int,
-        client_id: str | None = "ferrokafka",
-        request_timeout_ms: int = 40000,
+        config: ConnectionConfig | None = None,
         max_frame_size: int = _native.DEFAULT_MAX_FRAME_SIZE,
-        ssl_context: ssl.SSLContext | None = None,
-        tcp_keepalive: bool = True,
         on_close: Callable[[Connection, BaseException | None], None] | None = None,
     ) -> None:
+        if config is None:
+            config = ConnectionConfig()
         self.host = host
         self.port = port
         self.node_id = node_id
-        self._client_id = client_id
-        self._request_timeout = request_timeout_ms / 1000
+        self._client_id = config.client_id
+        self._request_timeout = config.request_timeout_ms / 1000
         self._max_frame_size = max_frame_size
-        self._ssl_context = ssl_context
-        self._tcp_keepalive = tcp_keepalive
+        self._ssl_context = config.ssl_context if config.security_protocol == "SSL" else None
+        self._tcp_keepalive = config.tcp_keepalive
         self._on_close = on_close
         self._protocol: _FrameProtocol | None = None
         self._pending: dict[int, _Pending] = {}
@@ -260,15 +262,34 @@ class Connection:
 
     # -- requests --------------------------------------------------------------------------
 
+    @overload
     async def send(
         self,
-        api_key: int,
-        body: Body,
+        api_key: Api[_Req, _Resp],
+        body: _Req,
         *,
         version: int | None = None,
         timeout_ms: int | None = None,
-    ) -> Body:
-        """Send a request and return the decoded response body."""
+    ) -> _Resp: ...
+    @overload
+    async def send(
+        self,
+        api_key: int,
+        body: Mapping[str, Any],
+        *,
+        version: int | None = None,
+        timeout_ms: int | None = None,
+    ) -> Body: ...
+    async def send(
+        self,
+        api_key: Api[Any, Any] | int,
+        body: Mapping[str, Any],
+        *,
+        version: int | None = None,
+        timeout_ms: int | None = None,
+    ) -> Any:
+        """Send a request and return the decoded response body (typed by an ``Api``)."""
+        api_key = key_of(api_key)
         if version is None:
             version = self.version_for(api_key)
         frame = await self.send_raw(api_key, version, body, timeout_ms=timeout_ms)
@@ -279,7 +300,7 @@ class Connection:
         self,
         api_key: int,
         version: int,
-        body: Body,
+        body: Mapping[str, Any],
         *,
         timeout_ms: int | None = None,
         expect_response: bool = True,

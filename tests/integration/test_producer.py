@@ -331,7 +331,7 @@ async def test_options_serializers_partitioner_and_client_settings(
         value_serializer=lambda v: json.dumps(v).encode(),
         partitioner=last_partition,
     ) as producer:
-        assert producer.client._client_id == "fk-producer-test"
+        assert producer.client.config.client_id == "fk-producer-test"
         meta = await producer.send_and_wait(topic, {"a": 1}, key="k1")
         assert meta.partition == 2
         assert seen == [(b"k1", [0, 1, 2], [0, 1, 2])]

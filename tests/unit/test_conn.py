@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from ferrokafka import _native
 from ferrokafka import errors as Errors
+from ferrokafka.config import ConnectionConfig
 from ferrokafka.conn import Connection
 from ferrokafka.protocol import ApiKey
 
@@ -74,7 +75,7 @@ async def test_pipelined_requests_are_matched_by_correlation_id() -> None:
 async def test_request_timeout_fails_waiter_and_closes() -> None:
     broker = await FakeBroker(_silence).start()
     try:
-        conn = await _connect(broker, request_timeout_ms=200)
+        conn = await _connect(broker, config=ConnectionConfig(request_timeout_ms=200))
         other = asyncio.ensure_future(conn.send(ApiKey.METADATA, {"topics": None}, timeout_ms=5000))
         start = time.monotonic()
         with pytest.raises(
@@ -94,7 +95,7 @@ async def test_request_timeout_fails_waiter_and_closes() -> None:
 async def test_dead_socket_fails_every_waiter_at_once() -> None:
     broker = await FakeBroker(_silence).start()
     try:
-        conn = await _connect(broker, request_timeout_ms=30000)
+        conn = await _connect(broker, config=ConnectionConfig(request_timeout_ms=30000))
         waiters = [
             asyncio.ensure_future(conn.send(ApiKey.METADATA, {"topics": None})) for _ in range(5)
         ]

@@ -12,6 +12,7 @@ import pytest
 from ferrokafka import _native
 from ferrokafka import errors as Errors
 from ferrokafka.client import AIOKafkaClient
+from ferrokafka.config import ProducerConfig
 from ferrokafka.producer import AIOKafkaProducer, BatchBuilder
 from ferrokafka.producer.idempotence import ProducerIdState, next_sequence
 from ferrokafka.producer.message_accumulator import MessageAccumulator, ProducerBatch
@@ -87,8 +88,8 @@ def test_deprecated_api_version_warns() -> None:
 
 def test_client_ids_are_unique_by_default() -> None:
     a, b = AIOKafkaProducer(), AIOKafkaProducer()
-    assert a.client._client_id != b.client._client_id
-    assert AIOKafkaProducer(client_id="mine").client._client_id == "mine"
+    assert a.client.config.client_id != b.client.config.client_id
+    assert AIOKafkaProducer(client_id="mine").client.config.client_id == "mine"
 
 
 async def test_send_before_start_is_an_error() -> None:
@@ -154,7 +155,9 @@ def test_sequence_numbers_wrap_like_java() -> None:
 
 async def test_reenqueued_batches_go_back_in_sequence_order() -> None:
     client = AIOKafkaClient()
-    acc = MessageAccumulator(client.cluster, 1000, None, 30.0)
+    acc = MessageAccumulator(
+        client.cluster, ProducerConfig(max_batch_size=1000, request_timeout_ms=30000)
+    )
     tp = TopicPartition(TOPIC, 0)
     loop = asyncio.get_running_loop()
     batches = []
@@ -181,19 +184,14 @@ async def test_reenqueued_batches_go_back_in_sequence_order() -> None:
 
 
 def _idempotent_sender(acc: MessageAccumulator, ids: ProducerIdState) -> Sender:
-    return Sender(
-        AIOKafkaClient(),
-        acc,
-        acks=-1,
-        request_timeout_ms=1000,
-        retry_backoff_ms=10,
-        max_request_size=1 << 20,
-        idempotence=ids,
-    )
+    config = ProducerConfig(acks=-1, request_timeout_ms=1000, retry_backoff_ms=10)
+    return Sender(AIOKafkaClient(), acc, config, idempotence=ids)
 
 
 async def test_out_of_order_sequence_is_retried_unless_nothing_is_ahead_of_it() -> None:
-    acc = MessageAccumulator(AIOKafkaClient().cluster, 1000, None, 30.0)
+    acc = MessageAccumulator(
+        AIOKafkaClient().cluster, ProducerConfig(max_batch_size=1000, request_timeout_ms=30000)
+    )
     ids = ProducerIdState()
     ids.set_pid(3, 0)
     sender = _idempotent_sender(acc, ids)
@@ -418,7 +416,9 @@ def test_record_size_estimate_bounds_the_encoded_record(
 
 
 async def test_a_partitions_first_idempotent_batch_goes_out_alone() -> None:
-    acc = MessageAccumulator(AIOKafkaClient().cluster, 1000, None, 30.0)
+    acc = MessageAccumulator(
+        AIOKafkaClient().cluster, ProducerConfig(max_batch_size=1000, request_timeout_ms=30000)
+    )
     ids = ProducerIdState()
     ids.set_pid(3, 0)
     sender = _idempotent_sender(acc, ids)
@@ -434,7 +434,9 @@ async def test_a_partitions_first_idempotent_batch_goes_out_alone() -> None:
 
 
 async def test_an_out_of_order_batch_behind_the_acknowledged_ones_is_renumbered() -> None:
-    acc = MessageAccumulator(AIOKafkaClient().cluster, 1000, None, 30.0)
+    acc = MessageAccumulator(
+        AIOKafkaClient().cluster, ProducerConfig(max_batch_size=1000, request_timeout_ms=30000)
+    )
     ids = ProducerIdState()
     ids.set_pid(3, 0)
     sender = _idempotent_sender(acc, ids)
@@ -459,7 +461,9 @@ async def test_an_out_of_order_batch_behind_the_acknowledged_ones_is_renumbered(
 
 
 async def test_an_out_of_order_batch_waiting_for_earlier_ones_gives_up_after_the_ttl() -> None:
-    acc = MessageAccumulator(AIOKafkaClient().cluster, 1000, None, 0.05)
+    acc = MessageAccumulator(
+        AIOKafkaClient().cluster, ProducerConfig(max_batch_size=1000, request_timeout_ms=50)
+    )
     ids = ProducerIdState()
     ids.set_pid(3, 0)
     sender = _idempotent_sender(acc, ids)

@@ -14,17 +14,18 @@ from __future__ import annotations
 
 import asyncio
 import time
-import warnings
 from collections import defaultdict
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from ssl import SSLContext
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from .. import __version__
 from .. import errors as Errors
 from ..abc import AbstractTokenProvider
 from ..client import AIOKafkaClient
-from ..protocol import ApiKey
+from ..config import AdminConfig
+from ..config.connection import keyword_options
+from ..protocol import Api
 from ..retry import retrying
 from ..structs import OffsetAndMetadata, TopicPartition
 from .config_resource import ConfigResource, ConfigResourceType
@@ -32,10 +33,35 @@ from .new_partitions import NewPartitions
 from .new_topic import NewTopic
 from .records_to_delete import RecordsToDelete
 
+if TYPE_CHECKING:
+    from .._native import (
+        AlterConfigsRequest,
+        AlterConfigsResourceResponse,
+        ConsumerGroupDescribeRequest,
+        CreatePartitionsRequest,
+        CreateTopicsRequest,
+        DeleteRecordsPartition,
+        DeleteRecordsRequest,
+        DeleteTopicsRequest,
+        DescribeConfigsRequest,
+        DescribeConfigsResult,
+        DescribeGroupsRequest,
+        ListGroupsRequest,
+        MetadataRequest,
+        OffsetFetchRequest,
+        OffsetFetchResponseTopic,
+        OffsetFetchResponseTopics,
+    )
+
 __all__ = ["AIOKafkaAdminClient"]
 
 Body = dict[str, Any]
 T = TypeVar("T")
+_Req = TypeVar("_Req", bound=Mapping[str, Any])
+_Resp = TypeVar("_Resp")
+
+_ZERO_UUID = bytes(16)
+"""A topic id not given (DeleteTopics names topics)."""
 
 # OffsetFetch v10 names topics by id only; the admin API speaks topic names.
 _OFFSET_FETCH_MAX_BY_NAME = 9
@@ -48,12 +74,21 @@ def _raise_for(code: int, what: str, message: str | None = None) -> None:
         raise Errors.for_code(code)(f"{what}{detail}")
 
 
+_NO_OPS = {
+    "api_version": "AIOKafkaAdminClient: api_version is a no-op (versions are negotiated per "
+    "connection)",
+    "loop": "AIOKafkaAdminClient: loop is a no-op (the running loop is used)",
+}
+
+
 class AIOKafkaAdminClient:
     """An admin client. ``start()`` connects; ``close()`` disconnects (or use ``async with``).
 
-    Parameters are aiokafka's. ``security_protocol`` may be ``PLAINTEXT`` or ``SSL``; the
-    ``sasl_*`` parameters are accepted for compatibility and have no effect until ferrokafka
-    speaks SASL. ``loop`` and ``api_version`` are deprecated no-ops, as in aiokafka.
+    Parameters are aiokafka's, documented and checked by ``ferrokafka.config.AdminConfig``
+    (the connection options of ``ConnectionConfig``). ``security_protocol`` may be
+    ``PLAINTEXT`` or ``SSL``; the ``sasl_*`` parameters are accepted for compatibility and have
+    no effect until ferrokafka speaks SASL. ``loop`` and ``api_version`` are deprecated no-ops,
+    as in aiokafka.
     """
 
     def __init__(
@@ -76,31 +111,11 @@ class AIOKafkaAdminClient:
         sasl_kerberos_domain_name: str | None = None,
         sasl_oauth_token_provider: AbstractTokenProvider | None = None,
     ) -> None:
-        if api_version is not None:
-            warnings.warn(
-                "AIOKafkaAdminClient: api_version is a no-op (versions are negotiated per "
-                "connection)",
-                DeprecationWarning,
-                stacklevel=2,
-            )
-        if loop is not None:
-            warnings.warn(
-                "AIOKafkaAdminClient: loop is a no-op (the running loop is used)",
-                DeprecationWarning,
-                stacklevel=2,
-            )
-        self._request_timeout_ms = request_timeout_ms
-        self._retry_backoff = retry_backoff_ms / 1000
-        self._client = AIOKafkaClient(
-            bootstrap_servers=bootstrap_servers,
-            client_id=client_id,
-            request_timeout_ms=request_timeout_ms,
-            connections_max_idle_ms=connections_max_idle_ms,
-            retry_backoff_ms=retry_backoff_ms,
-            metadata_max_age_ms=metadata_max_age_ms,
-            security_protocol=security_protocol,
-            ssl_context=ssl_context,
-        )
+        options = keyword_options(locals(), _NO_OPS)
+        config = self._config = AdminConfig(**options)
+        self._request_timeout_ms = config.request_timeout_ms
+        self._retry_backoff = config.retry_backoff_ms / 1000
+        self._client = AIOKafkaClient(config)
         self._started = False
         self._closed = False
 
@@ -137,14 +152,14 @@ class AIOKafkaAdminClient:
         return self._request_timeout_ms if timeout_ms is None else timeout_ms
 
     async def _send(
-        self, node_id: int, api_key: ApiKey, body: Body, *, max_version: int | None = None
-    ) -> Body:
+        self, node_id: int, api: Api[_Req, _Resp], body: _Req, *, max_version: int | None = None
+    ) -> _Resp:
         """Send to ``node_id`` at the negotiated version, capped at ``max_version``."""
         version = None
         if max_version is not None:
             conn = await self._client.ready(node_id)
-            version = min(conn.version_for(api_key), max_version)
-        return await self._client.send(node_id, api_key, body, version=version)
+            version = min(conn.version_for(api.key), max_version)
+        return await self._client.send(node_id, api, body, version=version)
 
     async def _retrying(self, attempt: Callable[[], Awaitable[T]]) -> T:
         """Run ``attempt`` until it succeeds, retrying retriable Kafka errors with backoff for
@@ -163,21 +178,21 @@ class AIOKafkaAdminClient:
     ) -> Body:
         """Send CreateTopics; returns the decoded response. Per-topic ``error_code``s are
         reported there, as aiokafka does, not raised."""
-        body = {
+        body: CreateTopicsRequest = {
             "topics": [t.to_request() for t in new_topics],
             "timeout_ms": self._timeout_ms(timeout_ms),
             "validate_only": validate_only,
         }
-        return await self._client.send_to_any(ApiKey.CREATE_TOPICS, body)
+        return _plain(await self._client.send_to_any(Api.CREATE_TOPICS, body))
 
     async def delete_topics(self, topics: list[str], timeout_ms: int | None = None) -> Body:
         """Send DeleteTopics; returns the decoded response with per-topic ``error_code``s."""
-        body = {
+        body: DeleteTopicsRequest = {
             "topic_names": list(topics),
-            "topics": [{"name": t} for t in topics],
+            "topics": [{"name": t, "topic_id": _ZERO_UUID} for t in topics],
             "timeout_ms": self._timeout_ms(timeout_ms),
         }
-        return await self._client.send_to_any(ApiKey.DELETE_TOPICS, body)
+        return _plain(await self._client.send_to_any(Api.DELETE_TOPICS, body))
 
     async def list_topics(self) -> list[str]:
         """Every topic name in the cluster (internal topics included), sorted."""
@@ -189,11 +204,11 @@ class AIOKafkaAdminClient:
         ``topics``, or for every topic. A named topic the broker does not know raises its
         error (``UnknownTopicOrPartitionError``)."""
         response = await self._client.fetch_metadata(topics=None if topics is None else set(topics))
-        result: list[Body] = response["topics"]
+        result = response["topics"]
         if topics is not None:
             for t in result:
                 _raise_for(t["error_code"], f"describe_topics: topic {t['name']!r}")
-        return result
+        return cast(list[Body], result)
 
     async def describe_cluster(self) -> Body:
         """Cluster id, controller id and brokers (the Metadata response without topics)."""
@@ -209,7 +224,7 @@ class AIOKafkaAdminClient:
         """Grow topics to ``NewPartitions.total_count`` partitions; returns the decoded
         response. The first per-topic error is raised (``InvalidPartitionsError`` for a count
         that does not grow the topic, ``UnknownTopicOrPartitionError`` for an unknown one)."""
-        body = {
+        body: CreatePartitionsRequest = {
             "topics": [
                 {
                     "name": name,
@@ -223,14 +238,14 @@ class AIOKafkaAdminClient:
             "timeout_ms": self._timeout_ms(timeout_ms),
             "validate_only": validate_only,
         }
-        response = await self._client.send_to_any(ApiKey.CREATE_PARTITIONS, body)
+        response = await self._client.send_to_any(Api.CREATE_PARTITIONS, body)
         for result in response["results"]:
             _raise_for(
                 result["error_code"],
                 f"could not create partitions for topic {result['name']!r}",
                 result["error_message"],
             )
-        return response
+        return _plain(response)
 
     async def describe_configs(
         self, config_resources: list[ConfigResource], include_synonyms: bool = False
@@ -238,14 +253,24 @@ class AIOKafkaAdminClient:
         """Read the configuration of topics and brokers: one decoded DescribeConfigs response
         per request (broker resources go to that broker, topic resources to any broker). A
         resource's error (e.g. an unknown topic) is raised naming the resource."""
-        return await self._per_config_resource(
-            ApiKey.DESCRIBE_CONFIGS,
-            config_resources,
-            lambda res: {"configuration_keys": list(res.configs) if res.configs else None},
-            {"include_synonyms": include_synonyms},
-            "results",
-            "describe_configs",
-        )
+
+        def request(resources: list[ConfigResource]) -> DescribeConfigsRequest:
+            return {
+                "resources": [
+                    {
+                        "resource_type": int(res.resource_type),
+                        "resource_name": res.name,
+                        "configuration_keys": list(res.configs) if res.configs else None,
+                    }
+                    for res in resources
+                ],
+                "include_synonyms": include_synonyms,
+            }
+
+        responses = await self._per_config_resource(Api.DESCRIBE_CONFIGS, config_resources, request)
+        for response in responses:
+            _raise_for_resources(response["results"], "describe_configs")
+        return [_plain(r) for r in responses]
 
     async def alter_configs(
         self, config_resources: list[ConfigResource], validate_only: bool = False
@@ -255,60 +280,50 @@ class AIOKafkaAdminClient:
         AlterConfigs does): one decoded AlterConfigs response per request, routed as
         ``describe_configs`` routes. A resource's error (an unknown topic, an invalid value)
         is raised naming the resource."""
-        return await self._per_config_resource(
-            ApiKey.ALTER_CONFIGS,
-            config_resources,
-            lambda res: {
-                "configs": [
-                    {"name": name, "value": None if value is None else str(value)}
-                    for name, value in (res.configs or {}).items()
-                ]
-            },
-            {"validate_only": validate_only},
-            "responses",
-            "alter_configs",
-        )
+
+        def request(resources: list[ConfigResource]) -> AlterConfigsRequest:
+            return {
+                "resources": [
+                    {
+                        "resource_type": int(res.resource_type),
+                        "resource_name": res.name,
+                        "configs": [
+                            {"name": name, "value": None if value is None else str(value)}
+                            for name, value in (res.configs or {}).items()
+                        ],
+                    }
+                    for res in resources
+                ],
+                "validate_only": validate_only,
+            }
+
+        responses = await self._per_config_resource(Api.ALTER_CONFIGS, config_resources, request)
+        for response in responses:
+            _raise_for_resources(response["responses"], "alter_configs")
+        return [_plain(r) for r in responses]
 
     async def _per_config_resource(
         self,
-        api_key: int,
+        api: Api[_Req, _Resp],
         config_resources: list[ConfigResource],
-        fields: Callable[[ConfigResource], Body],
-        options: Body,
-        results: str,
-        what: str,
-    ) -> list[Body]:
-        """Send ``api_key`` with one entry per resource (its type and name plus ``fields``):
-        broker resources to that broker, the rest to any broker. Raises the first resource
-        error, naming the resource."""
-        by_broker: dict[int, list[Body]] = defaultdict(list)
-        anywhere: list[Body] = []
+        request: Callable[[list[ConfigResource]], _Req],
+    ) -> list[_Resp]:
+        """Send ``api`` with the ``request`` of the resources: broker resources to that
+        broker, the rest to any broker. The responses in that order."""
+        by_broker: dict[int, list[ConfigResource]] = defaultdict(list)
+        anywhere: list[ConfigResource] = []
         for res in config_resources:
-            entry = {
-                "resource_type": int(res.resource_type),
-                "resource_name": res.name,
-                **fields(res),
-            }
             if res.resource_type == ConfigResourceType.BROKER:
-                by_broker[int(res.name)].append(entry)
+                by_broker[int(res.name)].append(res)
             else:
-                anywhere.append(entry)
+                anywhere.append(res)
         sends = [
-            self._client.send(broker, api_key, {"resources": resources, **options})
+            self._client.send(broker, api, request(resources))
             for broker, resources in by_broker.items()
         ]
         if anywhere:
-            sends.append(self._client.send_to_any(api_key, {"resources": anywhere, **options}))
-        responses = list(await asyncio.gather(*sends))
-        for response in responses:
-            for result in response[results]:
-                kind = ConfigResourceType(result["resource_type"]).name.lower()
-                _raise_for(
-                    result["error_code"],
-                    f"{what}: {kind} {result['resource_name']!r}",
-                    result["error_message"],
-                )
-        return responses
+            sends.append(self._client.send_to_any(api, request(anywhere)))
+        return list(await asyncio.gather(*sends))
 
     async def delete_records(
         self,
@@ -322,9 +337,14 @@ class AIOKafkaAdminClient:
         leaders: dict[TopicPartition, int] = {}
         for t in metadata["topics"]:
             _raise_for(t["error_code"], f"delete_records: topic {t['name']!r}")
+            name = t["name"]
+            if name is None:  # only topics asked for by id come back nameless
+                continue
             for p in t["partitions"]:
-                leaders[TopicPartition(t["name"], p["partition_index"])] = p["leader_id"]
-        by_leader: dict[int, dict[str, list[Body]]] = defaultdict(lambda: defaultdict(list))
+                leaders[TopicPartition(name, p["partition_index"])] = p["leader_id"]
+        by_leader: dict[int, dict[str, list[DeleteRecordsPartition]]] = defaultdict(
+            lambda: defaultdict(list)
+        )
         for tp, records in records_to_delete.items():
             leader = leaders.get(tp)
             if leader is None:
@@ -339,30 +359,29 @@ class AIOKafkaAdminClient:
                 {"partition_index": tp.partition, "offset": records.before_offset}
             )
         timeout = self._timeout_ms(timeout_ms)
+        requests: dict[int, DeleteRecordsRequest] = {
+            leader: {
+                "topics": [{"name": n, "partitions": ps} for n, ps in topics.items()],
+                "timeout_ms": timeout,
+            }
+            for leader, topics in by_leader.items()
+        }
         responses = await asyncio.gather(
             *(
-                self._client.send(
-                    leader,
-                    ApiKey.DELETE_RECORDS,
-                    {
-                        "topics": [{"name": n, "partitions": ps} for n, ps in topics.items()],
-                        "timeout_ms": timeout,
-                    },
-                )
-                for leader, topics in by_leader.items()
+                self._client.send(leader, Api.DELETE_RECORDS, request)
+                for leader, request in requests.items()
             )
         )
         low_watermarks: dict[TopicPartition, int] = {}
         for response in responses:
-            for t in response["topics"]:
-                for p in t["partitions"]:
+            for result in response["topics"]:
+                for part in result["partitions"]:
+                    index = part["partition_index"]
                     _raise_for(
-                        p["error_code"],
-                        f"delete_records: topic {t['name']!r} partition {p['partition_index']}",
+                        part["error_code"],
+                        f"delete_records: topic {result['name']!r} partition {index}",
                     )
-                    low_watermarks[TopicPartition(t["name"], p["partition_index"])] = p[
-                        "low_watermark"
-                    ]
+                    low_watermarks[TopicPartition(result["name"], index)] = part["low_watermark"]
         return low_watermarks
 
     # -- consumer groups -------------------------------------------------------------------
@@ -403,7 +422,8 @@ class AIOKafkaAdminClient:
             broker_ids = [b["node_id"] for b in metadata["brokers"]]
 
         async def list_on(broker: int) -> list[tuple[str, str]]:
-            response = await self._client.send(broker, ApiKey.LIST_GROUPS, {})
+            everything: ListGroupsRequest = {}
+            response = await self._client.send(broker, Api.LIST_GROUPS, everything)
             _raise_for(response["error_code"], f"list_consumer_groups: broker {broker}")
             return [(g["group_id"], g["protocol_type"]) for g in response["groups"]]
 
@@ -435,16 +455,14 @@ class AIOKafkaAdminClient:
             by_node[node].append(group_id)
 
         async def describe_on(node: int, groups: list[str]) -> Body:
-            response = await self._send(
-                node,
-                ApiKey.DESCRIBE_GROUPS,
-                {
-                    "groups": groups,
-                    "include_authorized_operations": include_authorized_operations,
-                },
-            )
+            request: DescribeGroupsRequest = {
+                "groups": groups,
+                "include_authorized_operations": include_authorized_operations,
+            }
+            response = await self._send(node, Api.DESCRIBE_GROUPS, request)
             described: list[Body] = []
-            for group in response["groups"]:
+            for found in response["groups"]:
+                group = _plain(found)
                 if group["error_code"] == Errors.GroupIdNotFound.errno:
                     group = await self._describe_consumer_protocol_group(
                         node, group["group_id"], include_authorized_operations
@@ -455,8 +473,9 @@ class AIOKafkaAdminClient:
                     group.get("error_message"),
                 )
                 described.append(group)
-            response["groups"] = described
-            return response
+            result = _plain(response)
+            result["groups"] = described
+            return result
 
         return list(await asyncio.gather(*(describe_on(node, gs) for node, gs in by_node.items())))
 
@@ -464,17 +483,14 @@ class AIOKafkaAdminClient:
         self, node: int, group_id: str, include_authorized_operations: bool
     ) -> Body:
         """A KIP-848 group, described with ConsumerGroupDescribe in DescribeGroups' shape."""
-        response = await self._client.send(
-            node,
-            ApiKey.CONSUMER_GROUP_DESCRIBE,
-            {
-                "group_ids": [group_id],
-                "include_authorized_operations": include_authorized_operations,
-            },
-        )
-        group: Body = response["groups"][0]
+        request: ConsumerGroupDescribeRequest = {
+            "group_ids": [group_id],
+            "include_authorized_operations": include_authorized_operations,
+        }
+        response = await self._client.send(node, Api.CONSUMER_GROUP_DESCRIBE, request)
+        group = response["groups"][0]
         if group["error_code"]:
-            return group
+            return _plain(group)
         return {
             "error_code": 0,
             "error_message": None,
@@ -510,21 +526,38 @@ class AIOKafkaAdminClient:
         """The committed offsets of ``group_id`` (OffsetFetch to its coordinator), for
         ``partitions`` or for every partition it committed. A requested partition without a
         commit maps to offset -1. Errors are raised naming the group or partition."""
-        topics: list[Body] | None = None
+        by_topic: dict[str, list[int]] | None = None
         if partitions:
-            by_topic: dict[str, list[int]] = defaultdict(list)
+            by_topic = defaultdict(list)
             for tp in partitions:
                 by_topic[tp.topic].append(tp.partition)
-            topics = [{"name": t, "partition_indexes": ps} for t, ps in by_topic.items()]
 
         async def fetch(node: int) -> dict[TopicPartition, OffsetAndMetadata]:
             conn = await self._client.ready(node)
-            version = min(conn.version_for(ApiKey.OFFSET_FETCH), _OFFSET_FETCH_MAX_BY_NAME)
+            version = min(conn.version_for(Api.OFFSET_FETCH.key), _OFFSET_FETCH_MAX_BY_NAME)
+            body: OffsetFetchRequest
             if version >= 8:
-                body: Body = {"groups": [{"group_id": group_id, "topics": topics}]}
+                body = {
+                    "groups": [
+                        {
+                            "group_id": group_id,
+                            "topics": None
+                            if by_topic is None
+                            else [
+                                {"name": t, "partition_indexes": ps} for t, ps in by_topic.items()
+                            ],
+                        }
+                    ]
+                }
             else:
-                body = {"group_id": group_id, "topics": topics}
-            response = await self._client.send(node, ApiKey.OFFSET_FETCH, body, version=version)
+                body = {
+                    "group_id": group_id,
+                    "topics": None
+                    if by_topic is None
+                    else [{"name": t, "partition_indexes": ps} for t, ps in by_topic.items()],
+                }
+            response = await self._client.send(node, Api.OFFSET_FETCH, body, version=version)
+            result_topics: list[OffsetFetchResponseTopic] | list[OffsetFetchResponseTopics]
             if version >= 8:
                 group = response["groups"][0]
                 group_error, result_topics = group["error_code"], group["topics"]
@@ -562,12 +595,9 @@ class AIOKafkaAdminClient:
         self, name: str, partitions: int | None, present: bool
     ) -> bool:
         await self._client.refresh_metadata()
+        request: MetadataRequest = {"topics": [{"name": name}], "allow_auto_topic_creation": False}
         for broker in self._client.cluster.broker_ids():
-            response = await self._client.send(
-                broker,
-                ApiKey.METADATA,
-                {"topics": [{"name": name}], "allow_auto_topic_creation": False},
-            )
+            response = await self._client.send(broker, Api.METADATA, request)
             topic = next((t for t in response["topics"] if t["name"] == name), None)
             exists = topic is not None and topic["error_code"] == 0
             if not present:
@@ -584,7 +614,27 @@ class AIOKafkaAdminClient:
         return True
 
 
-def _committed(group_id: str, topics: Iterable[Body]) -> dict[TopicPartition, OffsetAndMetadata]:
+def _plain(response: Mapping[str, Any]) -> Body:
+    """A decoded response as the plain dict the public methods return (it is one)."""
+    return cast(Body, response)
+
+
+def _raise_for_resources(
+    results: Iterable[DescribeConfigsResult] | Iterable[AlterConfigsResourceResponse], what: str
+) -> None:
+    """Raise the first config resource error, naming the resource."""
+    for result in results:
+        kind = ConfigResourceType(result["resource_type"]).name.lower()
+        _raise_for(
+            result["error_code"],
+            f"{what}: {kind} {result['resource_name']!r}",
+            result["error_message"],
+        )
+
+
+def _committed(
+    group_id: str, topics: Iterable[OffsetFetchResponseTopic] | Iterable[OffsetFetchResponseTopics]
+) -> dict[TopicPartition, OffsetAndMetadata]:
     out: dict[TopicPartition, OffsetAndMetadata] = {}
     for t in topics:
         for p in t["partitions"]:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..errors import IllegalArgumentError
+
+if TYPE_CHECKING:
+    from .._native import CreatableTopic
 
 __all__ = ["NewTopic"]
 
@@ -44,7 +47,7 @@ class NewTopic:
             f"replication_factor={self.replication_factor})"
         )
 
-    def to_request(self) -> dict[str, Any]:
+    def to_request(self) -> CreatableTopic:
         """The CreateTopics request entry for this topic."""
         return {
             "name": self.name,

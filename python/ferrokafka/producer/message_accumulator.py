@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 from .. import _native
 from .. import errors as Errors
 from ..cluster import ClusterMetadata
+from ..config import ProducerConfig
 from ..options import epoch_ms
 from ..structs import RecordMetadata, TopicPartition
 
@@ -365,21 +366,18 @@ class MessageAccumulator:
     def __init__(
         self,
         cluster: ClusterMetadata,
-        batch_size: int,
-        compression_type: str | None,
-        batch_ttl: float,
+        config: ProducerConfig,
         *,
-        linger_ms: int = 0,
-        is_transactional: bool = False,
         on_failure: Callable[[BaseException], None] | None = None,
     ) -> None:
         self._cluster = cluster
         self._on_failure = on_failure
-        self._batch_size = batch_size
-        self._compression = compression_type
-        self._batch_ttl = batch_ttl
-        self._linger = linger_ms / 1000
-        self._transactional = is_transactional
+        self._batch_size = config.max_batch_size
+        self._compression = config.compression_type
+        # A batch not sent within request_timeout_ms fails (no leader to send it to).
+        self._batch_ttl = config.request_timeout_ms / 1000
+        self._linger = config.linger_ms / 1000
+        self._transactional = config.transactional_id is not None
         self._batches: dict[TopicPartition, collections.deque[ProducerBatch]] = {}
         self._incomplete: set[ProducerBatch] = set()
         self._flushing = 0

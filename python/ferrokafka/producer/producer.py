@@ -20,7 +20,10 @@ from typing import Any
 from .. import errors as Errors
 from ..client import AIOKafkaClient
 from ..cluster import TopicInfo
-from ..options import commit_offsets, epoch_ms, flag, positive_int
+from ..config import ProducerConfig
+from ..config.connection import LOOP_DEPRECATED, keyword_options
+from ..config.producer import DEFAULT_ACKS, DEFAULT_PARTITIONER, Partitioner, Serializer
+from ..options import commit_offsets, epoch_ms
 from ..partitioner import DefaultPartitioner, StickyPartitions
 from ..structs import OffsetAndMetadata, RecordMetadata, TopicPartition
 from .idempotence import ProducerIdState
@@ -39,18 +42,20 @@ __all__ = ["AIOKafkaProducer", "TransactionContext"]
 
 log = logging.getLogger(__name__)
 
-_missing: Any = object()
 
-_DEFAULT_PARTITIONER = DefaultPartitioner()
-
-_CODECS = ("gzip", "snappy", "lz4", "zstd")
-
-Partitioner = Callable[[bytes | None, list[int], list[int]], int]
-Serializer = Callable[[Any], Any]
+_NO_OPS = {
+    "loop": LOOP_DEPRECATED,
+    "api_version": "The `api_version` parameter has been deprecated since aiokafka 0.13.0 and "
+    "is a no-op: versions are negotiated per connection.",
+}
 
 
 class AIOKafkaProducer:
     """A Kafka producer with aiokafka 0.14's parameters, defaults and behaviour.
+
+    ``ferrokafka.config.ProducerConfig`` documents each keyword argument (meaning, unit,
+    default, the Java client's name) and checks them: a wrong value raises ``ValueError``
+    naming the option.
 
     ``acks`` defaults to 1 (``"all"`` with ``enable_idempotence``); ``send`` returns a future
     resolved with the record's ``RecordMetadata`` (None with ``acks=0``). Unkeyed records with
@@ -76,12 +81,12 @@ class AIOKafkaProducer:
         metadata_max_age_ms: int = 300000,
         request_timeout_ms: int = 40000,
         api_version: str | None = None,
-        acks: int | str = _missing,
+        acks: int | str = DEFAULT_ACKS,
         key_serializer: Serializer | None = None,
         value_serializer: Serializer | None = None,
         compression_type: str | None = None,
         max_batch_size: int = 16384,
-        partitioner: Partitioner = _DEFAULT_PARTITIONER,
+        partitioner: Partitioner = DEFAULT_PARTITIONER,
         max_request_size: int = 1048576,
         linger_ms: int = 0,
         retry_backoff_ms: int = 100,
@@ -98,114 +103,41 @@ class AIOKafkaProducer:
         sasl_kerberos_domain_name: str | None = None,
         sasl_oauth_token_provider: Any = None,
     ) -> None:
-        if loop is not None:
-            warnings.warn(
-                "The `loop` parameter has been deprecated since aiokafka 0.7.1 and is ignored.",
-                DeprecationWarning,
-                stacklevel=2,
-            )
-        if api_version is not None:
-            warnings.warn(
-                "The `api_version` parameter has been deprecated since aiokafka 0.13.0 and is a "
-                "no-op: versions are negotiated per connection.",
-                DeprecationWarning,
-                stacklevel=2,
-            )
-        if acks not in (0, 1, -1, "all", _missing) or isinstance(acks, bool):
-            raise ValueError(f"acks must be 0, 1, -1 or 'all', got {acks!r}")
-        if compression_type not in (*_CODECS, None):
-            raise ValueError(
-                f"compression_type must be None, 'gzip', 'snappy', 'lz4' or 'zstd', "
-                f"got {compression_type!r}"
-            )
-        positive_int("max_batch_size", max_batch_size)
-        positive_int("max_request_size", max_request_size)
-        positive_int("linger_ms", linger_ms, zero_ok=True)
-        positive_int("request_timeout_ms", request_timeout_ms)
-        positive_int("retry_backoff_ms", retry_backoff_ms, zero_ok=True)
-        positive_int("transaction_timeout_ms", transaction_timeout_ms)
-        if not callable(partitioner):
-            raise ValueError(f"partitioner must be callable, got {partitioner!r}")
-        for name, fn in (
-            ("key_serializer", key_serializer),
-            ("value_serializer", value_serializer),
-        ):
-            if fn is not None and not callable(fn):
-                raise ValueError(f"{name} must be callable or None, got {fn!r}")
-        flag("enable_idempotence", enable_idempotence)
-        if transactional_id is not None:
-            if not isinstance(transactional_id, str) or not transactional_id:
-                raise ValueError(
-                    f"transactional_id must be a non-empty str or None, got {transactional_id!r}"
-                )
-            enable_idempotence = True  # as in aiokafka and the Java client
-        if enable_idempotence:
-            if acks is _missing:
-                acks = -1
-            elif acks not in ("all", -1):
-                raise ValueError(f"acks={acks!r} not supported if enable_idempotence=True")
-        if acks is _missing:
-            acks = 1
-        elif acks == "all":
-            acks = -1
-
-        AIOKafkaProducer._PRODUCER_CLIENT_ID_SEQUENCE += 1
+        options = keyword_options(locals(), _NO_OPS)
+        sequence = AIOKafkaProducer._PRODUCER_CLIENT_ID_SEQUENCE + 1
         if client_id is None:
-            client_id = f"ferrokafka-producer-{AIOKafkaProducer._PRODUCER_CLIENT_ID_SEQUENCE}"
+            options["client_id"] = f"ferrokafka-producer-{sequence}"
+        config = self._config = ProducerConfig(**options)
+        AIOKafkaProducer._PRODUCER_CLIENT_ID_SEQUENCE = sequence
 
-        self._acks: int = int(acks)
-        self._key_serializer = key_serializer
-        self._value_serializer = value_serializer
-        self._compression_type = compression_type
-        self._partitioner = partitioner
-        self._sticky = StickyPartitions() if isinstance(partitioner, DefaultPartitioner) else None
+        # The options each send reads, as attributes.
+        self._acks = int(config.acks)
+        self._key_serializer = config.key_serializer
+        self._value_serializer = config.value_serializer
+        self._partitioner = config.partitioner
+        self._max_request_size = config.max_request_size
+        self._request_timeout_ms = config.request_timeout_ms
+        self._retry_backoff = config.retry_backoff_ms / 1000
+        self._sticky = (
+            StickyPartitions() if isinstance(config.partitioner, DefaultPartitioner) else None
+        )
         self._partition_lists: dict[str, tuple[TopicInfo | None, list[int], list[int]]] = {}
         self._tps: dict[str, dict[int, TopicPartition]] = {}
-        self._max_request_size = max_request_size
-        self._request_timeout_ms = request_timeout_ms
-        self._retry_backoff = retry_backoff_ms / 1000
 
-        self.client = AIOKafkaClient(
-            bootstrap_servers=bootstrap_servers,
-            client_id=client_id,
-            metadata_max_age_ms=metadata_max_age_ms,
-            request_timeout_ms=request_timeout_ms,
-            retry_backoff_ms=retry_backoff_ms,
-            connections_max_idle_ms=connections_max_idle_ms,
-            ssl_context=ssl_context,
-            security_protocol=security_protocol,
-            # As every producer does: sending to a topic lets a broker that allows it create it.
-            allow_auto_create_topics=True,
-        )
+        self.client = AIOKafkaClient(config)
         self._metadata = self.client.cluster
-        self._idempotence = ProducerIdState() if enable_idempotence else None
+        self._idempotence = ProducerIdState() if config.enable_idempotence else None
         self._txn: TransactionManager | None = None
-        if transactional_id is not None:
+        if config.transactional_id is not None:
             assert self._idempotence is not None
-            self._txn = TransactionManager(
-                self.client,
-                transactional_id,
-                transaction_timeout_ms,
-                self._idempotence,
-                request_timeout_ms=request_timeout_ms,
-                retry_backoff_ms=retry_backoff_ms,
-            )
+            self._txn = TransactionManager(self.client, config, self._idempotence)
         self._message_accumulator = MessageAccumulator(
-            self._metadata,
-            max_batch_size,
-            compression_type,
-            request_timeout_ms / 1000,
-            linger_ms=linger_ms,
-            is_transactional=self._txn is not None,
-            on_failure=None if self._txn is None else self._txn.failed,
+            self._metadata, config, on_failure=None if self._txn is None else self._txn.failed
         )
         self._sender = Sender(
             self.client,
             self._message_accumulator,
-            acks=self._acks,
-            request_timeout_ms=request_timeout_ms,
-            retry_backoff_ms=retry_backoff_ms,
-            max_request_size=max_request_size,
+            config,
             idempotence=self._idempotence,
             transactions=self._txn,
         )

@@ -29,16 +29,27 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .. import errors as Errors
 from ..client import AIOKafkaClient
-from ..protocol import ApiKey
+from ..config import ProducerConfig
+from ..protocol import Api
 from ..structs import TopicPartition
 from ..waits import finish_tasks
 from .idempotence import ProducerIdState
 from .message_accumulator import MessageAccumulator, ProducerBatch
 from .transactions import TransactionManager
+
+if TYPE_CHECKING:
+    from .._native import (
+        InitProducerIdRequest,
+        PartitionProduceData,
+        PartitionProduceResponse,
+        ProduceRequest,
+        ProduceResponse,
+        TopicProduceData,
+    )
 
 __all__ = ["Sender"]
 
@@ -61,21 +72,18 @@ class Sender:
         self,
         client: AIOKafkaClient,
         accumulator: MessageAccumulator,
+        config: ProducerConfig,
         *,
-        acks: int,
-        request_timeout_ms: int,
-        retry_backoff_ms: int,
-        max_request_size: int,
         idempotence: ProducerIdState | None,
         transactions: TransactionManager | None = None,
         max_in_flight: int = MAX_IN_FLIGHT,
     ) -> None:
         self._client = client
         self._accumulator = accumulator
-        self._acks = acks
-        self._request_timeout_ms = request_timeout_ms
-        self._retry_backoff = retry_backoff_ms / 1000
-        self._max_request_size = max_request_size
+        self._acks = int(config.acks)
+        self._request_timeout_ms = config.request_timeout_ms
+        self._retry_backoff = config.retry_backoff_ms / 1000
+        self._max_request_size = config.max_request_size
         self._idempotence = idempotence
         self._txn = transactions
         self._transactional_id = None if transactions is None else transactions.transactional_id
@@ -211,20 +219,20 @@ class Sender:
         batches = {batch.tp: batch for batch, _ in payload}
         try:
             conn = await self._client.ready(node_id)
-            version = conn.version_for(ApiKey.PRODUCE)
+            version = conn.version_for(Api.PRODUCE.key)
             body, topic_names = self._request_body(payload, version)
             if version >= _FIRST_TOPIC_ID_VERSION and topic_names is None:
                 version = _FIRST_TOPIC_ID_VERSION - 1
                 body, topic_names = self._request_body(payload, version)
             if self._acks == 0:
-                await conn.send_raw(ApiKey.PRODUCE, version, body, expect_response=False)
+                await conn.send_raw(Api.PRODUCE.key, version, body, expect_response=False)
                 for batch in batches.values():
                     batch.done_noack()
                 return
             # The broker may hold the request up to timeout_ms waiting for replicas, so the
             # connection waits longer than that (aiokafka documents up to twice as long).
             response = await conn.send(
-                ApiKey.PRODUCE, body, version=version, timeout_ms=2 * self._request_timeout_ms
+                Api.PRODUCE, body, version=version, timeout_ms=2 * self._request_timeout_ms
             )
         except Errors.KafkaError as exc:
             log.warning("produce request to node %s failed: %s", node_id, exc)
@@ -237,16 +245,16 @@ class Sender:
 
     def _request_body(
         self, payload: list[tuple[ProducerBatch, bytes]], version: int
-    ) -> tuple[dict[str, Any], dict[bytes, str] | None]:
-        by_topic: dict[str, list[dict[str, Any]]] = {}
+    ) -> tuple[ProduceRequest, dict[bytes, str] | None]:
+        by_topic: dict[str, list[PartitionProduceData]] = {}
         for batch, data in payload:
             by_topic.setdefault(batch.tp.topic, []).append(
                 {"index": batch.tp.partition, "records": data}
             )
-        topic_data: list[dict[str, Any]] = []
+        topic_data: list[TopicProduceData] = []
         names: dict[bytes, str] | None = {}
         for topic, partitions in by_topic.items():
-            entry: dict[str, Any] = {"partition_data": partitions}
+            entry: TopicProduceData = {"partition_data": partitions}
             if version >= _FIRST_TOPIC_ID_VERSION:
                 info = self._client.cluster.topic_info(topic)
                 if info is None or info.topic_id is None:
@@ -257,7 +265,7 @@ class Sender:
             else:
                 entry["name"] = topic
             topic_data.append(entry)
-        body = {
+        body: ProduceRequest = {
             "transactional_id": self._transactional_id,
             "acks": self._acks,
             "timeout_ms": self._request_timeout_ms,
@@ -267,7 +275,7 @@ class Sender:
 
     def _handle_response(
         self,
-        response: dict[str, Any],
+        response: ProduceResponse,
         batches: dict[TopicPartition, ProducerBatch],
         topic_names: dict[bytes, str] | None,
     ) -> None:
@@ -290,7 +298,7 @@ class Sender:
                 ),
             )
 
-    def _settle(self, batch: ProducerBatch, part: dict[str, Any]) -> None:
+    def _settle(self, batch: ProducerBatch, part: PartitionProduceResponse) -> None:
         tp = batch.tp
         code = part["error_code"]
         ids = self._idempotence
@@ -399,7 +407,7 @@ class Sender:
         ids = self._idempotence
         assert ids is not None
         deadline = time.monotonic() + self._request_timeout_ms / 1000
-        body = {
+        body: InitProducerIdRequest = {
             "transactional_id": None,
             "transaction_timeout_ms": 2147483647,
             "producer_id": -1,
@@ -407,7 +415,7 @@ class Sender:
         }
         while True:
             try:
-                reply = await self._client.send_to_any(ApiKey.INIT_PRODUCER_ID, body)
+                reply = await self._client.send_to_any(Api.INIT_PRODUCER_ID, body)
                 code = reply["error_code"]
                 if code:
                     raise Errors.for_code(code)("InitProducerId failed")

@@ -22,17 +22,31 @@ import contextlib
 import copy
 import enum
 import logging
-from collections.abc import Awaitable, Callable, Iterator
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import errors as Errors
 from ..client import AIOKafkaClient
-from ..protocol import ApiKey
+from ..config import ProducerConfig
+from ..protocol import Api
 from ..retry import retrying
 from ..structs import OffsetAndMetadata, TopicPartition
 from .idempotence import ProducerIdState
 
+if TYPE_CHECKING:
+    from .._native import (
+        AddOffsetsToTxnRequest,
+        AddPartitionsToTxnRequest,
+        EndTxnRequest,
+        InitProducerIdRequest,
+        TxnOffsetCommitRequest,
+        TxnOffsetCommitRequestPartition,
+    )
+
 __all__ = ["TransactionManager", "TransactionState"]
+
+_Req = TypeVar("_Req", bound=Mapping[str, Any])
+_Resp = TypeVar("_Resp")
 
 log = logging.getLogger(__name__)
 
@@ -69,19 +83,16 @@ class TransactionManager:
     def __init__(
         self,
         client: AIOKafkaClient,
-        transactional_id: str,
-        transaction_timeout_ms: int,
+        config: ProducerConfig,
         ids: ProducerIdState,
-        *,
-        request_timeout_ms: int,
-        retry_backoff_ms: int,
     ) -> None:
-        self.transactional_id = transactional_id
+        assert config.transactional_id is not None, "only a transactional producer has one"
+        self.transactional_id = config.transactional_id
         self._client = client
-        self._timeout_ms = transaction_timeout_ms
+        self._timeout_ms = config.transaction_timeout_ms
         self._ids = ids
-        self._request_timeout = request_timeout_ms / 1000
-        self._retry_backoff = retry_backoff_ms / 1000
+        self._request_timeout = config.request_timeout_ms / 1000
+        self._retry_backoff = config.retry_backoff_ms / 1000
         self.state = TransactionState.UNINITIALIZED
         self._error: BaseException | None = None
         self._coordinator: int | None = None
@@ -204,13 +215,13 @@ class TransactionManager:
             by_topic.setdefault(tp.topic, []).append(tp.partition)
 
         async def attempt() -> None:
-            body = {
+            body: AddPartitionsToTxnRequest = {
                 "transactional_id": self.transactional_id,
                 "producer_id": self._ids.producer_id,
                 "producer_epoch": self._ids.producer_epoch,
                 "topics": [{"name": t, "partitions": p} for t, p in by_topic.items()],
             }
-            response = await self._to_coordinator(ApiKey.ADD_PARTITIONS_TO_TXN, body)
+            response = await self._to_coordinator(Api.ADD_PARTITIONS_TO_TXN, body)
             failed: list[tuple[int, str]] = []
             for topic in response["results_by_topic"]:
                 for part in topic["results_by_partition"]:
@@ -242,13 +253,13 @@ class TransactionManager:
 
     async def _add_offsets(self, group_id: str) -> None:
         async def attempt() -> None:
-            body = {
+            body: AddOffsetsToTxnRequest = {
                 "transactional_id": self.transactional_id,
                 "producer_id": self._ids.producer_id,
                 "producer_epoch": self._ids.producer_epoch,
                 "group_id": group_id,
             }
-            response = await self._to_coordinator(ApiKey.ADD_OFFSETS_TO_TXN, body)
+            response = await self._to_coordinator(Api.ADD_OFFSETS_TO_TXN, body)
             if response["error_code"]:
                 raise _error(response["error_code"], f"AddOffsetsToTxn for group {group_id!r}")
 
@@ -258,7 +269,7 @@ class TransactionManager:
     async def _txn_offset_commit(
         self, offsets: dict[TopicPartition, OffsetAndMetadata], group_id: str
     ) -> None:
-        by_topic: dict[str, list[dict[str, Any]]] = {}
+        by_topic: dict[str, list[TxnOffsetCommitRequestPartition]] = {}
         for tp, om in offsets.items():
             by_topic.setdefault(tp.topic, []).append(
                 {
@@ -273,7 +284,7 @@ class TransactionManager:
         async def attempt() -> None:
             if not group_coordinator:
                 group_coordinator.append(await self._client.find_coordinator(group_id))
-            body = {
+            body: TxnOffsetCommitRequest = {
                 "transactional_id": self.transactional_id,
                 "group_id": group_id,
                 "producer_id": self._ids.producer_id,
@@ -285,7 +296,7 @@ class TransactionManager:
             }
             try:
                 conn = await self._client.coordinator_connection(group_coordinator[0])
-                response = await conn.send(ApiKey.TXN_OFFSET_COMMIT, body)
+                response = await conn.send(Api.TXN_OFFSET_COMMIT, body)
             except Errors.KafkaConnectionError:
                 group_coordinator.clear()
                 raise
@@ -311,13 +322,13 @@ class TransactionManager:
 
         async def attempt() -> None:
             bump = self._bump_epoch and self._ids.has_pid
-            body = {
+            body: InitProducerIdRequest = {
                 "transactional_id": self.transactional_id,
                 "transaction_timeout_ms": self._timeout_ms,
                 "producer_id": self._ids.producer_id if bump else -1,
                 "producer_epoch": self._ids.producer_epoch if bump else -1,
             }
-            response = await self._to_coordinator(ApiKey.INIT_PRODUCER_ID, body)
+            response = await self._to_coordinator(Api.INIT_PRODUCER_ID, body)
             if response["error_code"]:
                 raise _error(
                     response["error_code"], f"InitProducerId for {self.transactional_id!r}"
@@ -389,13 +400,13 @@ class TransactionManager:
 
     async def _end_txn(self, commit: bool) -> None:
         async def attempt() -> None:
-            body = {
+            body: EndTxnRequest = {
                 "transactional_id": self.transactional_id,
                 "producer_id": self._ids.producer_id,
                 "producer_epoch": self._ids.producer_epoch,
                 "committed": commit,
             }
-            response = await self._to_coordinator(ApiKey.END_TXN, body)
+            response = await self._to_coordinator(Api.END_TXN, body)
             if response["error_code"]:
                 raise _error(
                     response["error_code"],
@@ -406,12 +417,12 @@ class TransactionManager:
 
     # -- requests --------------------------------------------------------------------------
 
-    async def _to_coordinator(self, api_key: int, body: dict[str, Any]) -> Any:
+    async def _to_coordinator(self, api: Api[_Req, _Resp], body: _Req) -> _Resp:
         if self._coordinator is None:
             self._coordinator = await self._client.find_coordinator(self.transactional_id, 1)
         try:
             conn = await self._client.coordinator_connection(self._coordinator)
-            return await conn.send(api_key, body)
+            return await conn.send(api, body)
         except Errors.KafkaConnectionError:
             self._coordinator = None
             raise

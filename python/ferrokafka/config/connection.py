@@ -1,0 +1,210 @@
+"""``ConnectionConfig``: the options every client shares (addresses, timeouts, security).
+
+Each field's docstring is the option's reference: its meaning and unit, its default, and the
+name of the same setting in the Java client (aiokafka's names are the field names).
+"""
+
+from __future__ import annotations
+
+import ssl
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from .. import _native
+from ..abc import AbstractTokenProvider
+from .checks import checked, flag, non_negative, one_of, positive, positive_int
+
+__all__ = [
+    "DEFAULT_PORT",
+    "LOOP_DEPRECATED",
+    "ConnectionConfig",
+    "keyword_options",
+    "parse_bootstrap_servers",
+]
+
+DEFAULT_PORT = 9092
+
+LOOP_DEPRECATED = "The `loop` parameter has been deprecated since aiokafka 0.7.1 and is ignored."
+
+
+def keyword_options(arguments: Mapping[str, Any], no_ops: Mapping[str, str]) -> dict[str, Any]:
+    """The options a client's constructor was given (its ``locals()``, taken first thing), for
+    its config: all but ``self``, ``topics`` and ``loop``. Each of ``no_ops`` (name: message)
+    given a value other than None warns ``DeprecationWarning`` at the constructor's caller."""
+    for name, message in no_ops.items():
+        if arguments.get(name) is not None:
+            warnings.warn(message, DeprecationWarning, stacklevel=3)
+    return {k: v for k, v in arguments.items() if k not in ("self", "topics", "loop")}
+
+
+def parse_bootstrap_servers(servers: str | list[str] | tuple[str, ...]) -> list[tuple[str, int]]:
+    """``"a:1,b:2"`` or ``["a:1", "b"]`` -> ``[("a", 1), ("b", 9092)]``; IPv6 as ``[::1]:9092``."""
+    items = servers.split(",") if isinstance(servers, str) else list(servers)
+    out: list[tuple[str, int]] = []
+    for raw in items:
+        item = raw.strip()
+        if not item:
+            continue
+        host, port = item, DEFAULT_PORT
+        if item.startswith("["):
+            end = item.find("]")
+            if end < 0:
+                raise ValueError(f"bootstrap_servers: unbalanced brackets in {item!r}")
+            host = item[1:end]
+            rest = item[end + 1 :]
+            if rest:
+                port = _parse_port(rest.removeprefix(":"), item)
+        elif item.count(":") == 1:
+            host, port_s = item.split(":")
+            port = _parse_port(port_s, item)
+        out.append((host, port))
+    if not out:
+        raise ValueError("bootstrap_servers: no address given")
+    return out
+
+
+def _parse_port(text: str, item: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise ValueError(f"bootstrap_servers: bad port in {item!r}") from None
+    if not 0 < port < 65536:
+        raise ValueError(f"bootstrap_servers: port out of range in {item!r}")
+    return port
+
+
+def _addresses(name: str, value: Any) -> None:
+    parse_bootstrap_servers(value)
+
+
+def _idle_ms(name: str, value: Any) -> None:
+    if value is not None:
+        try:
+            positive_int(name, value)
+        except ValueError:
+            raise ValueError(f"{name} must be a positive int or None, got {value!r}") from None
+
+
+def _api_version(name: str, value: Any) -> None:
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"{name} must be a version string or 'auto', got {value!r}")
+
+
+_security_protocol = one_of("PLAINTEXT", "SSL", note="SASL is not supported yet")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ConnectionConfig:
+    """What every client (consumer, producer, admin) needs to reach the cluster.
+
+    Built and checked in one place: a wrong value raises ``ValueError`` naming the option. The
+    clients build it from their keyword arguments; ``AIOKafkaClient`` takes it whole.
+    """
+
+    bootstrap_servers: str | list[str] | tuple[str, ...] = field(
+        default="localhost", metadata=checked(_addresses)
+    )
+    """Brokers to load the cluster metadata from, tried in order: ``"host[:port],..."`` or a
+    list of ``"host[:port]"`` (port 9092 when left out; IPv6 as ``[::1]:9092``); the rest of
+    the cluster is learnt from them. Default ``"localhost"``. Java: ``bootstrap.servers``."""
+
+    client_id: str | None = "ferrokafka-" + _native.__version__
+    """Sent with every request, so brokers can tell clients apart in their logs, metrics and
+    quotas. Default ``"ferrokafka-<version>"`` (the producer's: ``"ferrokafka-producer-<n>"``).
+    Java: ``client.id``."""
+
+    metadata_max_age_ms: int = field(default=300000, metadata=checked(positive))
+    """Milliseconds after which the cluster metadata is refreshed even when nothing signalled
+    a change (new brokers, partitions, topics). Default 300000 (5 min). Java:
+    ``metadata.max.age.ms``."""
+
+    request_timeout_ms: int = field(default=40000, metadata=checked(positive))
+    """Milliseconds to wait for a broker's answer to a request; past it the request fails
+    with ``RequestTimedOutError`` and its connection is closed. Also the bound of the retry
+    loops that wait for metadata, coordinators and offsets. Default 40000. Java:
+    ``request.timeout.ms`` (30000 there)."""
+
+    retry_backoff_ms: int = field(default=100, metadata=checked(non_negative))
+    """Milliseconds to wait before retrying after a retriable error (a leader moved, a
+    coordinator loading, a topic not known yet). Default 100. Java: ``retry.backoff.ms``."""
+
+    reconnect_backoff_ms: int = field(default=50, metadata=checked(non_negative))
+    """Milliseconds to wait before connecting again to a broker after a failed attempt,
+    doubling on each further failure up to ``reconnect_backoff_max_ms`` (with +-20% jitter).
+    Default 50. Java: ``reconnect.backoff.ms``; not an option of aiokafka's clients."""
+
+    reconnect_backoff_max_ms: int = field(default=1000, metadata=checked(non_negative))
+    """The most ``reconnect_backoff_ms`` grows to, in milliseconds. Default 1000. Java:
+    ``reconnect.backoff.max.ms``; not an option of aiokafka's clients."""
+
+    connections_max_idle_ms: int | None = field(default=540000, metadata=checked(_idle_ms))
+    """Milliseconds after which a connection with nothing in flight is closed; None keeps
+    idle connections open. Default 540000 (9 min). Java: ``connections.max.idle.ms``."""
+
+    security_protocol: str = field(default="PLAINTEXT", metadata=checked(_security_protocol))
+    """``"PLAINTEXT"`` or ``"SSL"`` (TLS with ``ssl_context``); ``SASL_PLAINTEXT`` and
+    ``SASL_SSL`` are not supported yet. Default ``"PLAINTEXT"``. Java: ``security.protocol``."""
+
+    ssl_context: ssl.SSLContext | None = None
+    """The ``ssl.SSLContext`` for TLS connections (certificates, verification), required with
+    ``security_protocol="SSL"``. Default None. Java: the ``ssl.*`` options."""
+
+    api_version: str | None = field(default=None, metadata=checked(_api_version))
+    """Accepted for aiokafka compatibility and ignored: API versions are negotiated with each
+    broker (ApiVersions). Default None. Java: none."""
+
+    sasl_mechanism: str = "PLAIN"
+    """The SASL mechanism (``PLAIN``, ``GSSAPI``, ``SCRAM-SHA-256``, ``SCRAM-SHA-512``,
+    ``OAUTHBEARER``). Accepted, no effect until SASL is supported. Default ``"PLAIN"``. Java:
+    ``sasl.mechanism``."""
+
+    sasl_plain_username: str | None = None
+    """The user name for SASL ``PLAIN`` and ``SCRAM``. Accepted, no effect until SASL is
+    supported. Default None. Java: part of ``sasl.jaas.config``."""
+
+    sasl_plain_password: str | None = field(default=None, repr=False)
+    """The password for SASL ``PLAIN`` and ``SCRAM``. Accepted, no effect until SASL is
+    supported. Default None. Java: part of ``sasl.jaas.config``."""
+
+    sasl_kerberos_service_name: str = "kafka"
+    """The Kerberos principal name of the brokers (``GSSAPI``). Accepted, no effect until SASL
+    is supported. Default ``"kafka"``. Java: ``sasl.kerberos.service.name``."""
+
+    sasl_kerberos_domain_name: str | None = None
+    """The Kerberos domain of the brokers (``GSSAPI``), when not the broker's host name.
+    Accepted, no effect until SASL is supported. Default None. Java: none (aiokafka only)."""
+
+    sasl_oauth_token_provider: AbstractTokenProvider | None = None
+    """The ``AbstractTokenProvider`` that supplies ``OAUTHBEARER`` tokens. Accepted, no effect
+    until SASL is supported. Default None. Java: ``sasl.login.callback.handler.class``."""
+
+    tcp_keepalive: bool = field(default=True, metadata=checked(flag))
+    """Whether connections enable TCP keep-alive probes, so that a broker that vanished
+    without closing its socket is noticed. Default True. Java: always on; not an option of
+    aiokafka's clients."""
+
+    allow_auto_create_topics: bool = field(default=False, metadata=checked(flag))
+    """Whether Metadata requests let the broker create a topic they name that does not exist
+    (when the broker's ``auto.create.topics.enable`` allows it). Default False for a bare
+    ``AIOKafkaClient``; the consumer's default is True, and the producer always allows it.
+    Java: ``allow.auto.create.topics`` (a consumer option)."""
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            check = f.metadata.get("check")
+            if check is not None:
+                check(f.name, getattr(self, f.name))
+        self._finish()
+
+    def _finish(self) -> None:
+        """The checks that involve more than one option, and the stored form of lists (a
+        tuple: the config is immutable). A subclass extends it (calling this one first)."""
+        if self.security_protocol == "SSL" and self.ssl_context is None:
+            raise ValueError("ssl_context is required when security_protocol is 'SSL'")
+        if isinstance(self.bootstrap_servers, list):
+            self._set("bootstrap_servers", tuple(self.bootstrap_servers))
+
+    def _set(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
