@@ -25,7 +25,7 @@ from .cluster import ClusterMetadata
 from .config.connection import DEFAULT_PORT, ConnectionConfig, parse_bootstrap_servers
 from .conn import Body, Connection
 from .protocol import Api, coordinator_node_id, key_of
-from .waits import finish_tasks, wait_event
+from .waits import SharedCall, finish_tasks, wait_event
 
 if TYPE_CHECKING:
     from ._native import (
@@ -100,7 +100,7 @@ class AIOKafkaClient:
         self._connecting: dict[int, asyncio.Future[Connection]] = {}
         self._topics: set[str] = set()
         self._all_topics = True
-        self._md_refresh: asyncio.Future[None] | None = None
+        self._md_refresh = SharedCall(self._refresh_metadata_now)
         self._tasks: list[asyncio.Task[None]] = []
         self._closed = False
         self._started = False
@@ -372,21 +372,10 @@ class AIOKafkaClient:
 
     async def refresh_metadata(self) -> None:
         """Refresh the tracked topics now; concurrent callers share one request."""
-        if self._md_refresh is not None:
-            await asyncio.shield(self._md_refresh)
-            return
-        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._md_refresh = fut
-        try:
-            self._install_metadata(await self.fetch_metadata())
-        except BaseException as exc:
-            fut.set_exception(exc)
-            fut.exception()
-            raise
-        else:
-            fut.set_result(None)
-        finally:
-            self._md_refresh = None
+        await self._md_refresh()
+
+    async def _refresh_metadata_now(self) -> None:
+        self._install_metadata(await self.fetch_metadata())
 
     force_metadata_update = refresh_metadata
 

@@ -6,6 +6,9 @@ being cancelled carries on as if nothing had happened. A background loop written
 the wake-up event or a timeout, then go round again" then never ends, and a ``close()`` that
 waits for it hangs. ``asyncio.wait`` has no such race (a cancellation always raises), so every
 timed wait in ferrokafka goes through it, and every wait for cancelled tasks is bounded.
+
+``SharedCall`` lets concurrent callers of one lookup (metadata, a group's coordinator) share a
+single request instead of sending one each.
 """
 
 from __future__ import annotations
@@ -13,9 +16,9 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
-__all__ = ["finish_tasks", "wait_any", "wait_event", "wait_for"]
+__all__ = ["SharedCall", "finish_tasks", "wait_any", "wait_event", "wait_for"]
 
 log = logging.getLogger(__name__)
 
@@ -108,3 +111,34 @@ async def finish_tasks(
     for task in tasks:
         if task.done() and not task.cancelled():
             task.exception()  # retrieved: the task reported it already
+
+
+class SharedCall(Generic[T]):
+    """``call``, run once for all concurrent callers: a caller arriving while a run is in flight
+    gets that run's result or error instead of starting another run.
+
+    Only the caller that started a run can cancel it (the others wait shielded, so one giving
+    up does not fail the rest); its cancellation then reaches the others as their error."""
+
+    __slots__ = ("_call", "_running")
+
+    def __init__(self, call: Callable[[], Awaitable[T]]) -> None:
+        self._call = call
+        self._running: asyncio.Future[T] | None = None
+
+    async def __call__(self) -> T:
+        if self._running is not None:
+            return await asyncio.shield(self._running)
+        running: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self._running = running
+        try:
+            result = await self._call()
+        except BaseException as exc:
+            running.set_exception(exc)
+            running.exception()  # retrieved: with no other caller, nothing else would
+            raise
+        else:
+            running.set_result(result)
+            return result
+        finally:
+            self._running = None

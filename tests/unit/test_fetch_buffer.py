@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ferrokafka.config import ConsumerConfig
 from ferrokafka.consumer.fetch_buffer import Buffered, FetchBuffer
 from ferrokafka.consumer.subscription_state import SubscriptionState
 from ferrokafka.records import encode_batch
@@ -27,10 +28,7 @@ def setup() -> tuple[SubscriptionState, FetchBuffer, list[Any]]:
     events: list[Any] = []
     buffer = FetchBuffer(
         subs,
-        check_crcs=True,
-        read_committed=False,
-        key_deserializer=None,
-        value_deserializer=None,
+        ConsumerConfig(),
         on_drop=lambda tp: events.append(("drop", tp)),
         on_taken=lambda: events.append("taken"),
     )

@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
-from ferrokafka.waits import finish_tasks, wait_event, wait_for
+from ferrokafka.waits import SharedCall, finish_tasks, wait_event, wait_for
 
 
 def _old_wait(event: asyncio.Event) -> Awaitable[Any]:
@@ -112,3 +112,69 @@ async def test_finish_tasks_gives_up_on_a_task_that_ignores_its_cancellation(
     release.set()
     tasks[0].cancel()
     await asyncio.gather(tasks[0], return_exceptions=True)
+
+
+async def test_shared_call_runs_once_for_concurrent_callers_and_again_after() -> None:
+    runs = 0
+    release = asyncio.Event()
+
+    async def lookup() -> int:
+        nonlocal runs
+        runs += 1
+        await release.wait()
+        return runs
+
+    shared = SharedCall(lookup)
+    callers = [asyncio.create_task(shared()) for _ in range(3)]
+    await asyncio.sleep(0.01)
+    release.set()
+    assert await asyncio.gather(*callers) == [1, 1, 1]
+    assert await shared() == 2  # nothing in flight: a new run
+
+
+async def test_shared_call_gives_every_caller_the_error_of_the_run() -> None:
+    release = asyncio.Event()
+
+    async def lookup() -> int:
+        await release.wait()
+        raise ValueError("no coordinator")
+
+    shared = SharedCall(lookup)
+    callers = [asyncio.create_task(shared()) for _ in range(2)]
+    await asyncio.sleep(0.01)
+    release.set()
+    results = await asyncio.gather(*callers, return_exceptions=True)
+    assert [type(r) for r in results] == [ValueError, ValueError]
+
+
+async def test_shared_call_run_survives_a_waiter_giving_up() -> None:
+    release = asyncio.Event()
+
+    async def lookup() -> str:
+        await release.wait()
+        return "found"
+
+    shared = SharedCall(lookup)
+    starter = asyncio.create_task(shared())
+    await asyncio.sleep(0.01)
+    waiter = asyncio.create_task(shared())
+    await asyncio.sleep(0.01)
+    waiter.cancel()
+    await asyncio.gather(waiter, return_exceptions=True)
+    release.set()
+    assert await starter == "found"
+
+
+async def test_shared_call_cancelled_by_its_starter_cancels_the_waiters() -> None:
+    async def lookup() -> str:
+        await asyncio.sleep(10)
+        return "never"
+
+    shared = SharedCall(lookup)
+    starter = asyncio.create_task(shared())
+    await asyncio.sleep(0.01)
+    waiter = asyncio.create_task(shared())
+    await asyncio.sleep(0.01)
+    starter.cancel()
+    results = await asyncio.gather(starter, waiter, return_exceptions=True)
+    assert all(isinstance(r, asyncio.CancelledError) for r in results)

@@ -1,6 +1,7 @@
 """``AIOKafkaConsumer``: aiokafka 0.14's consumer API over ferrokafka's fetcher.
 
-Group membership (``subscribe`` with a ``group_id``) is the group coordinator's job; without a
+The group member (``ferrokafka.consumer.group``) does what depends on the group: membership
+and its assignment (``subscribe`` with a ``group_id``), committed offsets; without a
 ``group_id``, ``subscribe`` assigns every partition of the subscribed topics, as aiokafka does.
 """
 
@@ -11,7 +12,6 @@ import logging
 import re
 import time
 import warnings
-import weakref
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Generic
 
@@ -19,13 +19,14 @@ from .. import _native, memory
 from .. import errors as Errors
 from ..abc import ConsumerRebalanceListener
 from ..client import AIOKafkaClient
-from ..cluster import ClusterMetadata
-from ..options import commit_offsets, flag, positive_int
+from ..config import ConsumerConfig
+from ..config.checks import positive_int
+from ..config.connection import LOOP_DEPRECATED, keyword_options
+from ..options import commit_offsets
 from ..structs import ConsumerRecord, OffsetAndMetadata, OffsetAndTimestamp, TopicPartition
 from ..waits import wait_any
 from .fetcher import Fetcher
-from .group import GroupCoordinator
-from .group_consumer_protocol import ConsumerProtocolMember
+from .group import GroupMember, group_member
 from .subscription_state import OffsetResetStrategy, SubscriptionState
 
 __all__ = ["AIOKafkaConsumer"]
@@ -49,6 +50,11 @@ _VERSION = _native.__version__
 
 class AIOKafkaConsumer(Generic[KT, VT]):
     """A Kafka consumer with aiokafka's constructor, methods and errors.
+
+    The keyword arguments are aiokafka's (plus ``group_protocol``, ``group_remote_assignor``
+    and ``allow_auto_create_topics``); ``ferrokafka.config.ConsumerConfig`` documents each
+    (meaning, unit, default, the Java client's name) and checks them: a wrong value raises
+    ``ValueError`` naming the option. ``loop`` is a deprecated no-op.
 
     ``getmany_arrow`` (beyond aiokafka) returns each partition's records as one
     ``pyarrow.RecordBatch`` in Spark's Kafka schema, decoded by the Rust core.
@@ -99,151 +105,19 @@ class AIOKafkaConsumer(Generic[KT, VT]):
         group_remote_assignor: str | None = None,
         allow_auto_create_topics: bool = True,
     ) -> None:
+        options = keyword_options(locals(), {"loop": LOOP_DEPRECATED})
         self._started = False
         self._closed = False
-        if loop is not None:
-            warnings.warn(
-                "The `loop` parameter has been deprecated since aiokafka 0.7.1 and is ignored.",
-                DeprecationWarning,
-                stacklevel=2,
-            )
-        for name, value in (
-            ("fetch_max_bytes", fetch_max_bytes),
-            ("max_partition_fetch_bytes", max_partition_fetch_bytes),
-            ("request_timeout_ms", request_timeout_ms),
-            ("metadata_max_age_ms", metadata_max_age_ms),
-            ("max_poll_interval_ms", max_poll_interval_ms),
-            ("session_timeout_ms", session_timeout_ms),
-            ("heartbeat_interval_ms", heartbeat_interval_ms),
-            ("auto_commit_interval_ms", auto_commit_interval_ms),
-            ("connections_max_idle_ms", connections_max_idle_ms),
-        ):
-            positive_int(name, value)
-        for name, value in (
-            ("fetch_max_wait_ms", fetch_max_wait_ms),
-            ("fetch_min_bytes", fetch_min_bytes),
-            ("retry_backoff_ms", retry_backoff_ms),
-            ("consumer_timeout_ms", consumer_timeout_ms),
-        ):
-            positive_int(name, value, zero_ok=True)
-        if max_poll_records is not None:
-            positive_int("max_poll_records", max_poll_records)
-        if rebalance_timeout_ms is not None:
-            positive_int("rebalance_timeout_ms", rebalance_timeout_ms)
-        for name, value in (
-            ("enable_auto_commit", enable_auto_commit),
-            ("check_crcs", check_crcs),
-            ("exclude_internal_topics", exclude_internal_topics),
-            ("allow_auto_create_topics", allow_auto_create_topics),
-        ):
-            flag(name, value)
-        OffsetResetStrategy.from_config(auto_offset_reset)
-        if isolation_level not in ("read_uncommitted", "read_committed"):
-            raise ValueError(
-                "isolation_level must be 'read_uncommitted' or 'read_committed', "
-                f"got {isolation_level!r}"
-            )
-        if heartbeat_interval_ms >= session_timeout_ms:
-            raise ValueError(
-                f"heartbeat_interval_ms ({heartbeat_interval_ms}) must be lower than "
-                f"session_timeout_ms ({session_timeout_ms})"
-            )
-        for name, fn in (
-            ("key_deserializer", key_deserializer),
-            ("value_deserializer", value_deserializer),
-        ):
-            if fn is not None and not callable(fn):
-                raise ValueError(f"{name} must be callable or None, got {fn!r}")
-        if security_protocol not in ("PLAINTEXT", "SSL"):
-            raise ValueError(
-                f"security_protocol {security_protocol!r} is not supported yet "
-                "(PLAINTEXT or SSL; SASL comes with the security work)"
-            )
-        if group_protocol not in ("classic", "consumer"):
-            raise ValueError(
-                f"group_protocol must be 'classic' or 'consumer' (KIP-848), got {group_protocol!r}"
-            )
-        if group_remote_assignor is not None:
-            if not isinstance(group_remote_assignor, str) or not group_remote_assignor:
-                raise ValueError(
-                    "group_remote_assignor must be a server-side assignor name such as "
-                    f"'uniform' or 'range', or None; got {group_remote_assignor!r}"
-                )
-            if group_protocol != "consumer":
-                raise ValueError(
-                    "group_remote_assignor is a KIP-848 option: it needs "
-                    "group_protocol='consumer' (classic groups use partition_assignment_strategy)"
-                )
-        self._group_protocol = group_protocol
-        self._group_remote_assignor = group_remote_assignor
-        self._client_rack = client_rack
-        if group_id is None and group_instance_id is not None:
-            raise ValueError("group_instance_id needs a group_id")
-        if api_version not in (None, "auto") and not isinstance(api_version, str):
-            raise ValueError(f"api_version must be a version string or 'auto', got {api_version!r}")
-        if client_rack is not None and not isinstance(client_rack, str):
-            raise ValueError(f"client_rack must be a string or None, got {client_rack!r}")
-
-        self._client = AIOKafkaClient(
-            bootstrap_servers=bootstrap_servers,
-            client_id=client_id,
-            metadata_max_age_ms=metadata_max_age_ms,
-            request_timeout_ms=request_timeout_ms,
-            retry_backoff_ms=retry_backoff_ms,
-            connections_max_idle_ms=connections_max_idle_ms,
-            ssl_context=ssl_context,
-            security_protocol=security_protocol,
-            allow_auto_create_topics=allow_auto_create_topics,
-        )
-        self._group_id = group_id
-        self._group_instance_id = group_instance_id
-        self._key_deserializer = key_deserializer
-        self._value_deserializer = value_deserializer
-        self._fetch_config: dict[str, Any] = {
-            "fetch_min_bytes": fetch_min_bytes,
-            "fetch_max_bytes": fetch_max_bytes,
-            "fetch_max_wait_ms": fetch_max_wait_ms,
-            "max_partition_fetch_bytes": max_partition_fetch_bytes,
-            "check_crcs": check_crcs,
-            "retry_backoff_ms": retry_backoff_ms,
-            "request_timeout_ms": request_timeout_ms,
-            "auto_offset_reset": auto_offset_reset,
-            "isolation_level": isolation_level,
-            "client_rack": client_rack,
-            "metadata_max_age_ms": metadata_max_age_ms,
-        }
-        self._retry_backoff_ms = retry_backoff_ms
-        self._request_timeout_ms = request_timeout_ms
-        self._max_poll_records = max_poll_records
-        self._consumer_timeout = consumer_timeout_ms / 1000
-        self._exclude_internal_topics = exclude_internal_topics
-        self._enable_auto_commit = enable_auto_commit and group_id is not None
-        self._group_config: dict[str, Any] = {
-            "session_timeout_ms": session_timeout_ms,
-            "rebalance_timeout_ms": rebalance_timeout_ms,
-            "heartbeat_interval_ms": heartbeat_interval_ms,
-            "max_poll_interval_ms": max_poll_interval_ms,
-            "auto_commit_interval_ms": auto_commit_interval_ms,
-            "metadata_max_age_ms": metadata_max_age_ms,
-        }
-        if partition_assignment_strategy is not None and not partition_assignment_strategy:
-            raise ValueError("partition_assignment_strategy needs at least one assignor")
-        self._assignors = list(partition_assignment_strategy or ())
+        config = self._config = ConsumerConfig(**options)
+        self._client = AIOKafkaClient(config)
+        self._max_poll_records = config.max_poll_records
 
         self._subscription = SubscriptionState()
         self._fetcher: Fetcher | None = None
-        self._coordinator: GroupCoordinator | ConsumerProtocolMember | None = None
+        self._coordinator: GroupMember = group_member(
+            self._client, self._subscription, self._config
+        )
         self._stopped = asyncio.Event()
-        # The client holds its metadata listener weakly, so that a consumer dropped without
-        # stop() is still collected (and warned about).
-        ref = weakref.ref(self)
-
-        def metadata_listener(cluster: ClusterMetadata) -> None:
-            consumer = ref()
-            if consumer is not None:
-                consumer._assign_from_metadata(cluster)
-
-        self._metadata_listener = metadata_listener
         if topics:
             self.subscribe(list(topics))
 
@@ -267,62 +141,24 @@ class AIOKafkaConsumer(Generic[KT, VT]):
 
     async def _start(self) -> None:
         await self._client.bootstrap()
-        if self._group_id is not None and self._group_protocol == "consumer":
-            self._coordinator = ConsumerProtocolMember(
-                self._client,
-                self._subscription,
-                group_id=self._group_id,
-                group_instance_id=self._group_instance_id,
-                retry_backoff_ms=self._retry_backoff_ms,
-                request_timeout_ms=self._request_timeout_ms,
-                enable_auto_commit=self._enable_auto_commit,
-                client_rack=self._client_rack,
-                server_assignor=self._group_remote_assignor,
-                **self._group_config,
-            )
-        elif self._group_id is not None:
-            if not self._assignors:
-                from ..coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
-
-                self._assignors = [RoundRobinPartitionAssignor]
-            self._coordinator = GroupCoordinator(
-                self._client,
-                self._subscription,
-                group_id=self._group_id,
-                assignors=self._assignors,
-                group_instance_id=self._group_instance_id,
-                retry_backoff_ms=self._retry_backoff_ms,
-                request_timeout_ms=self._request_timeout_ms,
-                enable_auto_commit=self._enable_auto_commit,
-                exclude_internal_topics=self._exclude_internal_topics,
-                **self._group_config,
-            )
         self._fetcher = Fetcher(
             self._client,
             self._subscription,
-            key_deserializer=self._key_deserializer,
-            value_deserializer=self._value_deserializer,
-            committed_lookup=self._committed_for_positions if self._coordinator else None,
-            **self._fetch_config,
+            self._config,
+            committed_lookup=self._coordinator.committed_positions,
         )
-        if self._coordinator is not None:
-            self._coordinator.start()
-        else:
-            self._client.cluster.add_listener(self._metadata_listener)
-            if self._subscription.partitions_auto_assigned():
-                await self._client.refresh_metadata()
+        await self._coordinator.start()
         self._fetcher.start()
-        if self._coordinator is not None and self._subscription.partitions_auto_assigned():
-            await self._first_assignment(self._coordinator)
+        if self._subscription.partitions_auto_assigned():
+            await self._first_assignment()
 
-    async def _first_assignment(
-        self, coordinator: GroupCoordinator | ConsumerProtocolMember
-    ) -> None:
+    async def _first_assignment(self) -> None:
         """Wait until the group has given this member its first assignment, as aiokafka's
         ``start()`` does, so that ``assignment()`` and seeks work right after ``start()``; raise
         why membership failed for good (a join error that cannot be retried)."""
-        await wait_any([coordinator.assignment_ready, coordinator.failed, self._stopped], None)
-        coordinator.raise_if_failed()
+        member = self._coordinator
+        await wait_any([member.assignment_ready, member.failed, self._stopped], None)
+        member.raise_if_failed()
 
     async def stop(self) -> None:
         """Leave the group (committing first with auto-commit) and close every connection. A
@@ -332,9 +168,7 @@ class AIOKafkaConsumer(Generic[KT, VT]):
             return
         self._closed = True
         self._stopped.set()
-        self._client.cluster.remove_listener(self._metadata_listener)
-        if self._coordinator is not None:
-            await self._coordinator.close()
+        await self._coordinator.close()
         if self._fetcher is not None:
             await self._fetcher.close()
         await self._client.close()
@@ -418,37 +252,14 @@ class AIOKafkaConsumer(Generic[KT, VT]):
             topic_list = list(topics)
             self._subscription.subscribe(topic_list, listener)
             self._client.set_topics(set(topic_list))
-        if self._group_id is None:
-            self._assign_from_metadata(self._client.cluster)
-            self._refresh_metadata_in_background()
-
-    def _assign_from_metadata(self, cluster: ClusterMetadata) -> None:
-        """Without a group: every partition of the subscribed topics (a pattern matched again),
-        on every metadata update, as aiokafka's group-less consumer does."""
-        if (
-            self._group_id is not None
-            or self._closed
-            or not self._subscription.partitions_auto_assigned()
-        ):
-            return
-        if self._subscription.pattern is not None:
-            self._subscription.match_topics(cluster.topics(self._exclude_internal_topics))
-        self._subscription.take_unsubscribed()  # no group to tell
-        parts = {
-            TopicPartition(topic, p)
-            for topic in self._subscription.subscription
-            for p in cluster.partitions_for_topic(topic) or ()
-        }
-        if parts != self._subscription.assigned_partitions():
-            self._subscription.assign_from_subscribed(parts)
+        self._coordinator.subscription_changed()
 
     def subscription(self) -> frozenset[str]:
         return self._subscription.subscription
 
     def unsubscribe(self) -> None:
         self._subscription.unsubscribe()
-        if self._group_id is None:
-            self._subscription.take_unsubscribed()  # no group to tell
+        self._coordinator.subscription_changed()
         self._client.set_topics(None)
 
     def _refresh_metadata_in_background(self) -> None:
@@ -478,7 +289,7 @@ class AIOKafkaConsumer(Generic[KT, VT]):
                 return state.position
             version = self._subscription.version
             fetcher.wake()
-            await self._subscription.wait_for_change(version, self._retry_backoff_ms / 1000)
+            await self._subscription.wait_for_change(version, self._config.retry_backoff_ms / 1000)
             if self._closed:
                 raise Errors.ConsumerStoppedError()
 
@@ -524,8 +335,7 @@ class AIOKafkaConsumer(Generic[KT, VT]):
         """Seek to the group's committed offsets; returns them (None where none is)."""
         self._running()
         parts = self._check_partitions(partitions) or sorted(self.assignment())
-        coordinator = self._need_group()
-        committed = await coordinator.fetch_committed_offsets(parts)
+        committed = await self._need_group().fetch_committed_offsets(parts)
         out: dict[TopicPartition, Any] = {}
         for tp in parts:
             om = committed.get(tp)
@@ -576,18 +386,10 @@ class AIOKafkaConsumer(Generic[KT, VT]):
 
     # -- committed offsets ---------------------------------------------------------------------
 
-    def _need_group(self) -> GroupCoordinator | ConsumerProtocolMember:
+    def _need_group(self) -> GroupMember:
         self._running()
-        if self._coordinator is None:
-            raise Errors.IllegalOperation("Requires group_id")
+        self._coordinator.require_group()
         return self._coordinator
-
-    async def _committed_for_positions(
-        self, parts: list[TopicPartition]
-    ) -> dict[TopicPartition, int]:
-        assert self._coordinator is not None
-        committed = await self._coordinator.fetch_committed_offsets(parts)
-        return {tp: om.offset for tp, om in committed.items() if om is not None}
 
     async def committed(self, partition: TopicPartition) -> int | None:
         """The group's committed offset of ``partition`` (None when nothing is committed)."""
@@ -621,7 +423,7 @@ class AIOKafkaConsumer(Generic[KT, VT]):
             for t in response["topics"]
             if t["name"]
             and not t["error_code"]
-            and not (self._exclude_internal_topics and t.get("is_internal"))
+            and not (self._config.exclude_internal_topics and t.get("is_internal"))
         }
 
     def partitions_for_topic(self, topic: str) -> set[int] | None:
@@ -692,9 +494,9 @@ class AIOKafkaConsumer(Generic[KT, VT]):
         """Wait for data. ``stop()`` meanwhile returns ``{}`` (``getmany``, as aiokafka's
         does) or, with ``raise_on_stop`` (``getone``), raises ``ConsumerStoppedError``."""
         fetcher = self._running()
-        if self._coordinator is not None:
-            self._coordinator.raise_if_failed()
-            self._coordinator.polled()
+        member = self._coordinator
+        member.raise_if_failed()
+        member.polled()
         wanted = set(self._check_partitions(partitions)) if partitions else None
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
@@ -703,15 +505,12 @@ class AIOKafkaConsumer(Generic[KT, VT]):
             if data:
                 return data
             fetcher.raise_pending_error(wanted)
-            if self._coordinator is not None:
-                self._coordinator.raise_if_failed()
+            member.raise_if_failed()
             remaining = None if deadline is None else deadline - time.monotonic()
             if remaining is not None and remaining <= 0:
                 return {}
-            events = [self._stopped, fetcher.data_ready]
-            if self._coordinator is not None:  # a fatal group error ends the wait
-                events.append(self._coordinator.failed)
-            await wait_any(events, remaining)
+            # A fatal group error ends the wait.
+            await wait_any([self._stopped, fetcher.data_ready, member.failed], remaining)
             if self._closed:
                 if raise_on_stop:
                     raise Errors.ConsumerStoppedError()

@@ -16,6 +16,7 @@ from typing import Any
 
 from .. import _native
 from .. import errors as Errors
+from ..config import ConsumerConfig
 from ..structs import TopicPartition
 from .subscription_state import SubscriptionState, TopicPartitionState
 
@@ -84,19 +85,17 @@ class FetchBuffer:
     def __init__(
         self,
         subscriptions: SubscriptionState,
+        config: ConsumerConfig,
         *,
-        check_crcs: bool,
-        read_committed: bool,
-        key_deserializer: Callable[[bytes | None], Any] | None,
-        value_deserializer: Callable[[bytes | None], Any] | None,
         on_drop: Callable[[TopicPartition], None],
         on_taken: Callable[[], None] | None = None,
     ) -> None:
         self._subs = subscriptions
-        self._check_crcs = check_crcs
-        self._read_committed = read_committed
-        self._key_deserializer = key_deserializer
-        self._value_deserializer = value_deserializer
+        # The options each take reads, as attributes.
+        self._check_crcs = config.check_crcs
+        self._read_committed = config.read_committed
+        self._key_deserializer = config.key_deserializer
+        self._value_deserializer = config.value_deserializer
         self._on_drop = on_drop
         self._on_taken = on_taken
         self._buffers: dict[TopicPartition, deque[Buffered]] = {}

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..structs import TopicPartition
+
+if TYPE_CHECKING:
+    from .._native import FetchPartition, FetchRequest, FetchTopic, ForgottenTopic
 
 __all__ = ["MAX_EPOCH", "FetchKey", "FetchSession"]
 
@@ -80,9 +83,9 @@ class FetchSession:
         max_bytes: int,
         isolation_level: int,
         rack_id: str,
-    ) -> dict[str, Any]:
+    ) -> FetchRequest:
         """The Fetch request body: topics by id from version 13, by name before."""
-        by_topic: dict[str, list[dict[str, Any]]] = {}
+        by_topic: dict[str, list[FetchPartition]] = {}
         for tp, key in send.items():
             by_topic.setdefault(tp.topic, []).append(
                 {
@@ -97,10 +100,15 @@ class FetchSession:
         forgotten: dict[str, list[int]] = {}
         for tp in forget:
             forgotten.setdefault(tp.topic, []).append(tp.partition)
-
-        def topic_ref(topic: str) -> dict[str, Any]:
-            return {"topic_id": topic_ids[topic]} if version >= 13 else {"topic": topic}
-
+        by_id = version >= 13
+        topics: list[FetchTopic] = [
+            {"topic_id": topic_ids[t], "partitions": p} if by_id else {"topic": t, "partitions": p}
+            for t, p in by_topic.items()
+        ]
+        forgotten_topics: list[ForgottenTopic] = [
+            {"topic_id": topic_ids[t], "partitions": p} if by_id else {"topic": t, "partitions": p}
+            for t, p in forgotten.items()
+        ]
         return {
             "max_wait_ms": max_wait_ms,
             "min_bytes": min_bytes,
@@ -108,9 +116,7 @@ class FetchSession:
             "isolation_level": isolation_level,
             "session_id": self.session_id,
             "session_epoch": self.epoch,
-            "topics": [topic_ref(t) | {"partitions": p} for t, p in by_topic.items()],
-            "forgotten_topics_data": [
-                topic_ref(t) | {"partitions": p} for t, p in forgotten.items()
-            ],
+            "topics": topics,
+            "forgotten_topics_data": forgotten_topics,
             "rack_id": rack_id,
         }

@@ -19,35 +19,35 @@ import asyncio
 import logging
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .. import _native
 from .. import errors as Errors
 from ..client import AIOKafkaClient
-from ..protocol import ApiKey
+from ..config import ConsumerConfig
+from ..protocol import Api
 from ..structs import TopicPartition
 from ..waits import finish_tasks, wait_event
 from .fetch_buffer import Buffered, FetchBuffer
 from .fetch_session import FetchKey, FetchSession
-from .positions import OffsetLookup, Positions
+from .positions import READ_COMMITTED, READ_UNCOMMITTED, OffsetLookup, Positions
 from .subscription_state import OffsetResetStrategy, SubscriptionState, TopicPartitionState
+
+if TYPE_CHECKING:
+    from .._native import FetchEpochEndOffset, FetchRequest, FetchResponse
 
 __all__ = ["Fetcher", "OffsetLookup"]
 
 log = logging.getLogger(__name__)
 
 MAX_BUFFERED_FETCHES = 2
-READ_UNCOMMITTED, READ_COMMITTED = 0, 1
 _FETCH_SESSION_ERRORS = {
     Errors.FetchSessionIdNotFound.errno,
     Errors.InvalidFetchSessionEpoch.errno,
     Errors.FetchSessionTopicIdError.errno,
 }
 _ZERO_UUID = bytes(16)
-
-"""Committed offsets for partitions without a position (the group's OffsetFetch); -1 = none."""
 
 
 @dataclass
@@ -64,59 +64,29 @@ class Fetcher:
         self,
         client: AIOKafkaClient,
         subscriptions: SubscriptionState,
+        config: ConsumerConfig,
         *,
-        key_deserializer: Callable[[bytes | None], Any] | None = None,
-        value_deserializer: Callable[[bytes | None], Any] | None = None,
-        fetch_min_bytes: int = 1,
-        fetch_max_bytes: int = 52428800,
-        fetch_max_wait_ms: int = 500,
-        max_partition_fetch_bytes: int = 1048576,
-        check_crcs: bool = True,
-        retry_backoff_ms: int = 100,
-        request_timeout_ms: int = 40000,
-        auto_offset_reset: str = "latest",
-        isolation_level: str = "read_uncommitted",
-        client_rack: str | None = None,
-        metadata_max_age_ms: int = 300000,
         committed_lookup: OffsetLookup | None = None,
     ) -> None:
         self._client = client
         self._subs = subscriptions
-        self._key_deserializer = key_deserializer
-        self._value_deserializer = value_deserializer
-        self._min_bytes = fetch_min_bytes
-        self._max_bytes = fetch_max_bytes
-        self._max_wait_ms = fetch_max_wait_ms
-        self._partition_max_bytes = max_partition_fetch_bytes
-        self._check_crcs = check_crcs
-        self._retry_backoff = retry_backoff_ms / 1000
-        self._request_timeout_ms = request_timeout_ms
-        self._default_reset = OffsetResetStrategy.from_config(auto_offset_reset)
-        self._isolation = (
-            READ_COMMITTED if isolation_level == "read_committed" else READ_UNCOMMITTED
-        )
-        self._rack = client_rack or ""
-        self._replica_ttl = metadata_max_age_ms / 1000
+        # The options each fetch reads, as attributes.
+        self._min_bytes = config.fetch_min_bytes
+        self._max_bytes = config.fetch_max_bytes
+        self._max_wait_ms = config.fetch_max_wait_ms
+        self._partition_max_bytes = config.max_partition_fetch_bytes
+        self._retry_backoff = config.retry_backoff_ms / 1000
+        self._request_timeout_ms = config.request_timeout_ms
+        self._default_reset = OffsetResetStrategy.from_config(config.auto_offset_reset)
+        self._isolation = READ_COMMITTED if config.read_committed else READ_UNCOMMITTED
+        self._rack = config.client_rack or ""
+        self._replica_ttl = config.metadata_max_age_ms / 1000
         self._positions = Positions(
-            client,
-            subscriptions,
-            isolation=self._isolation,
-            request_timeout_ms=request_timeout_ms,
-            retry_backoff=self._retry_backoff,
-            default_reset=self._default_reset,
-            committed_lookup=committed_lookup,
-            fail=self._fail,
+            client, subscriptions, config, committed_lookup=committed_lookup, fail=self._fail
         )
-
-        self._buffer = FetchBuffer(
-            subscriptions,
-            check_crcs=check_crcs,
-            read_committed=self._isolation == READ_COMMITTED,
-            key_deserializer=key_deserializer,
-            value_deserializer=value_deserializer,
-            on_drop=self._dropped,
-            on_taken=self.wake,
-        )
+        self._buffer = FetchBuffer(subscriptions, config, on_drop=self._dropped, on_taken=self.wake)
+        # Handing out what was fetched is the buffer's: the consumer calls it directly.
+        self.drain = self._buffer.drain
         self._fetch_pos: dict[TopicPartition, tuple[int, int]] = {}
         """Per partition: (fetch offset, last fetched epoch) of the next request."""
         self._in_flight: set[TopicPartition] = set()
@@ -258,7 +228,7 @@ class Fetcher:
             )
         try:
             conn = await self._client.ready(node_id)
-            version = conn.version_for(ApiKey.FETCH)
+            version = conn.version_for(Api.FETCH.key)
             send, forget = node.session.build(wanted)
             ids = {tp.topic: _topic_id(self._client, tp.topic) for tp in [*wanted, *forget]}
             if any(ids[tp.topic] == _ZERO_UUID for tp in forget):
@@ -269,7 +239,7 @@ class Fetcher:
                 ids = {tp.topic: ids[tp.topic] for tp in wanted}
             if version >= 13 and _ZERO_UUID in ids.values():
                 version = 12
-            request = node.session.request(
+            body: FetchRequest = node.session.request(
                 send,
                 forget,
                 ids,
@@ -281,8 +251,8 @@ class Fetcher:
                 rack_id=self._rack,
             )
             response = await conn.send(
-                ApiKey.FETCH,
-                request,
+                Api.FETCH,
+                body,
                 version=version,
                 timeout_ms=self._request_timeout_ms + self._max_wait_ms,
             )
@@ -319,7 +289,7 @@ class Fetcher:
     def _handle_response(
         self,
         node_id: int,
-        response: dict[str, Any],
+        response: FetchResponse,
         wanted: dict[TopicPartition, FetchKey],
         states: dict[TopicPartition, TopicPartitionState],
         by_id: dict[bytes, str],
@@ -355,8 +325,10 @@ class Fetcher:
                 if replica is not None and replica >= 0:
                     st.preferred_read_replica = replica
                     st.preferred_read_replica_until = now + self._replica_ttl
-                diverging = p.get("diverging_epoch") or {}
-                if diverging.get("epoch", -1) >= 0 or diverging.get("end_offset", -1) >= 0:
+                diverging = p.get("diverging_epoch")
+                if diverging is not None and (
+                    diverging.get("epoch", -1) >= 0 or diverging.get("end_offset", -1) >= 0
+                ):
                     self._truncated(tp, st, key, diverging)
                     continue
                 raw = p.get("records")
@@ -437,7 +409,7 @@ class Fetcher:
         tp: TopicPartition,
         st: TopicPartitionState,
         key: FetchKey,
-        diverging: dict[str, Any],
+        diverging: FetchEpochEndOffset,
     ) -> None:
         """KIP-320: the leader's log diverges from what we fetched (an unclean election)."""
         end_offset = diverging.get("end_offset", -1)
@@ -506,18 +478,6 @@ class Fetcher:
         self._fetch_pos.pop(tp, None)
         self._tp_not_before.pop(tp, None)
         self.wake()
-
-    def has_buffered(self, partitions: Iterable[TopicPartition] | None = None) -> bool:
-        return self._buffer.has_buffered(partitions)
-
-    def drain(
-        self,
-        partitions: set[TopicPartition] | None,
-        max_records: int | None,
-        form: str,
-    ) -> dict[TopicPartition, Any]:
-        """See :meth:`FetchBuffer.drain`."""
-        return self._buffer.drain(partitions, max_records, form)
 
     def _dropped(self, tp: TopicPartition) -> None:
         """What was fetched for ``tp`` is gone: the next fetch starts at its position."""

@@ -11,17 +11,24 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .. import errors as Errors
 from ..client import AIOKafkaClient
-from ..protocol import ApiKey
+from ..config import ConsumerConfig
+from ..protocol import Api
+from ..retry import polling
 from ..structs import TopicPartition
 from .subscription_state import OffsetResetStrategy, SubscriptionState, TopicPartitionState
 
-__all__ = ["OffsetLookup", "Positions"]
+if TYPE_CHECKING:
+    from .._native import ListOffsetsPartition, ListOffsetsRequest
+
+__all__ = ["READ_COMMITTED", "READ_UNCOMMITTED", "OffsetLookup", "Positions"]
+
+READ_UNCOMMITTED, READ_COMMITTED = 0, 1
+"""The ``isolation_level`` codes of Fetch and ListOffsets requests."""
 
 OffsetLookup = Callable[[list[TopicPartition]], Awaitable[dict[TopicPartition, int]]]
 """The group's committed offsets of some partitions (those without one are left out)."""
@@ -34,20 +41,17 @@ class Positions:
         self,
         client: AIOKafkaClient,
         subscriptions: SubscriptionState,
+        config: ConsumerConfig,
         *,
-        isolation: int,
-        request_timeout_ms: int,
-        retry_backoff: float,
-        default_reset: OffsetResetStrategy,
         committed_lookup: OffsetLookup | None,
         fail: Callable[[TopicPartitionState, Errors.KafkaError], None],
     ) -> None:
         self._client = client
         self._subs = subscriptions
-        self._isolation = isolation
-        self._request_timeout_ms = request_timeout_ms
-        self._retry_backoff = retry_backoff
-        self._default_reset = default_reset
+        self._isolation = READ_COMMITTED if config.read_committed else READ_UNCOMMITTED
+        self._request_timeout_ms = config.request_timeout_ms
+        self._retry_backoff = config.retry_backoff_ms / 1000
+        self._default_reset = OffsetResetStrategy.from_config(config.auto_offset_reset)
         self._committed = committed_lookup
         self._fail = fail
 
@@ -106,16 +110,24 @@ class Positions:
         timestamp) from its leader: ``{tp: (offset, timestamp, leader_epoch)}``; offset -1 when
         no record matches a timestamp. Retries retriable errors until ``timeout``
         (``request_timeout_ms``), then raises ``KafkaTimeoutError``."""
-        deadline = time.monotonic() + (
-            self._request_timeout_ms / 1000 if timeout is None else timeout
-        )
         remaining = dict(timestamps)
         result: dict[TopicPartition, tuple[int, int | None, int]] = {}
         last_error: BaseException | None = None
+        unknown: list[TopicPartition] = []
+        rounds = 0
         for topic in {tp.topic for tp in remaining}:
             if self._client.cluster.partitions_for_topic(topic) is None:
                 self._client.add_topic(topic)
-        while remaining:
+
+        async def one_round() -> bool:
+            """Ask every leader for its partitions still remaining; True once none remain."""
+            nonlocal last_error, unknown, rounds
+            if rounds:
+                if unknown:
+                    last_error = Errors.UnknownTopicOrPartitionError(f"no leader for {unknown}")
+                with contextlib.suppress(Errors.KafkaError):
+                    await self._client.refresh_metadata()
+            rounds += 1
             by_node: dict[int, dict[TopicPartition, int]] = {}
             unknown = []
             for tp, ts in remaining.items():
@@ -141,24 +153,23 @@ class Positions:
                         remaining.pop(tp, None)
                     if error is not None:
                         last_error = error
-            if not remaining:
-                break
-            if time.monotonic() >= deadline:
-                raise Errors.KafkaTimeoutError(
-                    f"ListOffsets for {sorted(remaining)} did not succeed in time"
-                    + (f" (last error: {last_error})" if last_error else "")
-                )
-            if unknown:
-                last_error = Errors.UnknownTopicOrPartitionError(f"no leader for {unknown}")
-            await asyncio.sleep(self._retry_backoff)
-            with contextlib.suppress(Errors.KafkaError):
-                await self._client.refresh_metadata()
+            return not remaining
+
+        await polling(
+            one_round,
+            timeout=self._request_timeout_ms / 1000 if timeout is None else timeout,
+            interval=self._retry_backoff,
+            timed_out=lambda: Errors.KafkaTimeoutError(
+                f"ListOffsets for {sorted(remaining)} did not succeed in time"
+                + (f" (last error: {last_error})" if last_error else "")
+            ),
+        )
         return result
 
     async def _list_offsets_node(
         self, node_id: int, parts: dict[TopicPartition, int]
     ) -> tuple[dict[TopicPartition, tuple[int, int | None, int]], Errors.KafkaError | None]:
-        by_topic: dict[str, list[dict[str, Any]]] = {}
+        by_topic: dict[str, list[ListOffsetsPartition]] = {}
         for tp, ts in parts.items():
             by_topic.setdefault(tp.topic, []).append(
                 {
@@ -167,13 +178,13 @@ class Positions:
                     "timestamp": ts,
                 }
             )
-        body = {
+        body: ListOffsetsRequest = {
             "replica_id": -1,
             "isolation_level": self._isolation,
             "topics": [{"name": t, "partitions": p} for t, p in by_topic.items()],
             "timeout_ms": self._request_timeout_ms,
         }
-        response = await self._client.send(node_id, ApiKey.LIST_OFFSETS, body)
+        response = await self._client.send(node_id, Api.LIST_OFFSETS, body)
         done: dict[TopicPartition, tuple[int, int | None, int]] = {}
         error: Errors.KafkaError | None = None
         for t in response["topics"]:

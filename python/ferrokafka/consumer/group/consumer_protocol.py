@@ -19,20 +19,24 @@ import contextlib
 import logging
 import time
 import uuid
-from typing import Any
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any
 
-from .. import errors as Errors
-from ..client import AIOKafkaClient
-from ..protocol import ApiKey
-from ..structs import OffsetAndMetadata, TopicPartition
-from ..waits import finish_tasks, wait_event, wait_for
-from .group_coordinator import (
-    OffsetsCoordinator,
-    call_listener,
-    commit_failed,
-    revoke_unsubscribed,
-)
-from .subscription_state import SubscriptionState
+from ... import errors as Errors
+from ...client import AIOKafkaClient
+from ...protocol import Api
+from ...structs import OffsetAndMetadata, TopicPartition
+from ...waits import wait_event, wait_for
+from ..subscription_state import SubscriptionState
+from .base import GroupMembership
+from .offsets import COORDINATOR_MOVED, commit_failed
+
+if TYPE_CHECKING:
+    from ..._native import (
+        ConsumerGroupHeartbeatRequest,
+        ConsumerGroupHeartbeatTopicPartitions,
+    )
+    from ...config import ConsumerConfig
 
 __all__ = ["ConsumerProtocolMember"]
 
@@ -43,56 +47,21 @@ _FENCED_ERRNO = 110  # FENCED_MEMBER_EPOCH
 _UNRELEASED_INSTANCE_ERRNO = 111
 
 
-class ConsumerProtocolMember(OffsetsCoordinator):
+class ConsumerProtocolMember(GroupMembership):
     """This consumer's membership of ``group_id`` with the consumer protocol."""
 
     def __init__(
-        self,
-        client: AIOKafkaClient,
-        subscription: SubscriptionState,
-        *,
-        group_id: str,
-        group_instance_id: str | None = None,
-        rebalance_timeout_ms: int | None = None,
-        max_poll_interval_ms: int = 300000,
-        retry_backoff_ms: int = 100,
-        request_timeout_ms: int = 40000,
-        enable_auto_commit: bool = True,
-        auto_commit_interval_ms: int = 5000,
-        server_assignor: str | None = None,
-        client_rack: str | None = None,
-        **_classic_only: Any,
+        self, client: AIOKafkaClient, subscription: SubscriptionState, config: ConsumerConfig
     ) -> None:
-        super().__init__(
-            client,
-            group_id,
-            retry_backoff_ms=retry_backoff_ms,
-            request_timeout_ms=request_timeout_ms,
-            group_instance_id=group_instance_id,
-        )
-        self._subscription = subscription
-        self._rebalance_timeout_ms = rebalance_timeout_ms or max_poll_interval_ms
-        self._max_poll_interval = max_poll_interval_ms / 1000
-        self._auto_commit = enable_auto_commit
-        self._auto_commit_interval = auto_commit_interval_ms / 1000
-        self._server_assignor = server_assignor
-        self._rack = client_rack
+        super().__init__(client, subscription, config)
+        self._server_assignor = config.group_remote_assignor
+        self._rack = config.client_rack
         self.member_id = str(uuid.uuid4())
         self.generation = 0  # the member epoch; 0 = (re)join
         self._epoch_waiters: list[asyncio.Future[None]] = []
         self._interval = 1.0
-        self._last_poll = time.monotonic()
-        self._tasks: list[asyncio.Task[None]] = []
-        self._fatal: Errors.KafkaError | None = None
-        self.failed = asyncio.Event()
-        """Set when membership failed for good (``raise_if_failed`` raises why)."""
-        self._wake = asyncio.Event()
-        self.assignment_ready = asyncio.Event()
-        """Set once the first assignment has been taken (``start()`` waits for it)."""
         self._polled = asyncio.Event()
-        self._closed = False
         self._sent_topics: list[str] = []
-        subscription.on_change(self._on_subscription_change)
 
     def _on_subscription_change(self) -> None:
         """Heartbeat now when the subscription changed: the broker reassigns (or, after
@@ -105,38 +74,31 @@ class ConsumerProtocolMember(OffsetsCoordinator):
         ):
             self._wake.set()
 
-    # -- the surface the consumer uses ---------------------------------------------------------
+    # -- what the protocol adds to the shared membership ----------------------------------------
 
-    def start(self) -> None:
-        self._tasks = [asyncio.create_task(self._heartbeat_routine(), name="ferrokafka-kip848")]
-        if self._auto_commit:
-            self._tasks.append(asyncio.create_task(self._auto_commit_routine()))
+    def _routines(self) -> dict[str, Coroutine[Any, Any, None]]:
+        return {"ferrokafka-kip848": self._heartbeat_routine()}
+
+    def _in_group(self) -> bool:
+        return self.generation > 0
+
+    async def _leave(self, reason: str) -> None:
+        # A static member (epoch -2) keeps its place for the session timeout.
+        epoch = -2 if self.group_instance_id is not None else -1
+        with contextlib.suppress(Errors.KafkaError):
+            await self._heartbeat(epoch)
 
     def polled(self) -> None:
-        self._last_poll = time.monotonic()
+        super().polled()
         self._polled.set()
 
-    def raise_if_failed(self) -> None:
-        if self._fatal is not None:
-            raise self._fatal
-
     async def close(self) -> None:
-        if self._closed:
-            return
-        self._closed = True
-        await finish_tasks(self._tasks, f"group {self.group_id}")
-        if self.generation > 0 and self._fatal is None:
-            await self._revoke_unsubscribed()
-            if self._auto_commit:
-                with contextlib.suppress(Errors.KafkaError):
-                    await self._commit(self._subscription.all_consumed_offsets(), wait=False)
-            assigned = self._subscription.assigned_partitions()
-            if assigned:
-                await self._call_listener("on_partitions_revoked", assigned)
-            epoch = -2 if self.group_instance_id is not None else -1
-            with contextlib.suppress(Errors.KafkaError):
-                await self._heartbeat(epoch)
+        await super().close()
         self._set_epoch(-1)  # out of the group: a commit waiting for a new epoch fails now
+
+    async def _commit_now(self, offsets: dict[TopicPartition, OffsetAndMetadata]) -> None:
+        # The heartbeat routine and close cannot wait for a heartbeat to bring a new epoch.
+        await self._commit(offsets, wait=False)
 
     async def commit(self, offsets: dict[TopicPartition, OffsetAndMetadata]) -> None:
         await self._commit(offsets, wait=True)
@@ -165,9 +127,7 @@ class ConsumerProtocolMember(OffsetsCoordinator):
                 await self._epoch_after(epoch, deadline)
                 if self.generation <= 0:
                     raise commit_failed(self.group_id, "member left the group") from exc
-        for tp, om in committed.items():
-            if self._subscription.is_assigned(tp):
-                self._subscription.state(tp).committed = om
+        self._record_committed(committed)
 
     async def _epoch_after(self, epoch: int, deadline: float) -> None:
         """Until the member epoch is no longer ``epoch`` (CommitFailedError at ``deadline``)."""
@@ -194,25 +154,14 @@ class ConsumerProtocolMember(OffsetsCoordinator):
 
     # -- heartbeats ----------------------------------------------------------------------------
 
-    async def _revoke_unsubscribed(self) -> None:
-        """Partitions a subscription change (or ``unsubscribe()``) dropped: commit, revoke."""
-        if self._subscription.has_unsubscribed:
-            commit = self._commit_no_wait if self._auto_commit and self.generation > 0 else None
-            await revoke_unsubscribed(self._subscription, commit, self.group_id)
-
-    async def _commit_no_wait(self, offsets: dict[TopicPartition, OffsetAndMetadata]) -> None:
-        await self._commit(offsets, wait=False)
-
     async def _heartbeat_routine(self) -> None:
         while self._fatal is None:
             await self._revoke_unsubscribed()
             if not self._subscription.partitions_auto_assigned():
                 if self.generation > 0:
                     # unsubscribe() (or assign()): leave the group; a later subscribe() joins
-                    # again (a static member keeps its place for the session timeout).
-                    epoch = -2 if self.group_instance_id is not None else -1
-                    with contextlib.suppress(Errors.KafkaError):
-                        await self._heartbeat(epoch)
+                    # again.
+                    await self._leave("the consumer unsubscribed")
                     self._set_epoch(0)
                 self._wake.clear()
                 await wait_event(self._wake, self._interval)
@@ -251,7 +200,7 @@ class ConsumerProtocolMember(OffsetsCoordinator):
             info = self._client.cluster.topic_info(tp.topic)
             if info is not None and info.topic_id is not None:
                 owned.setdefault(info.topic_id.bytes, []).append(tp.partition)
-        body = {
+        body: ConsumerGroupHeartbeatRequest = {
             "group_id": self.group_id,
             "member_id": self.member_id,
             "member_epoch": epoch,
@@ -265,13 +214,7 @@ class ConsumerProtocolMember(OffsetsCoordinator):
                 {"topic_id": tid, "partitions": sorted(ps)} for tid, ps in owned.items()
             ],
         }
-        broker = await self.ensure_coordinator()
-        try:
-            conn = await self._client.coordinator_connection(broker)
-            response = await conn.send(ApiKey.CONSUMER_GROUP_HEARTBEAT, body)
-        except (Errors.KafkaConnectionError, Errors.RequestTimedOutError) as exc:
-            self.coordinator_dead(exc)
-            raise
+        response, _ = await self.coordinator_request(Api.CONSUMER_GROUP_HEARTBEAT, body)
         if epoch < 0:
             return
         code = response["error_code"]
@@ -279,8 +222,8 @@ class ConsumerProtocolMember(OffsetsCoordinator):
             await self._on_error(code, response.get("error_message"))
             return
         self._set_epoch(response["member_epoch"])
-        if response.get("member_id"):
-            self.member_id = response["member_id"]
+        if member_id := response.get("member_id"):
+            self.member_id = member_id
         self._interval = max(response["heartbeat_interval_ms"], 100) / 1000
         assignment = response.get("assignment")
         if assignment is not None:
@@ -296,33 +239,27 @@ class ConsumerProtocolMember(OffsetsCoordinator):
             await self._lose_all(cls.__name__)
             self._set_epoch(0)
             return
-        if cls in (Errors.GroupCoordinatorNotAvailableError, Errors.NotCoordinatorForGroupError):
+        if cls in COORDINATOR_MOVED:
             self.coordinator_dead(cls.__name__)
             return
         if cls.retriable:
             return
-        self._fatal = cls(text)
-        self.failed.set()
-        log.error("%s", self._fatal)
-        raise self._fatal
+        fatal = cls(text)
+        self._fail(fatal)
+        raise fatal
 
-    async def _reconcile(self, topic_partitions: list[dict[str, Any]]) -> None:
+    async def _reconcile(
+        self, topic_partitions: list[ConsumerGroupHeartbeatTopicPartitions]
+    ) -> None:
         """Move to the target assignment: revoke what is no longer ours, then take the rest;
         the next heartbeat reports what we own."""
-        by_id = {}
-        for name in self._subscription.subscription:
-            info = self._client.cluster.topic_info(name)
-            if info is not None and info.topic_id is not None:
-                by_id[info.topic_id.bytes] = name
+        by_id = self._topic_names_by_id()
         target: set[TopicPartition] = set()
         for entry in topic_partitions:
             tid = bytes(entry["topic_id"])
             if tid not in by_id:
                 await self._client.refresh_metadata()
-                for name in self._subscription.subscription:
-                    info = self._client.cluster.topic_info(name)
-                    if info is not None and info.topic_id is not None:
-                        by_id[info.topic_id.bytes] = name
+                by_id = self._topic_names_by_id()
             topic = by_id.get(tid)
             if topic is None:
                 continue
@@ -330,15 +267,7 @@ class ConsumerProtocolMember(OffsetsCoordinator):
         current = self._subscription.assigned_partitions()
         revoked, added = current - target, target - current
         if revoked:
-            if self._auto_commit:
-                offsets = {
-                    tp: om
-                    for tp, om in self._subscription.all_consumed_offsets().items()
-                    if tp in revoked
-                }
-                with contextlib.suppress(Errors.KafkaError):
-                    await self._commit(offsets, wait=False)
-            await self._call_listener("on_partitions_revoked", revoked)
+            await self._revoke(revoked)
         self._subscription.assign_from_subscribed(target)
         if added:
             await self._call_listener("on_partitions_assigned", added)
@@ -346,27 +275,17 @@ class ConsumerProtocolMember(OffsetsCoordinator):
             log.info("group %s: epoch %s, now %s", self.group_id, self.generation, sorted(target))
             self._wake.set()  # acknowledge at once
 
+    def _topic_names_by_id(self) -> dict[bytes, str]:
+        """The subscribed topics whose ids the metadata in hand knows, by id."""
+        by_id = {}
+        for name in self._subscription.subscription:
+            info = self._client.cluster.topic_info(name)
+            if info is not None and info.topic_id is not None:
+                by_id[info.topic_id.bytes] = name
+        return by_id
+
     async def _lose_all(self, why: str) -> None:
         lost = self._subscription.assigned_partitions()
         if lost:
             await self._call_listener("on_partitions_revoked", lost)
             self._subscription.assign_from_subscribed(set())
-
-    async def _call_listener(self, method: str, partitions: set[TopicPartition]) -> None:
-        await call_listener(self._subscription.listener, method, partitions, self.group_id)
-
-    async def _auto_commit_routine(self) -> None:
-        while self._fatal is None:
-            await asyncio.sleep(self._auto_commit_interval)
-            if self.generation <= 0:
-                continue
-            offsets = {
-                tp: om
-                for tp, om in self._subscription.all_consumed_offsets().items()
-                if self._subscription.state(tp).committed != om
-            }
-            if offsets:
-                try:
-                    await self.commit(offsets)
-                except Errors.KafkaError as exc:
-                    log.warning("group %s: auto-commit failed: %s", self.group_id, exc)

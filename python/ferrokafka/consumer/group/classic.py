@@ -19,22 +19,40 @@ or ``unsubscribe()`` drops them, and, without a commit, when the member lost its
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import inspect
 import logging
 import time
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Coroutine, Iterable
+from typing import TYPE_CHECKING, Any
 
-from .. import errors as Errors
-from ..client import AIOKafkaClient
-from ..protocol import ApiKey
-from ..structs import OffsetAndMetadata, TopicPartition
-from ..waits import finish_tasks, wait_event
-from .group_coordinator import OffsetsCoordinator, call_listener, revoke_unsubscribed
-from .subscription_state import SubscriptionState
+from ... import errors as Errors
+from ...client import AIOKafkaClient
+from ...coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
+from ...coordinator.protocol import (
+    ConsumerProtocolMemberAssignment,
+    ConsumerProtocolMemberMetadata,
+)
+from ...protocol import Api
+from ...structs import OffsetAndMetadata, TopicPartition
+from ...waits import wait_event
+from ..subscription_state import SubscriptionState
+from .base import GroupMembership
+from .offsets import COORDINATOR_MOVED
 
-__all__ = ["GroupCoordinator"]
+if TYPE_CHECKING:
+    from ..._native import (
+        HeartbeatRequest,
+        JoinGroupRequest,
+        JoinGroupRequestProtocol,
+        JoinGroupResponse,
+        JoinGroupResponseMember,
+        LeaveGroupRequest,
+        SyncGroupRequest,
+        SyncGroupRequestAssignment,
+    )
+    from ...config import ConsumerConfig
+
+__all__ = ["ClassicMember"]
 
 log = logging.getLogger(__name__)
 
@@ -71,54 +89,26 @@ def _call_assignor(method: Callable[..., Any], *args: Any, **extras: Any) -> Any
     return method(*args, *list(extras.values())[:room])
 
 
-class GroupCoordinator(OffsetsCoordinator):
-    """This consumer's membership of ``group_id``."""
+class ClassicMember(GroupMembership):
+    """This consumer's membership of ``group_id`` with the classic protocol."""
 
     def __init__(
-        self,
-        client: AIOKafkaClient,
-        subscription: SubscriptionState,
-        *,
-        group_id: str,
-        assignors: Sequence[Any],
-        group_instance_id: str | None = None,
-        session_timeout_ms: int = 10000,
-        rebalance_timeout_ms: int | None = None,
-        heartbeat_interval_ms: int = 3000,
-        max_poll_interval_ms: int = 300000,
-        retry_backoff_ms: int = 100,
-        request_timeout_ms: int = 40000,
-        enable_auto_commit: bool = True,
-        auto_commit_interval_ms: int = 5000,
-        exclude_internal_topics: bool = True,
-        metadata_max_age_ms: int = 300000,
+        self, client: AIOKafkaClient, subscription: SubscriptionState, config: ConsumerConfig
     ) -> None:
-        super().__init__(
-            client,
-            group_id,
-            retry_backoff_ms=retry_backoff_ms,
-            request_timeout_ms=request_timeout_ms,
-            group_instance_id=group_instance_id,
+        super().__init__(client, subscription, config)
+        self._assignor_choices = list(
+            config.partition_assignment_strategy or (RoundRobinPartitionAssignor,)
         )
-        if not assignors:
-            raise ValueError("partition_assignment_strategy needs at least one assignor")
-        self._subscription = subscription
-        # One instance per consumer: the eager sticky assignor remembers its last assignment.
-        self._assignors = [a() if isinstance(a, type) else a for a in assignors]
-        self._session_timeout_ms = session_timeout_ms
-        self._rebalance_timeout_ms = rebalance_timeout_ms or max_poll_interval_ms
-        self._heartbeat_interval = heartbeat_interval_ms / 1000
-        self._max_poll_interval = max_poll_interval_ms / 1000
-        self._auto_commit = enable_auto_commit
-        self._auto_commit_interval = auto_commit_interval_ms / 1000
-        self._exclude_internal = exclude_internal_topics
-        self._metadata_max_age = metadata_max_age_ms / 1000
+        self._assignors: list[Any] = []
+        self._session_timeout_ms = config.session_timeout_ms
+        self._heartbeat_interval = config.heartbeat_interval_ms / 1000
+        self._exclude_internal = config.exclude_internal_topics
+        self._metadata_max_age = config.metadata_max_age_ms / 1000
 
         self.protocol: str | None = None
         self.leader_id: str | None = None
         self.rejoin_needed = True
         self._poll_timeout_left = False
-        self._last_poll = time.monotonic()
         self._snapshot: dict[str, int] = {}
         """Partition counts of the topics the last assignment was made over (the leader: every
         member's topics; a follower: its own, as it saw them before joining)."""
@@ -127,67 +117,42 @@ class GroupCoordinator(OffsetsCoordinator):
         self._lost: set[TopicPartition] = set()
         """Partitions taken away when the member lost its generation, not yet reported to the
         listener (it hears of them before the next join)."""
-        self._wake = asyncio.Event()
-        self._tasks: list[asyncio.Task[None]] = []
-        self._fatal: Exception | None = None
-        self.failed = asyncio.Event()
-        """Set when membership failed for good (``raise_if_failed`` raises why): a waiting
-        poll can wake up on it."""
-        self._closed = False
-        self.assignment_ready = asyncio.Event()
-        subscription.on_change(self._on_subscription_change)
 
     # -- lifecycle -----------------------------------------------------------------------------
 
-    def start(self) -> None:
-        self._tasks = [
-            asyncio.create_task(self._coordination_routine(), name="ferrokafka-group"),
-            asyncio.create_task(self._heartbeat_routine(), name="ferrokafka-heartbeat"),
-        ]
-        if self._auto_commit:
-            self._tasks.append(
-                asyncio.create_task(self._auto_commit_routine(), name="ferrokafka-autocommit")
-            )
+    async def start(self) -> None:
+        # One instance per consumer: the eager sticky assignor remembers its last assignment.
+        self._assignors = [a() if isinstance(a, type) else a for a in self._assignor_choices]
+        await super().start()
 
-    async def close(self) -> None:
-        """Commit (with auto-commit), give up the partitions, and leave the group (dynamic
-        members only: a static member's place is kept for the session timeout)."""
-        if self._closed:
-            return
-        await finish_tasks(self._tasks, f"group {self.group_id}")
-        member = self.generation >= 0
-        if member and self._fatal is None:
-            await self._revoke_unsubscribed()
-        if self._fatal is None and (member or not self._subscription.partitions_auto_assigned()):
-            try:
-                if self._auto_commit:
-                    await self._commit_positions()
-            except Errors.KafkaError as exc:
-                log.warning("group %s: commit on close failed: %s", self.group_id, exc)
-        if member and self._fatal is None:
-            assigned = self._subscription.assigned_partitions()
-            if assigned:
-                await self._call_listener("on_partitions_revoked", assigned)
-            if self.group_instance_id is None:
-                await self._leave_group("the consumer is being closed")
-        self._closed = True
+    def _routines(self) -> dict[str, Coroutine[Any, Any, None]]:
+        return {
+            "ferrokafka-group": self._coordination_routine(),
+            "ferrokafka-heartbeat": self._heartbeat_routine(),
+        }
 
-    def raise_if_failed(self) -> None:
-        if self._fatal is not None:
-            raise self._fatal
+    def _in_group(self) -> bool:
+        return self.generation >= 0
 
-    def _fail(self, exc: Exception) -> None:
-        """Membership failed for good (authorization, a fenced static member, no common
-        assignor, a failing user assignor): stop, and raise ``exc`` on the next poll."""
-        if self._fatal is None:
-            log.error("group %s: %s", self.group_id, exc)
-            self._fatal = exc
-            self.failed.set()
+    def _may_auto_commit(self) -> bool:
+        # Not while a rebalance may move the partitions; with assign(), any time (as any
+        # client may commit to the group).
+        if not self._subscription.partitions_auto_assigned():
+            return True
+        return self.generation >= 0 and not self.rejoin_needed
+
+    def _may_commit_on_close(self) -> bool:
+        return self.generation >= 0 or not self._subscription.partitions_auto_assigned()
+
+    async def _leave(self, reason: str) -> None:
+        # A static member's place is kept for the session timeout.
+        if self.group_instance_id is None:
+            await self._leave_group(reason)
 
     def polled(self) -> None:
         """The application polled: restarts the ``max_poll_interval_ms`` clock (and, after a
         poll timeout, brings the member back into the group)."""
-        self._last_poll = time.monotonic()
+        super().polled()
         if self._poll_timeout_left:
             self._poll_timeout_left = False
             self.request_rejoin("the application polled again after a poll timeout")
@@ -260,13 +225,6 @@ class GroupCoordinator(OffsetsCoordinator):
             self._snapshot = {}
             self._joined_topics = None
 
-    async def _revoke_unsubscribed(self) -> None:
-        """Partitions a subscription change or ``unsubscribe()`` dropped: commit (with
-        auto-commit, while this member still has its generation), then the listener."""
-        if self._subscription.has_unsubscribed:
-            commit = self.commit if self._auto_commit and self.generation >= 0 else None
-            await revoke_unsubscribed(self._subscription, commit, self.group_id)
-
     def _check_metadata(self) -> None:
         """Rejoin when the partition counts changed since the assignment was made, or a
         pattern now matches other topics."""
@@ -282,7 +240,7 @@ class GroupCoordinator(OffsetsCoordinator):
         if now != self._snapshot:
             self.request_rejoin(f"partition counts changed: {self._snapshot} -> {now}")
 
-    def _partition_counts(self, topics: Any) -> dict[str, int]:
+    def _partition_counts(self, topics: Iterable[str]) -> dict[str, int]:
         cluster = self._client.cluster
         return {t: len(cluster.partitions_for_topic(t) or ()) for t in sorted(topics)}
 
@@ -298,10 +256,7 @@ class GroupCoordinator(OffsetsCoordinator):
             await self._call_listener("on_partitions_revoked", lost)
         if owned and not self._cooperative():
             # Eager: commit and give up everything before joining.
-            if self._auto_commit:
-                with contextlib.suppress(Errors.KafkaError):
-                    await self._commit_positions()
-            await self._call_listener("on_partitions_revoked", owned)
+            await self._revoke(owned)
             self._subscription.assign_from_subscribed(set())
         topics = frozenset(self._subscription.subscription)
         if self._subscription.pattern is not None:
@@ -331,15 +286,15 @@ class GroupCoordinator(OffsetsCoordinator):
                 return a
         raise Errors.IllegalStateError(f"the group chose assignor {name!r}, which is not ours")
 
-    async def _join(self, topics: frozenset[str]) -> dict[str, Any] | None:
+    async def _join(self, topics: frozenset[str]) -> JoinGroupResponse | None:
         owned = sorted(self._subscription.assigned_partitions())
-        protocols = []
+        protocols: list[JoinGroupRequestProtocol] = []
         for a in self._assignors:
             meta = _call_assignor(
                 a.metadata, topics, owned_partitions=owned, generation=self.generation
             )
             protocols.append({"name": a.name, "metadata": meta.encode()})
-        body = {
+        body: JoinGroupRequest = {
             "group_id": self.group_id,
             "session_timeout_ms": self._session_timeout_ms,
             "rebalance_timeout_ms": self._rebalance_timeout_ms,
@@ -353,7 +308,9 @@ class GroupCoordinator(OffsetsCoordinator):
         # timeout), so this request may wait that long.
         timeout_ms = self._rebalance_timeout_ms + 5000
         for _ in range(3):
-            response = await self._coordinator_request(ApiKey.JOIN_GROUP, body, timeout_ms)
+            response, _ = await self.coordinator_request(
+                Api.JOIN_GROUP, body, timeout_ms=timeout_ms
+            )
             code = response["error_code"]
             if code == Errors.MemberIdRequired.errno:
                 self.member_id = body["member_id"] = response["member_id"]
@@ -369,7 +326,6 @@ class GroupCoordinator(OffsetsCoordinator):
         self._joined_topics = topics
         # Requests to rejoin from now on are for the next round (kept, not absorbed by this).
         self.rejoin_needed = False
-        result: dict[str, Any] = response
         log.info(
             "group %s: joined generation %s as %s%s (assignor %s)",
             self.group_id,
@@ -378,13 +334,13 @@ class GroupCoordinator(OffsetsCoordinator):
             " (leader)" if self.leader_id == self.member_id else "",
             self.protocol,
         )
-        return result
+        return response
 
     def _join_error(self, code: int) -> None:
         cls = Errors.for_code(code)
         if cls is Errors.UnknownMemberIdError:
             self._reset_generation()
-        elif cls in (Errors.GroupCoordinatorNotAvailableError, Errors.NotCoordinatorForGroupError):
+        elif cls in COORDINATOR_MOVED:
             self.coordinator_dead(cls.__name__)
         elif cls is Errors.InconsistentGroupProtocolError:
             raise cls(
@@ -402,11 +358,11 @@ class GroupCoordinator(OffsetsCoordinator):
             raise cls(f"JoinGroup of group {self.group_id!r}")
         self.rejoin_needed = True
 
-    async def _sync(self, joined: dict[str, Any]) -> bytes | None:
-        assignments: list[dict[str, Any]] = []
+    async def _sync(self, joined: JoinGroupResponse) -> bytes | None:
+        assignments: list[SyncGroupRequestAssignment] = []
         if self.leader_id == self.member_id:
             assignments = await self._perform_assignment(joined["members"])
-        body = {
+        body: SyncGroupRequest = {
             "group_id": self.group_id,
             "generation_id": self.generation,
             "member_id": self.member_id,
@@ -415,16 +371,13 @@ class GroupCoordinator(OffsetsCoordinator):
             "protocol_name": self.protocol,
             "assignments": assignments,
         }
-        response = await self._coordinator_request(ApiKey.SYNC_GROUP, body, None)
+        response, _ = await self.coordinator_request(Api.SYNC_GROUP, body)
         code = response["error_code"]
         if code:
             cls = Errors.for_code(code)
             if cls in (Errors.UnknownMemberIdError, Errors.IllegalGenerationError):
                 self._reset_generation()
-            elif cls in (
-                Errors.GroupCoordinatorNotAvailableError,
-                Errors.NotCoordinatorForGroupError,
-            ):
+            elif cls in COORDINATOR_MOVED:
                 self.coordinator_dead(cls.__name__)
             elif issubclass(cls, _FATAL):
                 raise cls(f"SyncGroup of group {self.group_id!r}")
@@ -432,12 +385,9 @@ class GroupCoordinator(OffsetsCoordinator):
             return None
         return bytes(response["assignment"])
 
-    async def _perform_assignment(self, members: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        from ..coordinator.protocol import (
-            ConsumerProtocolMemberAssignment,
-            ConsumerProtocolMemberMetadata,
-        )
-
+    async def _perform_assignment(
+        self, members: list[JoinGroupResponseMember]
+    ) -> list[SyncGroupRequestAssignment]:
         assignor = self._assignor(self.protocol)
         decoded = {
             m["member_id"]: ConsumerProtocolMemberMetadata.decode(bytes(m["metadata"]))
@@ -471,8 +421,6 @@ class GroupCoordinator(OffsetsCoordinator):
         return [{"member_id": m, "assignment": a.encode()} for m, a in result.items()]
 
     async def _on_join_complete(self, assignment_bytes: bytes, topics: frozenset[str]) -> None:
-        from ..coordinator.protocol import ConsumerProtocolMemberAssignment
-
         if not self._subscription.partitions_auto_assigned():
             return  # unsubscribe() (or assign()) meanwhile: the routine leaves the group next
         assignor = self._assignor(self.protocol)
@@ -492,19 +440,7 @@ class GroupCoordinator(OffsetsCoordinator):
         if self._cooperative():
             revoked = old - new
             if revoked:
-                if self._auto_commit:
-                    offsets = {
-                        tp: om
-                        for tp, om in self._subscription.all_consumed_offsets().items()
-                        if tp in revoked and self._subscription.state(tp).committed != om
-                    }
-                    try:
-                        await self.commit(offsets)
-                    except Errors.KafkaError as exc:
-                        log.warning(
-                            "group %s: commit before revocation failed: %s", self.group_id, exc
-                        )
-                await self._call_listener("on_partitions_revoked", revoked)
+                await self._revoke(revoked)
             self._subscription.assign_from_subscribed(old & new)
             self._subscription.assign_from_subscribed(new)
             added = new - old
@@ -520,9 +456,6 @@ class GroupCoordinator(OffsetsCoordinator):
             self.request_rejoin("the metadata changed during the rebalance")
         self.assignment_ready.set()
 
-    async def _call_listener(self, method: str, partitions: set[TopicPartition]) -> None:
-        await call_listener(self._subscription.listener, method, partitions, self.group_id)
-
     def _reset_generation(self) -> None:
         """Out of the group: no generation, and so no partitions. They are dropped at once,
         with everything fetched for them, so that no poll hands out records another member
@@ -535,19 +468,7 @@ class GroupCoordinator(OffsetsCoordinator):
             self._lost |= owned
             self._subscription.assign_from_subscribed(set())
 
-    async def _coordinator_request(
-        self, api_key: int, body: dict[str, Any], timeout_ms: int | None
-    ) -> dict[str, Any]:
-        broker = await self.ensure_coordinator()
-        try:
-            conn = await self._client.coordinator_connection(broker)
-            response: dict[str, Any] = await conn.send(api_key, body, timeout_ms=timeout_ms)
-        except (Errors.KafkaConnectionError, Errors.RequestTimedOutError) as exc:
-            self.coordinator_dead(exc)
-            raise
-        return response
-
-    # -- heartbeats, poll timeout, auto-commit --------------------------------------------------
+    # -- heartbeats and the poll timeout -------------------------------------------------------
 
     async def _heartbeat_routine(self) -> None:
         while self._fatal is None:
@@ -557,14 +478,14 @@ class GroupCoordinator(OffsetsCoordinator):
             if time.monotonic() - self._last_poll > self._max_poll_interval:
                 await self._poll_timeout()
                 continue
-            body = {
+            body: HeartbeatRequest = {
                 "group_id": self.group_id,
                 "generation_id": self.generation,
                 "member_id": self.member_id,
                 "group_instance_id": self.group_instance_id,
             }
             try:
-                response = await self._coordinator_request(ApiKey.HEARTBEAT, body, None)
+                response, _ = await self.coordinator_request(Api.HEARTBEAT, body)
             except _FATAL as exc:  # e.g. FindCoordinator refused: not authorized for the group
                 self._fail(exc)
                 return
@@ -580,10 +501,7 @@ class GroupCoordinator(OffsetsCoordinator):
             elif cls in (Errors.UnknownMemberIdError, Errors.IllegalGenerationError):
                 self._reset_generation()
                 self.request_rejoin(f"heartbeat: {cls.__name__}")
-            elif cls in (
-                Errors.GroupCoordinatorNotAvailableError,
-                Errors.NotCoordinatorForGroupError,
-            ):
+            elif cls in COORDINATOR_MOVED:
                 # Find the coordinator again and keep heartbeating: the group and this
                 # member's generation live on at the new coordinator; no rebalance needed.
                 self.coordinator_dead(cls.__name__)
@@ -605,7 +523,7 @@ class GroupCoordinator(OffsetsCoordinator):
         self._poll_timeout_left = True
 
     async def _leave_group(self, reason: str) -> None:
-        body = {
+        body: LeaveGroupRequest = {
             "group_id": self.group_id,
             "member_id": self.member_id,
             "members": [
@@ -617,29 +535,10 @@ class GroupCoordinator(OffsetsCoordinator):
             ],
         }
         try:
-            await self._coordinator_request(ApiKey.LEAVE_GROUP, body, None)
+            await self.coordinator_request(Api.LEAVE_GROUP, body)
         except Errors.KafkaError as exc:
             log.info("group %s: LeaveGroup failed: %s", self.group_id, exc)
         self._reset_generation()
-
-    async def _auto_commit_routine(self) -> None:
-        while self._fatal is None:
-            await asyncio.sleep(self._auto_commit_interval)
-            auto = self._subscription.partitions_auto_assigned()
-            if auto and (self.generation < 0 or self.rejoin_needed):
-                continue
-            try:
-                await self._commit_positions()
-            except Errors.KafkaError as exc:
-                log.warning("group %s: auto-commit failed: %s", self.group_id, exc)
-
-    async def _commit_positions(self) -> None:
-        offsets = self._subscription.all_consumed_offsets()
-        changed = {
-            tp: om for tp, om in offsets.items() if self._subscription.state(tp).committed != om
-        }
-        if changed:
-            await self.commit(changed)
 
     async def commit(self, offsets: dict[TopicPartition, OffsetAndMetadata]) -> None:
         """Commit as this member (generation and member id)."""
@@ -649,10 +548,7 @@ class GroupCoordinator(OffsetsCoordinator):
             for tp in offsets
             if self._subscription.is_assigned(tp)
         }
-        committed = await self.commit_offsets(offsets, leader_epochs=epochs)
-        for tp, om in committed.items():
-            if self._subscription.is_assigned(tp):
-                self._subscription.state(tp).committed = om
+        self._record_committed(await self.commit_offsets(offsets, leader_epochs=epochs))
 
     def refuse_commit(self) -> None:
         if self._poll_timeout_left:

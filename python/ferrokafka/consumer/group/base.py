@@ -1,0 +1,282 @@
+"""What the consumer asks of its group membership (``GroupMember``), and what the members of
+both group protocols share (``GroupMembership``): offsets, the auto-commit routine, calling the
+rebalance listener, revoking partitions, the background tasks and close."""
+
+from __future__ import annotations
+
+import abc
+import asyncio
+import inspect
+import logging
+import time
+from collections.abc import Coroutine, Iterable
+from typing import TYPE_CHECKING, Any
+
+from ... import errors as Errors
+from ...abc import ConsumerRebalanceListener
+from ...client import AIOKafkaClient
+from ...structs import OffsetAndMetadata, TopicPartition
+from ...waits import finish_tasks
+from ..subscription_state import SubscriptionState
+from .offsets import OffsetsCoordinator
+
+if TYPE_CHECKING:
+    from ...config import ConsumerConfig
+
+__all__ = ["GroupMember", "GroupMembership", "call_listener"]
+
+log = logging.getLogger(__name__)
+
+
+class GroupMember(abc.ABC):
+    """A consumer's part in its group, as the consumer uses it: ``NoGroupMember`` without a
+    ``group_id``, ``ClassicMember`` or ``ConsumerProtocolMember`` with one (``group_member``
+    chooses). The consumer calls these and nothing else."""
+
+    failed: asyncio.Event
+    """Set when membership failed for good (``raise_if_failed`` raises why): a waiting poll
+    wakes up on it."""
+    assignment_ready: asyncio.Event
+    """Set once the member has its first assignment: the consumer's ``start()`` waits for it
+    when partitions are assigned by subscription."""
+
+    @abc.abstractmethod
+    async def start(self) -> None:
+        """Begin, once the client has bootstrapped and before the fetcher starts."""
+
+    @abc.abstractmethod
+    async def close(self) -> None:
+        """End: commit with auto-commit, give up the partitions, leave the group."""
+
+    @abc.abstractmethod
+    def polled(self) -> None:
+        """The application polled (the ``max_poll_interval_ms`` clock starts again)."""
+
+    @abc.abstractmethod
+    def raise_if_failed(self) -> None:
+        """Raise why membership failed for good, if it did."""
+
+    @abc.abstractmethod
+    def subscription_changed(self) -> None:
+        """The application subscribed or unsubscribed."""
+
+    @abc.abstractmethod
+    def require_group(self) -> None:
+        """Raise ``IllegalOperation`` if there is no group to keep committed offsets in."""
+
+    @abc.abstractmethod
+    def refuse_commit(self) -> None:
+        """Raise ``CommitFailedError`` if this member may not commit now (it left the group);
+        without membership of a subscription, any commit is allowed."""
+
+    @abc.abstractmethod
+    async def commit(self, offsets: dict[TopicPartition, OffsetAndMetadata]) -> None:
+        """Commit ``offsets`` (validated by the consumer)."""
+
+    @abc.abstractmethod
+    async def fetch_committed_offsets(
+        self, partitions: list[TopicPartition]
+    ) -> dict[TopicPartition, OffsetAndMetadata | None]:
+        """The group's committed offsets of ``partitions`` (None where none is)."""
+
+    async def committed_positions(
+        self, partitions: list[TopicPartition]
+    ) -> dict[TopicPartition, int]:
+        """Where the fetcher starts ``partitions`` that have no position: their committed
+        offsets, where there are some."""
+        committed = await self.fetch_committed_offsets(partitions)
+        return {tp: om.offset for tp, om in committed.items() if om is not None}
+
+
+class GroupMembership(OffsetsCoordinator, GroupMember):
+    """Membership of ``config.group_id``, the part both group protocols share. A protocol
+    adds its routines (``_routines``), says when the member is in the group (``_in_group``),
+    how it leaves (``_leave``) and how it follows subscription changes."""
+
+    def __init__(
+        self, client: AIOKafkaClient, subscription: SubscriptionState, config: ConsumerConfig
+    ) -> None:
+        if config.group_id is None:
+            raise ValueError("group membership needs a group_id")
+        super().__init__(
+            client,
+            config.group_id,
+            retry_backoff_ms=config.retry_backoff_ms,
+            request_timeout_ms=config.request_timeout_ms,
+            group_instance_id=config.group_instance_id,
+        )
+        self._subscription = subscription
+        self._auto_commit = config.auto_commit
+        self._auto_commit_interval = config.auto_commit_interval_ms / 1000
+        self._max_poll_interval = config.max_poll_interval_ms / 1000
+        self._rebalance_timeout_ms = config.rebalance_timeout_ms or config.max_poll_interval_ms
+        self._last_poll = time.monotonic()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._fatal: Exception | None = None
+        self.failed = asyncio.Event()
+        self.assignment_ready = asyncio.Event()
+        self._wake = asyncio.Event()
+        """Wakes the member's routine early (a subscription change, a rejoin to do)."""
+        self._closed = False
+        subscription.on_change(self._on_subscription_change)
+
+    # -- what a protocol adds ------------------------------------------------------------------
+
+    @abc.abstractmethod
+    def _routines(self) -> dict[str, Coroutine[Any, Any, None]]:
+        """The protocol's background routines, by task name."""
+
+    @abc.abstractmethod
+    def _in_group(self) -> bool:
+        """Whether this member has a generation (epoch) in the group."""
+
+    @abc.abstractmethod
+    async def _leave(self, reason: str) -> None:
+        """Leave the group on close (errors are logged, not raised)."""
+
+    @abc.abstractmethod
+    def _on_subscription_change(self) -> None:
+        """Called after every change of the subscription state."""
+
+    def _may_auto_commit(self) -> bool:
+        """Whether the auto-commit routine may commit now."""
+        return self._in_group()
+
+    def _may_commit_on_close(self) -> bool:
+        return self._in_group()
+
+    async def _commit_now(self, offsets: dict[TopicPartition, OffsetAndMetadata]) -> None:
+        """Commit as the member's own routines and ``close`` do: without waiting for the
+        membership to change."""
+        await self.commit(offsets)
+
+    # -- the consumer's side -------------------------------------------------------------------
+
+    async def start(self) -> None:
+        self._last_poll = time.monotonic()
+        routines = self._routines()
+        if self._auto_commit:
+            routines["ferrokafka-autocommit"] = self._auto_commit_routine()
+        self._tasks = [asyncio.create_task(r, name=name) for name, r in routines.items()]
+
+    async def close(self) -> None:
+        """Commit (with auto-commit), give up the partitions, and leave the group."""
+        if self._closed:
+            return
+        await finish_tasks(self._tasks, f"group {self.group_id}")
+        member = self._in_group()
+        if self._fatal is None:
+            if member:
+                await self._revoke_unsubscribed()
+            if self._auto_commit and self._may_commit_on_close():
+                await self._try_commit(self._changed_positions(), "commit on close")
+            if member:
+                assigned = self._subscription.assigned_partitions()
+                if assigned:
+                    await self._call_listener("on_partitions_revoked", assigned)
+                await self._leave("the consumer is being closed")
+        self._closed = True
+
+    def polled(self) -> None:
+        self._last_poll = time.monotonic()
+
+    def raise_if_failed(self) -> None:
+        if self._fatal is not None:
+            raise self._fatal
+
+    def _fail(self, exc: Exception) -> None:
+        """Membership failed for good (authorization, a fenced static member, no common
+        assignor, a failing user assignor): stop, and raise ``exc`` on the next poll."""
+        if self._fatal is None:
+            log.error("group %s: %s", self.group_id, exc)
+            self._fatal = exc
+            self.failed.set()
+
+    def subscription_changed(self) -> None:
+        """Nothing to do: the subscription state's change callback tells the member."""
+
+    def require_group(self) -> None:
+        """There is a group."""
+
+    def refuse_commit(self) -> None:
+        """Any commit is allowed (a protocol may refuse some)."""
+
+    # -- commits and revocations ---------------------------------------------------------------
+
+    def _changed_positions(
+        self, among: Iterable[TopicPartition] | None = None
+    ) -> dict[TopicPartition, OffsetAndMetadata]:
+        """The positions (of ``among``, default all assigned partitions) not committed yet."""
+        wanted = None if among is None else set(among)
+        return {
+            tp: om
+            for tp, om in self._subscription.all_consumed_offsets().items()
+            if (wanted is None or tp in wanted) and self._subscription.state(tp).committed != om
+        }
+
+    def _record_committed(self, committed: dict[TopicPartition, OffsetAndMetadata]) -> None:
+        for tp, om in committed.items():
+            if self._subscription.is_assigned(tp):
+                self._subscription.state(tp).committed = om
+
+    async def _try_commit(
+        self, offsets: dict[TopicPartition, OffsetAndMetadata], what: str, *, now: bool = True
+    ) -> None:
+        """Commit ``offsets`` (if any) where a failure is only logged (``what`` failed): with
+        ``now``, as the member's own routines do (``_commit_now``), else as ``commit``."""
+        if not offsets:
+            return
+        try:
+            await (self._commit_now(offsets) if now else self.commit(offsets))
+        except Errors.KafkaError as exc:
+            log.warning("group %s: %s failed: %s", self.group_id, what, exc)
+
+    async def _revoke(self, partitions: set[TopicPartition]) -> None:
+        """Give ``partitions`` up in a rebalance: commit their positions first (with
+        auto-commit), then ``on_partitions_revoked``."""
+        if self._auto_commit:
+            await self._try_commit(self._changed_positions(partitions), "commit before revocation")
+        await self._call_listener("on_partitions_revoked", partitions)
+
+    async def _revoke_unsubscribed(self) -> None:
+        """Revoke the partitions a subscription change or ``unsubscribe()`` took out of the
+        assignment: commit their positions (with auto-commit, while this member is in the
+        group), then call ``on_partitions_revoked``."""
+        if not self._subscription.has_unsubscribed:
+            return
+        commit = self._auto_commit and self._in_group()
+        states, listener = self._subscription.take_unsubscribed()
+        if commit:
+            offsets = {
+                tp: OffsetAndMetadata(st.position, "")
+                for tp, st in states.items()
+                if st.position is not None and st.committed != OffsetAndMetadata(st.position, "")
+            }
+            await self._try_commit(offsets, "commit before revocation")
+        await call_listener(listener, "on_partitions_revoked", set(states), self.group_id)
+
+    async def _call_listener(self, method: str, partitions: set[TopicPartition]) -> None:
+        await call_listener(self._subscription.listener, method, partitions, self.group_id)
+
+    async def _auto_commit_routine(self) -> None:
+        while self._fatal is None:
+            await asyncio.sleep(self._auto_commit_interval)
+            if self._may_auto_commit():
+                await self._try_commit(self._changed_positions(), "auto-commit", now=False)
+
+
+async def call_listener(
+    listener: ConsumerRebalanceListener | None,
+    method: str,
+    partitions: set[TopicPartition],
+    group_id: str,
+) -> None:
+    """Call a rebalance callback (plain or async); a user error is logged, not raised."""
+    if listener is None:
+        return
+    try:
+        result = getattr(listener, method)(set(partitions))
+        if inspect.isawaitable(result):
+            await result
+    except Exception:
+        log.exception("group %s: user's %s failed", group_id, method)
