@@ -13,13 +13,16 @@ import mmap
 import socket
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
 
 from . import _native
 from . import errors as Errors
 from .config.connection import ConnectionConfig
-from .protocol import Api, ApiKey, key_of
+from .protocol import Api, key_of
 from .waits import wait_for
+
+if TYPE_CHECKING:
+    from ._native import ApiVersionsRequest
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +37,12 @@ Frame = _native.SharedBytes | bytes
 
 _Req = TypeVar("_Req", bound=Mapping[str, Any])
 _Resp = TypeVar("_Resp")
+
+
+def _decode(api: Api[Any, _Resp], version: int, frame: Frame) -> _Resp:
+    """The typed body of ``api``'s response ``frame``, sent at ``version``."""
+    _, response = _native.decode_response(api.key, version, frame)
+    return cast(_Resp, response)
 
 
 class _Pending:
@@ -174,20 +183,20 @@ class Connection:
             raise
 
     async def _negotiate_versions(self) -> None:
-        ours = _native.supported_apis()[ApiKey.API_VERSIONS]
-        version = ours[2]
-        body: Body = {
+        api = Api.API_VERSIONS
+        version = _native.supported_apis()[api.key][2]
+        body: ApiVersionsRequest = {
             "client_software_name": CLIENT_SOFTWARE_NAME,
             "client_software_version": CLIENT_SOFTWARE_VERSION,
         }
-        frame = await self.send_raw(ApiKey.API_VERSIONS, version, body)
+        frame = await self.send_raw(api.key, version, body)
         if _native.is_unsupported_version_reply(frame):
             # The broker answered in the v0 layout with its own range; retry within it.
-            _, reply = _native.decode_response(ApiKey.API_VERSIONS, 0, frame)
-            theirs = {k["api_key"]: k["max_version"] for k in reply["api_keys"]}
-            version = min(version, theirs.get(ApiKey.API_VERSIONS, 0))
-            frame = await self.send_raw(ApiKey.API_VERSIONS, version, body)
-        _, reply = _native.decode_response(ApiKey.API_VERSIONS, version, frame)
+            theirs = {k["api_key"]: k["max_version"] for k in _decode(api, 0, frame)["api_keys"]}
+            version = min(version, theirs.get(api.key, 0))
+            reply = await self.send(api, body, version=version)
+        else:
+            reply = _decode(api, version, frame)
         if reply["error_code"]:
             raise Errors.for_code(reply["error_code"])(f"ApiVersions to node {self.node_id} failed")
         self._broker_versions = {

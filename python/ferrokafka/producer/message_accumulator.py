@@ -1,11 +1,8 @@
 """Per-partition batches waiting to be sent: the producer appends, the sender drains.
 
-Records stay Python tuples until the sender takes a batch; then ``_native.encode_batch`` builds
-the whole v2 record batch (CRC, codec) in one call. A batch is encoded once: a retry re-sends
-the same bytes, so the broker sees the same producer id, epoch and sequence.
-
 Back-pressure follows aiokafka: each partition fills one batch at a time; when it is full,
-``add_message`` waits (up to its timeout) until the sender has taken it.
+``add_message`` waits (up to its timeout) until the sender has taken it. The batches
+themselves are ``batch.py``'s (their names stay importable from here, aiokafka's path).
 """
 
 from __future__ import annotations
@@ -14,350 +11,32 @@ import asyncio
 import collections
 import copy
 import time
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Callable, Sequence
+from typing import Any
 
-from .. import _native
 from .. import errors as Errors
 from ..cluster import ClusterMetadata
 from ..config import ProducerConfig
-from ..options import epoch_ms
 from ..structs import RecordMetadata, TopicPartition
+from .batch import (
+    BATCH_OVERHEAD,
+    BatchBuilder,
+    BatchRecordMetadata,
+    Header,
+    ProducerBatch,
+    Serializer,
+    check_headers,
+    estimate_record_size,
+)
 
 __all__ = [
+    "BATCH_OVERHEAD",
     "BatchBuilder",
     "BatchRecordMetadata",
     "MessageAccumulator",
     "ProducerBatch",
     "estimate_record_size",
 ]
-
-Header = tuple[str, bytes | None]
-Record = tuple[int, bytes | None, bytes | None, list[Header]]
-Serializer = Callable[[Any], Any]
-
-BATCH_OVERHEAD = 61
-"""Bytes of a v2 record batch header (baseOffset through recordsCount)."""
-
-_RECORD_FIXED_MAX = 1 + 10 + 5
-"""attributes, the largest timestamp delta varint, the largest offset delta varint."""
-
-
-def _varint_size(n: int) -> int:
-    if 0 <= n < 64:
-        return 1
-    z = (n << 1) ^ (n >> 63)
-    return max(1, (z.bit_length() + 6) // 7)
-
-
-def estimate_record_size(key: bytes | None, value: bytes | None, headers: Sequence[Header]) -> int:
-    """An upper bound of one record's bytes in an uncompressed v2 batch."""
-    size = _RECORD_FIXED_MAX
-    if key is not None:
-        n = len(key)
-        size += n + (1 if n < 64 else 2 if n < 8192 else _varint_size(n))
-    else:
-        size += 1
-    if value is not None:
-        n = len(value)
-        size += n + (1 if n < 64 else 2 if n < 8192 else _varint_size(n))
-    else:
-        size += 1
-    if headers:
-        size += _varint_size(len(headers))
-        for hkey, hvalue in headers:
-            klen = len(hkey.encode())
-            size += _varint_size(klen) + klen
-            size += 1 if hvalue is None else _varint_size(len(hvalue)) + len(hvalue)
-    else:
-        size += 1
-    return size + (1 if size < 64 else 2 if size < 8192 else _varint_size(size))
-
-
-def _as_bytes(what: str, data: Any) -> bytes | None:
-    if data is None or type(data) is bytes:
-        return data
-    if isinstance(data, (bytes, bytearray, memoryview)):
-        return bytes(data)
-    raise TypeError(
-        f"{what} must be bytes or None (or set a serializer), got {type(data).__name__}"
-    )
-
-
-def check_headers(headers: Iterable[Any] | None) -> list[Header]:
-    """``[(str, bytes | None), ...]``, or TypeError naming what is wrong."""
-    if not headers:
-        return []
-    out: list[Header] = []
-    for item in headers:
-        try:
-            hkey, hvalue = item
-        except (TypeError, ValueError):
-            raise TypeError(
-                f"headers: each header must be a (str, bytes) pair, got {item!r}"
-            ) from None
-        if not isinstance(hkey, str):
-            raise TypeError(f"headers: header key must be str, got {type(hkey).__name__}")
-        out.append((hkey, _as_bytes(f"headers: value of {hkey!r}", hvalue)))
-    return out
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
-
-
-class BatchRecordMetadata(NamedTuple):
-    """What ``BatchBuilder.append`` returns (aiokafka's ``DefaultRecordMetadata`` fields)."""
-
-    offset: int
-    """The record's offset delta within its batch."""
-    crc: int | None
-    """Always None for v2 batches (the CRC covers the whole batch)."""
-    size: int
-    """The record's estimated size in the batch."""
-    timestamp: int
-
-
-class BatchBuilder:
-    """Records for one batch, filled by the caller (``AIOKafkaProducer.create_batch``) or by
-    the accumulator. ``append`` returns None once the batch is full or closed; the first record
-    is always accepted, however large (``max_request_size`` is checked by the producer)."""
-
-    def __init__(
-        self,
-        batch_size: int,
-        compression_type: str | None,
-        *,
-        is_transactional: bool = False,
-        key_serializer: Serializer | None = None,
-        value_serializer: Serializer | None = None,
-    ) -> None:
-        self._batch_size = batch_size
-        self._compression = compression_type or "none"
-        self._transactional = is_transactional
-        self._key_serializer = key_serializer
-        self._value_serializer = value_serializer
-        self._records: list[Record] = []
-        self._size = BATCH_OVERHEAD
-        self._closed = False
-        self._buffer: bytes | None = None
-
-    def append(
-        self,
-        *,
-        timestamp: int | None,
-        key: Any,
-        value: Any,
-        headers: Sequence[Header] | None = None,
-    ) -> BatchRecordMetadata | None:
-        """Add a record (``timestamp`` in epoch milliseconds, None for now)."""
-        if self._closed:
-            return None
-        if timestamp is not None:
-            timestamp = epoch_ms("timestamp", timestamp)
-        if self._key_serializer is not None:
-            key = self._key_serializer(key)
-        if self._value_serializer is not None:
-            value = self._value_serializer(value)
-        return self._append(timestamp, _as_bytes("key", key), _as_bytes("value", value), headers)
-
-    def _append(
-        self,
-        timestamp: int | None,
-        key: bytes | None,
-        value: bytes | None,
-        headers: Sequence[Any] | None,
-    ) -> BatchRecordMetadata | None:
-        if self._closed:
-            return None
-        checked = check_headers(headers)
-        size = estimate_record_size(key, value, checked)
-        ts = self._add(timestamp, key, value, checked, size)
-        if ts is None:
-            return None
-        return BatchRecordMetadata(len(self._records) - 1, None, size, ts)
-
-    def _add(
-        self,
-        timestamp: int | None,
-        key: bytes | None,
-        value: bytes | None,
-        checked: list[Header],
-        size: int,
-    ) -> int | None:
-        """Add a record whose headers are checked and whose size is estimated; return its
-        timestamp, or None when the batch is closed or has no room for it."""
-        if self._closed:
-            return None
-        if self._records and self._size + size > self._batch_size:
-            self.close()
-            return None
-        ts = now_ms() if timestamp is None else int(timestamp)
-        self._records.append((ts, key, value, checked))
-        self._size += size
-        return ts
-
-    def close(self) -> None:
-        """No more records: ``append`` returns None from now on."""
-        self._closed = True
-
-    def closed(self) -> bool:
-        return self._closed
-
-    def size(self) -> int:
-        """The batch's size in bytes (estimated until encoded, then exact)."""
-        return len(self._buffer) if self._buffer is not None else self._size
-
-    def record_count(self) -> int:
-        return len(self._records)
-
-    def _build(self, producer_id: int, producer_epoch: int, base_sequence: int) -> bytes:
-        self._closed = True
-        self._buffer = _native.encode_batch(
-            self._records,
-            compression=self._compression,
-            transactional=self._transactional,
-            producer_id=producer_id,
-            producer_epoch=producer_epoch,
-            base_sequence=base_sequence,
-        )
-        return self._buffer
-
-
-class ProducerBatch:
-    """A batch on its way to one partition: its records' futures, its retry state, and, once
-    taken by the sender, its encoded bytes with the producer id, epoch and sequence in them."""
-
-    def __init__(
-        self,
-        tp: TopicPartition,
-        builder: BatchBuilder,
-        linger: float,
-        *,
-        loop: asyncio.AbstractEventLoop,
-    ) -> None:
-        self.tp = tp
-        self.builder = builder
-        self.created = time.monotonic()
-        self._linger = linger
-        self._loop = loop
-        self.future: asyncio.Future[RecordMetadata | None] = loop.create_future()
-        self.record_futures: list[tuple[asyncio.Future[RecordMetadata | None], int, int]] = []
-        self.drained: asyncio.Future[None] = loop.create_future()
-        self.attempts = 0
-        self.retry_at = 0.0
-        self.producer_id = -1
-        self.producer_epoch = -1
-        self.base_sequence = -1
-        self.encoded: bytes | None = None
-        self.sent = False
-
-    def __repr__(self) -> str:
-        return (
-            f"<ProducerBatch {self.tp.topic}[{self.tp.partition}] "
-            f"records={self.record_count} seq={self.base_sequence} attempts={self.attempts}>"
-        )
-
-    @property
-    def record_count(self) -> int:
-        return self.builder.record_count()
-
-    def append(
-        self,
-        timestamp_ms: int | None,
-        key: bytes | None,
-        value: bytes | None,
-        checked: list[Header],
-        size: int | None = None,
-    ) -> asyncio.Future[RecordMetadata | None] | None:
-        """Add a record (headers checked; ``size`` its ``estimate_record_size``, computed when
-        not given); its future, or None when the batch has no room."""
-        if size is None:
-            size = estimate_record_size(key, value, checked)
-        builder = self.builder
-        ts = builder._add(timestamp_ms, key, value, checked, size)
-        if ts is None:
-            return None
-        fut: asyncio.Future[RecordMetadata | None] = self._loop.create_future()
-        self.record_futures.append((fut, len(builder._records) - 1, ts))
-        return fut
-
-    def linger_left(self, now: float) -> float:
-        """Seconds this batch should still wait for more records (0 when full or ripe)."""
-        if self.builder.closed():
-            return 0.0
-        return max(0.0, self.created + self._linger - now)
-
-    def encode(self, producer_id: int, producer_epoch: int, base_sequence: int) -> bytes:
-        self.producer_id = producer_id
-        self.producer_epoch = producer_epoch
-        self.base_sequence = base_sequence
-        self.encoded = self.builder._build(producer_id, producer_epoch, base_sequence)
-        return self.encoded
-
-    def mark_drained(self) -> None:
-        if not self.drained.done():
-            self.drained.set_result(None)
-
-    def done(self, base_offset: int, log_append_time: int, log_start_offset: int | None) -> None:
-        """Resolve every record's future (and the batch's) with where the records landed."""
-        tp = self.tp
-        timestamp_type = 0 if log_append_time == -1 else 1
-        if not self.future.done():
-            self.future.set_result(
-                RecordMetadata(
-                    tp.topic,
-                    tp.partition,
-                    tp,
-                    base_offset,
-                    log_append_time,
-                    timestamp_type,
-                    log_start_offset,
-                )
-            )
-        # One RecordMetadata per record: built with tuple.__new__, which skips the Python-level
-        # __new__ a NamedTuple call goes through.
-        make = tuple.__new__
-        topic, partition = tp
-        for fut, delta, timestamp in self.record_futures:
-            if not fut.done():
-                fut.set_result(
-                    make(
-                        RecordMetadata,
-                        (
-                            topic,
-                            partition,
-                            tp,
-                            base_offset + delta if base_offset >= 0 else -1,
-                            timestamp if timestamp_type == 0 else log_append_time,
-                            timestamp_type,
-                            log_start_offset,
-                        ),
-                    )
-                )
-        self.mark_drained()
-
-    def done_noack(self) -> None:
-        """acks=0: nothing is known but that the bytes were handed to the socket."""
-        if not self.future.done():
-            self.future.set_result(None)
-        for fut, _, _ in self.record_futures:
-            if not fut.done():
-                fut.set_result(None)
-        self.mark_drained()
-
-    def failure(self, exc: BaseException) -> None:
-        if not self.future.done():
-            self.future.set_exception(exc)
-        if self.record_futures:
-            # The records' futures carry the error to the user; the batch future is ours.
-            self.future.exception()
-        for fut, _, _ in self.record_futures:
-            if not fut.done():
-                fut.set_exception(copy.copy(exc))
-        if not self.drained.done():
-            self.drained.set_exception(exc)
-            self.drained.exception()
 
 
 class MessageAccumulator:

@@ -12,7 +12,6 @@ import contextlib
 import logging
 import operator
 import ssl
-import time
 import warnings
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -25,16 +24,11 @@ from ..config.connection import LOOP_DEPRECATED, keyword_options
 from ..config.producer import DEFAULT_ACKS, DEFAULT_PARTITIONER, Partitioner, Serializer
 from ..options import commit_offsets, epoch_ms
 from ..partitioner import DefaultPartitioner, StickyPartitions
+from ..retry import polling
 from ..structs import OffsetAndMetadata, RecordMetadata, TopicPartition
+from .batch import BATCH_OVERHEAD, BatchBuilder, as_bytes, check_headers, estimate_record_size
 from .idempotence import ProducerIdState
-from .message_accumulator import (
-    BATCH_OVERHEAD,
-    BatchBuilder,
-    MessageAccumulator,
-    _as_bytes,
-    check_headers,
-    estimate_record_size,
-)
+from .message_accumulator import MessageAccumulator
 from .sender import Sender
 from .transactions import TransactionManager, TransactionState
 
@@ -221,24 +215,34 @@ class AIOKafkaProducer:
         if partitions is not None:
             return partitions
         self.client.add_topic(topic)
-        deadline = time.monotonic() + self._request_timeout_ms / 1000
-        while True:
+        found: set[int] | None = None
+        code = 0
+
+        async def known() -> bool:
+            nonlocal found, code
             await self.client.refresh_metadata()
-            partitions = self._metadata.partitions_for_topic(topic)
-            if partitions is not None:
-                return partitions
+            found = self._metadata.partitions_for_topic(topic)
+            if found is not None:
+                return True
             code = self._metadata.topic_error(topic)
             if code == Errors.TopicAuthorizationFailedError.errno:
                 raise Errors.TopicAuthorizationFailedError(topic)
             if code == Errors.InvalidTopicError.errno:
                 raise Errors.InvalidTopicError(f"{topic!r} is not a valid topic name")
-            if time.monotonic() >= deadline:
-                raise Errors.UnknownTopicOrPartitionError(
-                    f"topic {topic!r} is not in the cluster metadata after "
-                    f"{self._request_timeout_ms} ms"
-                    + (f" (error {Errors.for_code(code).message})" if code else "")
-                )
-            await asyncio.sleep(self._retry_backoff)
+            return False
+
+        await polling(
+            known,
+            timeout=self._request_timeout_ms / 1000,
+            interval=self._retry_backoff,
+            timed_out=lambda: Errors.UnknownTopicOrPartitionError(
+                f"topic {topic!r} is not in the cluster metadata after "
+                f"{self._request_timeout_ms} ms"
+                + (f" (error {Errors.for_code(code).message})" if code else "")
+            ),
+        )
+        assert found is not None
+        return found
 
     # -- sending ---------------------------------------------------------------------------
 
@@ -257,8 +261,8 @@ class AIOKafkaProducer:
             key = self._key_serializer(key)
         if self._value_serializer is not None:
             value = self._value_serializer(value)
-        key_bytes = _as_bytes("key", key)
-        value_bytes = _as_bytes("value", value)
+        key_bytes = as_bytes("key", key)
+        value_bytes = as_bytes("value", value)
         size = estimate_record_size(key_bytes, value_bytes, headers)
         if BATCH_OVERHEAD + size > self._max_request_size:
             raise Errors.MessageSizeTooLargeError(

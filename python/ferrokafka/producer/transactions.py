@@ -23,7 +23,7 @@ import copy
 import enum
 import logging
 from collections.abc import Awaitable, Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
 from .. import errors as Errors
 from ..client import AIOKafkaClient
@@ -47,6 +47,15 @@ __all__ = ["TransactionManager", "TransactionState"]
 
 _Req = TypeVar("_Req", bound=Mapping[str, Any])
 _Resp = TypeVar("_Resp")
+
+
+class _Answer(TypedDict):
+    """A response whose error is its top-level ``error_code``."""
+
+    error_code: int
+
+
+_Answered = TypeVar("_Answered", bound=_Answer)
 
 log = logging.getLogger(__name__)
 
@@ -259,9 +268,7 @@ class TransactionManager:
                 "producer_epoch": self._ids.producer_epoch,
                 "group_id": group_id,
             }
-            response = await self._to_coordinator(Api.ADD_OFFSETS_TO_TXN, body)
-            if response["error_code"]:
-                raise _error(response["error_code"], f"AddOffsetsToTxn for group {group_id!r}")
+            await self._ask(Api.ADD_OFFSETS_TO_TXN, body, f"AddOffsetsToTxn for group {group_id!r}")
 
         await self._retrying(attempt)
         self._offsets_added = True
@@ -328,11 +335,8 @@ class TransactionManager:
                 "producer_id": self._ids.producer_id if bump else -1,
                 "producer_epoch": self._ids.producer_epoch if bump else -1,
             }
-            response = await self._to_coordinator(Api.INIT_PRODUCER_ID, body)
-            if response["error_code"]:
-                raise _error(
-                    response["error_code"], f"InitProducerId for {self.transactional_id!r}"
-                )
+            what = f"InitProducerId for {self.transactional_id!r}"
+            response = await self._ask(Api.INIT_PRODUCER_ID, body, what)
             self._ids.set_pid(response["producer_id"], response["producer_epoch"])
 
         try:
@@ -406,12 +410,8 @@ class TransactionManager:
                 "producer_epoch": self._ids.producer_epoch,
                 "committed": commit,
             }
-            response = await self._to_coordinator(Api.END_TXN, body)
-            if response["error_code"]:
-                raise _error(
-                    response["error_code"],
-                    f"EndTxn ({'commit' if commit else 'abort'}) for {self.transactional_id!r}",
-                )
+            ending = "commit" if commit else "abort"
+            await self._ask(Api.END_TXN, body, f"EndTxn ({ending}) for {self.transactional_id!r}")
 
         await self._retrying(attempt)
 
@@ -426,6 +426,13 @@ class TransactionManager:
         except Errors.KafkaConnectionError:
             self._coordinator = None
             raise
+
+    async def _ask(self, api: Api[_Req, _Answered], body: _Req, what: str) -> _Answered:
+        """``_to_coordinator``, raising the response's error as ``what`` failing."""
+        response = await self._to_coordinator(api, body)
+        if response["error_code"]:
+            raise _error(response["error_code"], what)
+        return response
 
     async def _retrying(self, attempt: Callable[[], Awaitable[None]]) -> None:
         """Run ``attempt`` until it succeeds; retriable errors (a coordinator loading or moved,

@@ -1,0 +1,60 @@
+"""What the admin client's parts share: the client and options they use, sending at a capped
+version, retrying, and turning error codes into exceptions."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, TypeVar, cast
+
+from .. import errors as Errors
+from ..client import AIOKafkaClient
+from ..protocol import Api
+from ..retry import retrying
+
+__all__ = ["AdminBase", "Body"]
+
+Body = dict[str, Any]
+T = TypeVar("T")
+_Req = TypeVar("_Req", bound=Mapping[str, Any])
+_Resp = TypeVar("_Resp")
+
+
+class AdminBase:
+    """The state every part of ``AIOKafkaAdminClient`` works with, set by its ``__init__``."""
+
+    _client: AIOKafkaClient
+    _request_timeout_ms: int
+    _retry_backoff: float
+    """``retry_backoff_ms`` in seconds."""
+
+    def _timeout_ms(self, timeout_ms: int | None) -> int:
+        return self._request_timeout_ms if timeout_ms is None else timeout_ms
+
+    async def _send(
+        self, node_id: int, api: Api[_Req, _Resp], body: _Req, *, max_version: int | None = None
+    ) -> _Resp:
+        """Send to ``node_id`` at the negotiated version, capped at ``max_version``."""
+        version = None
+        if max_version is not None:
+            conn = await self._client.ready(node_id)
+            version = min(conn.version_for(api.key), max_version)
+        return await self._client.send(node_id, api, body, version=version)
+
+    async def _retrying(self, attempt: Callable[[], Awaitable[T]]) -> T:
+        """Run ``attempt`` until it succeeds, retrying retriable Kafka errors with backoff for
+        up to ``request_timeout_ms``."""
+        return await retrying(
+            attempt, timeout=self._request_timeout_ms / 1000, backoff=self._retry_backoff
+        )
+
+
+def raise_for(code: int, what: str, message: str | None = None) -> None:
+    """Raise the ferrokafka error class of a non-zero Kafka error ``code``."""
+    if code:
+        detail = f": {message}" if message else ""
+        raise Errors.for_code(code)(f"{what}{detail}")
+
+
+def plain(response: Mapping[str, Any]) -> Body:
+    """A decoded response as the plain dict the public methods return (it is one)."""
+    return cast(Body, response)
