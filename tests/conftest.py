@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import pytest
 from ferrokafka.testing import QUICK_START_JVM_OPTIONS, ExternalKafka, KafkaBroker, KafkaCluster
+from ferrokafka.testing.security import Security
 from ferrokafka.testing.spark import (
     StandaloneSpark,
     spark_kafka_jars,
@@ -89,6 +90,56 @@ def kafka_cluster() -> Iterator[KafkaCluster]:
         yield cluster
     finally:
         cluster.stop()
+
+
+# Secured brokers: one per listener kind, each started on first use and kept for the session.
+# The harness's own topic operations go through each node's PLAINTEXT INTERNAL listener.
+
+
+def _secured_broker(security: Security, **options: Any) -> Iterator[KafkaBroker]:
+    broker = KafkaBroker(
+        jvm_options=QUICK_START_JVM_OPTIONS, config=KEEP_DATA, security=security, **options
+    )
+    broker.start()
+    try:
+        yield broker
+    finally:
+        broker.stop()
+
+
+@pytest.fixture(scope="session")
+def ssl_broker() -> Iterator[KafkaBroker]:
+    """A broker whose client listener is SSL (``ssl_broker.ca_file``, ``.ssl_context()``;
+    client certificates are accepted, not required)."""
+    yield from _secured_broker("ssl")
+
+
+@pytest.fixture(scope="session")
+def mtls_broker() -> Iterator[KafkaBroker]:
+    """A broker whose SSL client listener requires a client certificate
+    (``mtls_broker.client_cert_files``)."""
+    yield from _secured_broker("ssl", client_auth=True)
+
+
+@pytest.fixture(scope="session")
+def sasl_plaintext_broker() -> Iterator[KafkaBroker]:
+    """A broker whose client listener is SASL_PLAINTEXT with PLAIN, SCRAM-SHA-256 and
+    SCRAM-SHA-512 (``sasl_plaintext_broker.users``: ``admin`` and ``alice``)."""
+    yield from _secured_broker("sasl_plaintext")
+
+
+@pytest.fixture(scope="session")
+def sasl_ssl_broker() -> Iterator[KafkaBroker]:
+    """A broker whose client listener is SASL_SSL (the mechanisms and users of
+    ``sasl_plaintext_broker``, the CA in ``sasl_ssl_broker.ca_file``)."""
+    yield from _secured_broker("sasl_ssl")
+
+
+@pytest.fixture(scope="session")
+def acl_broker() -> Iterator[KafkaBroker]:
+    """A SASL_PLAINTEXT broker with ``StandardAuthorizer``: ``admin`` is a super user,
+    ``alice`` may do only what ACLs allow her."""
+    yield from _secured_broker("sasl_plaintext", authorizer=True)
 
 
 # ---- topics -----------------------------------------------------------------------------------

@@ -841,6 +841,19 @@ class ListedGroup(TypedDict):
     group_type: str  # v5+
 
 @type_check_only
+class SaslHandshakeRequest(TypedDict):
+    """SaslHandshake request (key 17), v0-1."""
+
+    mechanism: str
+
+@type_check_only
+class SaslHandshakeResponse(TypedDict):
+    """SaslHandshake response (key 17), v0-1."""
+
+    error_code: int
+    mechanisms: list[str]
+
+@type_check_only
 class ApiVersionsRequest(TypedDict):
     """ApiVersions request (key 18), v0-4."""
 
@@ -1232,6 +1245,21 @@ class AlterConfigsResourceResponse(TypedDict):
     error_message: str | None
     resource_type: int
     resource_name: str
+
+@type_check_only
+class SaslAuthenticateRequest(TypedDict):
+    """SaslAuthenticate request (key 36), v0-2."""
+
+    auth_bytes: bytes
+
+@type_check_only
+class SaslAuthenticateResponse(TypedDict):
+    """SaslAuthenticate response (key 36), v0-2."""
+
+    error_code: int
+    error_message: str | None
+    auth_bytes: bytes
+    session_lifetime_ms: int  # v1+
 
 @type_check_only
 class CreatePartitionsRequest(TypedDict):

@@ -26,6 +26,7 @@ from .testing.broker import (
     stop_detached,
 )
 from .testing.maven import cache_root
+from .testing.security import SECURITY_OPTIONS
 
 if TYPE_CHECKING:
     Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]
@@ -69,6 +70,8 @@ def _read_state(path: Path) -> dict[str, Any] | None:
 def _write_state(path: Path, state: dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    # A secured broker's state holds its users' passwords: readable by its owner only.
+    partial.touch(mode=0o600)
     partial.write_text(json.dumps(state, indent=2) + "\n")
     partial.replace(path)
 
@@ -96,14 +99,29 @@ def _broker_start(args: argparse.Namespace) -> int:
         path.unlink(missing_ok=True)
 
     version = args.kafka_version or kafka_version()
-    _err(f"starting Kafka {version} ({args.nodes} node(s)) as {name!r}...")
-    harness: KafkaBroker | KafkaCluster
-    if args.nodes == 1:
-        harness = KafkaBroker(version=version, start_timeout=args.timeout, new_session=True)
-    else:
-        harness = KafkaCluster(
-            args.nodes, version=version, start_timeout=args.timeout, new_session=True
+    secured = f", {args.security} listener" if args.security else ""
+    _err(f"starting Kafka {version} ({args.nodes} node(s){secured}) as {name!r}...")
+    options: dict[str, Any] = {}
+    if args.security:
+        options.update(
+            security=args.security, client_auth=args.client_auth, authorizer=args.authorizer
         )
+    elif args.client_auth or args.authorizer:
+        _err("ferrokafka: --client-auth and --authorizer need --security")
+        return 2
+    harness: KafkaBroker | KafkaCluster
+    try:
+        if args.nodes == 1:
+            harness = KafkaBroker(
+                version=version, start_timeout=args.timeout, new_session=True, **options
+            )
+        else:
+            harness = KafkaCluster(
+                args.nodes, version=version, start_timeout=args.timeout, new_session=True, **options
+            )
+    except ValueError as exc:
+        _err(f"ferrokafka: {exc}")
+        return 2
     began = time.monotonic()
     try:
         harness.start()
@@ -122,7 +140,49 @@ def _broker_start(args: argparse.Namespace) -> int:
         f"stop with: ferrokafka broker stop --name {name}"
     )
     print(state["bootstrap_servers"], flush=True)
+    if "security" in state:
+        print(_client_summary(state["bootstrap_servers"], state["security"]), flush=True)
     return 0
+
+
+def _client_summary(bootstrap: str, security: dict[str, Any]) -> str:
+    """What a client of a secured broker needs, one ``name: value`` per line, and an example."""
+    protocol = security["protocol"]
+    lines = [f"security_protocol: {protocol}"]
+    example = [f"bootstrap_servers={bootstrap!r}", f"security_protocol={protocol!r}"]
+    if security.get("ca_file"):
+        lines.append(f"ssl_cafile: {security['ca_file']}")
+        context = f"cafile={security['ca_file']!r}"
+        if security.get("client_cert_file"):
+            lines.append(f"ssl_certfile: {security['client_cert_file']}")
+            lines.append(f"ssl_keyfile: {security['client_key_file']}")
+            if security.get("client_auth"):
+                context += (
+                    f", certfile={security['client_cert_file']!r}"
+                    f", keyfile={security['client_key_file']!r}"
+                )
+        example.append(f"ssl_context=create_ssl_context({context})")
+    users: dict[str, str] = security.get("users") or {}
+    if users:
+        mechanisms = security["sasl_mechanisms"]
+        lines.append(f"sasl_mechanisms: {' '.join(mechanisms)}")
+        lines += [f"user: {user} {password}" for user, password in users.items()]
+        user = "alice" if "alice" in users else next(iter(users))
+        example += [
+            "sasl_mechanism='SCRAM-SHA-256'",
+            f"sasl_plain_username={user!r}",
+            f"sasl_plain_password={users[user]!r}",
+        ]
+    if security.get("authorizer"):
+        lines.append("authorizer: StandardAuthorizer, super user User:admin")
+    lines.append(f"plaintext_bootstrap_servers: {security['plaintext_bootstrap_servers']}")
+    lines.append(
+        "example: from ferrokafka.helpers import create_ssl_context; "
+        f"AIOKafkaProducer({', '.join(example)})"
+        if security.get("ca_file")
+        else f"example: AIOKafkaProducer({', '.join(example)})"
+    )
+    return "\n".join(lines)
 
 
 def _broker_stop(args: argparse.Namespace) -> int:
@@ -161,8 +221,10 @@ def _broker_status(args: argparse.Namespace) -> int:
         word = "running" if up == len(status) else ("stopped" if up == 0 else "degraded")
         all_running = all_running and word == "running"
         nodes = " ".join(f"{i}={pid if pid is not None else '-'}" for i, pid in status.items())
+        protocol = (state.get("security") or {}).get("protocol")
+        secured = f" {protocol}" if protocol else ""
         print(
-            f"{path.stem}: {word} {state.get('bootstrap_servers')} "
+            f"{path.stem}: {word} {state.get('bootstrap_servers')}{secured} "
             f"Kafka {state.get('kafka_version')} nodes {nodes}"
         )
     return 0 if args.name is None or all_running else 1
@@ -183,6 +245,20 @@ def add_broker_command(subcommands: Subcommands) -> None:
     start.add_argument("--name", type=_name, default="default", help="default: 'default'")
     start.add_argument("--kafka-version", help="Apache Kafka release (default: the pinned one)")
     start.add_argument("--timeout", type=float, default=120.0, help="start timeout, seconds")
+    start.add_argument(
+        "--security",
+        choices=SECURITY_OPTIONS,
+        help="secure the client listener (a throwaway CA and certificates, SASL users with "
+        "random passwords); prints what a client needs, passwords included",
+    )
+    start.add_argument(
+        "--client-auth", action="store_true", help="TLS: require a client certificate"
+    )
+    start.add_argument(
+        "--authorizer",
+        action="store_true",
+        help="run StandardAuthorizer (super user: admin); ACLs decide for the other users",
+    )
     start.set_defaults(handler=_broker_start)
 
     stop = actions.add_parser("stop", help="stop a broker started with 'broker start'")

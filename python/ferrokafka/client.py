@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 from . import errors as Errors
 from .cluster import ClusterMetadata
 from .config.connection import DEFAULT_PORT, ConnectionConfig, parse_bootstrap_servers
-from .conn import Body, Connection
+from .conn import AUTHENTICATION_ERRORS, Body, Connection
 from .protocol import Api, coordinator_node_id, key_of
 from .waits import SharedCall, finish_tasks, wait_event
 
@@ -53,10 +53,11 @@ class _Backoff:
         self._failures: dict[int, int] = {}
         self._not_before: dict[int, float] = {}
 
-    def failed(self, key: int) -> float:
+    def failed(self, key: int, *, at_least: float = 0.0) -> float:
         n = self._failures.get(key, 0) + 1
         self._failures[key] = n
         delay: float = min(self._base * 2.0 ** (n - 1), self._max) * random.uniform(0.8, 1.2)
+        delay = max(delay, at_least)
         self._not_before[key] = time.monotonic() + delay
         return delay
 
@@ -116,6 +117,10 @@ class AIOKafkaClient:
             try:
                 conn = await self.ready(node_id)
                 response = await conn.send(Api.METADATA, self._metadata_request())
+            except AUTHENTICATION_ERRORS:
+                # Wrong credentials or mechanism: every broker will refuse them alike, and
+                # the caller's start() must say so rather than a generic "cannot connect".
+                raise
             except Errors.KafkaError as exc:
                 failures.append(f"node {node_id} {self._addresses[node_id]}: {exc}")
                 continue
@@ -136,9 +141,11 @@ class AIOKafkaClient:
         self._closed = True
         await finish_tasks(self._tasks, "client")
         self._tasks.clear()
-        for conn in list(self._conns.values()):
+        conns = list(self._conns.values())
+        for conn in conns:
             conn.close()
         self._conns.clear()
+        await asyncio.gather(*(conn.wait_closed() for conn in conns))
 
     async def __aenter__(self) -> AIOKafkaClient:
         await self.bootstrap()
@@ -204,7 +211,10 @@ class AIOKafkaClient:
         try:
             await conn.connect()
         except Errors.KafkaError as exc:
-            wait = self._backoff.failed(node_id)
+            # A refused authentication is retried no sooner than retry_backoff_ms: a client
+            # with a wrong password must not hammer the broker's authenticator.
+            floor = self._retry_backoff if isinstance(exc, AUTHENTICATION_ERRORS) else 0.0
+            wait = self._backoff.failed(node_id, at_least=floor)
             log.warning("%s; next attempt in %.0f ms", exc, wait * 1000)
             raise
         self._backoff.succeeded(node_id)

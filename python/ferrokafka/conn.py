@@ -11,6 +11,7 @@ import asyncio
 import logging
 import mmap
 import socket
+import ssl
 import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
@@ -19,10 +20,11 @@ from . import _native
 from . import errors as Errors
 from .config.connection import ConnectionConfig
 from .protocol import Api, key_of
+from .sasl import new_mechanism
 from .waits import wait_for
 
 if TYPE_CHECKING:
-    from ._native import ApiVersionsRequest
+    from ._native import ApiVersionsRequest, SaslAuthenticateRequest, SaslHandshakeRequest
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +33,16 @@ CLIENT_SOFTWARE_VERSION = _native.__version__
 
 Body = dict[str, Any]
 """A request or response as a dict of its fields (snake_case names from Kafka's schemas)."""
+
+AUTHENTICATION_ERRORS: tuple[type[Errors.KafkaError], ...] = (
+    Errors.AuthenticationFailedError,
+    Errors.SaslAuthenticationFailed,
+    Errors.UnsupportedSaslMechanismError,
+    Errors.IllegalSaslStateError,
+    Errors.KafkaTLSError,
+)
+"""What a failed authentication raises from ``Connection.connect`` (a refused certificate or
+SASL exchange): wrong credentials or configuration, which connecting again will not fix."""
 
 Frame = _native.SharedBytes | bytes
 """A received response frame (native-owned bytes), or ``b""`` when none is awaited."""
@@ -133,7 +145,14 @@ class Connection:
         self._client_id = config.client_id
         self._request_timeout = config.request_timeout_ms / 1000
         self._max_frame_size = max_frame_size
-        self._ssl_context = config.ssl_context if config.security_protocol == "SSL" else None
+        self._ssl_context = config.ssl_context if config.uses_tls else None
+        self._sasl_config = config if config.uses_sasl else None
+        self.sasl_session_lifetime_ms: int | None = None
+        """The broker's SASL session lifetime (SaslAuthenticate v1+; KIP-368): the broker
+        closes the connection past it unless the client authenticates again. 0 when the
+        broker sets no limit, None before authentication or without SASL."""
+        self.sasl_authenticated_at: float | None = None
+        """When the SASL exchange ended (``time.monotonic()``), the start of that lifetime."""
         self._tcp_keepalive = config.tcp_keepalive
         self._on_close = on_close
         self._protocol: _FrameProtocol | None = None
@@ -141,6 +160,7 @@ class Connection:
         self._next_correlation_id = 0
         self._closed = False
         self._close_reason: BaseException | None = None
+        self._socket_closed = asyncio.Event()
         self._broker_versions: dict[int, tuple[int, int]] = {}
         self.last_activity = time.monotonic()
 
@@ -165,6 +185,9 @@ class Connection:
                 timeout,
                 discard=lambda made: made[0].close(),
             )
+        except ssl.SSLError as exc:
+            self._closed = True
+            raise self._tls_error(exc) from exc
         except (OSError, asyncio.TimeoutError) as exc:
             self._closed = True
             raise Errors.KafkaConnectionError(
@@ -178,6 +201,8 @@ class Connection:
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
         try:
             await self._negotiate_versions()
+            if self._sasl_config is not None:
+                await self._authenticate(self._sasl_config)
         except BaseException as exc:
             self.close(exc if isinstance(exc, Exception) else None)
             raise
@@ -203,6 +228,54 @@ class Connection:
             k["api_key"]: (k["min_version"], k["max_version"]) for k in reply["api_keys"]
         }
 
+    async def _authenticate(self, config: ConnectionConfig) -> None:
+        """SaslHandshake (the mechanism), then SaslAuthenticate rounds until the mechanism is
+        satisfied. Raises ``UnsupportedSaslMechanismError`` when the listener does not enable
+        the mechanism, ``SaslAuthenticationFailed`` when the broker refuses the credentials,
+        ``AuthenticationFailedError`` when the broker's answers fail the mechanism's checks;
+        each names the mechanism and the broker, none carries the password."""
+        name = config.sasl_mechanism
+        user = config.sasl_plain_username
+        assert user is not None and config.sasl_plain_password is not None  # config-checked
+        where = f"node {self.node_id} at {self.host}:{self.port}"
+        request: SaslHandshakeRequest = {"mechanism": name}
+        handshake = await self.send(Api.SASL_HANDSHAKE, request)
+        code = handshake["error_code"]
+        if code:
+            enabled = ", ".join(handshake["mechanisms"]) or "none"
+            if code == Errors.UnsupportedSaslMechanismError.errno:
+                raise Errors.UnsupportedSaslMechanismError(
+                    f"SASL mechanism {name} is not enabled on {where}; its listener enables: "
+                    f"{enabled}"
+                )
+            raise Errors.for_code(code)(f"SaslHandshake for {name} with {where} failed")
+
+        mechanism = new_mechanism(name, user, config.sasl_plain_password)
+        failed = f"{name} authentication as {user!r} with {where} failed"
+        token: bytes | None = mechanism.first_message()
+        lifetime = 0
+        while token is not None:
+            step: SaslAuthenticateRequest = {"auth_bytes": token}
+            reply = await self.send(Api.SASL_AUTHENTICATE, step)
+            code = reply["error_code"]
+            if code:
+                detail = reply["error_message"]
+                raise Errors.for_code(code)(failed + (f": {detail}" if detail else ""))
+            lifetime = reply["session_lifetime_ms"]
+            try:
+                token = mechanism.respond(reply["auth_bytes"])
+            except Errors.AuthenticationFailedError as exc:
+                raise Errors.AuthenticationFailedError(f"{failed}: {exc.args[0]}") from None
+        self.sasl_session_lifetime_ms = lifetime
+        self.sasl_authenticated_at = time.monotonic()
+        log.debug(
+            "authenticated as %r with %s to %s (session lifetime: %s)",
+            user,
+            name,
+            where,
+            f"{lifetime} ms" if lifetime else "unlimited",
+        )
+
     def close(self, reason: BaseException | None = None) -> None:
         """Close the socket and fail every in-flight request. Idempotent."""
         if self._closed:
@@ -221,15 +294,58 @@ class Connection:
             if p.timer is not None:
                 p.timer.cancel()
             if not p.future.done():
-                exc = Errors.KafkaConnectionError(
-                    f"connection to node {self.node_id} at {self.host}:{self.port} closed"
-                    + (f": {reason}" if reason else "")
-                )
+                exc: Errors.KafkaConnectionError
+                if isinstance(reason, Errors.KafkaTLSError):
+                    exc = Errors.KafkaTLSError(*reason.args)  # already names the broker
+                else:
+                    exc = Errors.KafkaConnectionError(
+                        f"connection to node {self.node_id} at {self.host}:{self.port} closed"
+                        + (f": {reason}" if reason else "")
+                    )
                 p.future.set_exception(exc)
 
+    def _tls_error(self, exc: ssl.SSLError) -> Errors.KafkaTLSError:
+        """A failed TLS handshake as one clear error naming the broker."""
+        where = f"node {self.node_id} at {self.host}:{self.port}"
+        if isinstance(exc, ssl.SSLCertVerificationError):
+            return Errors.KafkaTLSError(
+                f"TLS to {where} failed: the broker's certificate failed verification "
+                f"({exc.verify_message}); check the ssl_context's CA and that the certificate "
+                f"names {self.host!r}"
+            )
+        reason = exc.reason or str(exc)
+        if "CERTIFICATE" in reason:
+            # The broker's alert: no client certificate, or one its trust store rejects.
+            return Errors.KafkaTLSError(
+                f"TLS to {where} failed: the broker refused the client certificate ({reason}); "
+                f"it requires one its trust store accepts (ssl_context.load_cert_chain)"
+            )
+        return Errors.KafkaTLSError(f"TLS to {where} failed: {reason}")
+
+    async def wait_closed(self, timeout: float = 1.0) -> None:
+        """Wait until the socket is closed after :meth:`close`; abort it after ``timeout``.
+
+        A TLS connection closes in a round trip (close_notify both ways), so an event loop
+        that ends right after ``close()`` would leave its socket open."""
+        if self._protocol is None or self._protocol.transport is None:
+            return
+        try:
+            await wait_for(self._socket_closed.wait(), timeout)
+        except asyncio.TimeoutError:
+            self._protocol.transport.abort()
+            await self._socket_closed.wait()
+
     def _on_connection_lost(self, exc: Exception | None) -> None:
-        if not self._closed:
-            self.close(exc or Errors.KafkaConnectionError("connection closed by the broker"))
+        self._socket_closed.set()
+        if self._closed:
+            return
+        if isinstance(exc, ssl.SSLError) and "CERTIFICATE" in (exc.reason or ""):
+            # With TLS 1.3 the broker checks the client's certificate after the client's
+            # side of the handshake is done: its refusal arrives as the first read's alert.
+            # Other TLS errors on an open connection stay plain (retriable) connection losses.
+            self.close(self._tls_error(exc))
+            return
+        self.close(exc or Errors.KafkaConnectionError("connection closed by the broker"))
 
     # -- state -----------------------------------------------------------------------------
 

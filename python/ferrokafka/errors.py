@@ -31,6 +31,7 @@ __all__ = [
     "KafkaConnectionError",
     "KafkaError",
     "KafkaProtocolError",
+    "KafkaTLSError",
     "KafkaTimeoutError",
     "KafkaUnavailableError",
     "MetadataEmptyBrokerList",
@@ -164,6 +165,14 @@ class KafkaTimeoutError(KafkaError):
 class KafkaConnectionError(KafkaError):
     retriable = True
     invalid_metadata = True
+
+
+class KafkaTLSError(KafkaConnectionError):
+    """The TLS handshake with a broker failed: its certificate did not verify (an unknown CA,
+    a host name it does not name, expired) or it refused the client's. Retrying the same
+    connection cannot help, so it is not retriable."""
+
+    retriable = False
 
 
 class UnsupportedCodecError(KafkaError):

@@ -64,6 +64,10 @@ if TYPE_CHECKING:
         OffsetForLeaderEpochResponse,
         ProduceRequest,
         ProduceResponse,
+        SaslAuthenticateRequest,
+        SaslAuthenticateResponse,
+        SaslHandshakeRequest,
+        SaslHandshakeResponse,
         SyncGroupRequest,
         SyncGroupResponse,
         TxnOffsetCommitRequest,
@@ -91,6 +95,7 @@ class ApiKey(IntEnum):
     SYNC_GROUP = 14
     DESCRIBE_GROUPS = 15
     LIST_GROUPS = 16
+    SASL_HANDSHAKE = 17
     API_VERSIONS = 18
     CREATE_TOPICS = 19
     DELETE_TOPICS = 20
@@ -103,6 +108,7 @@ class ApiKey(IntEnum):
     TXN_OFFSET_COMMIT = 28
     DESCRIBE_CONFIGS = 32
     ALTER_CONFIGS = 33
+    SASL_AUTHENTICATE = 36
     CREATE_PARTITIONS = 37
     CONSUMER_GROUP_HEARTBEAT = 68
     CONSUMER_GROUP_DESCRIBE = 69
@@ -138,6 +144,7 @@ class Api(Generic[_Req, _Resp_co]):
     SYNC_GROUP: ClassVar[Api[SyncGroupRequest, SyncGroupResponse]]
     DESCRIBE_GROUPS: ClassVar[Api[DescribeGroupsRequest, DescribeGroupsResponse]]
     LIST_GROUPS: ClassVar[Api[ListGroupsRequest, ListGroupsResponse]]
+    SASL_HANDSHAKE: ClassVar[Api[SaslHandshakeRequest, SaslHandshakeResponse]]
     API_VERSIONS: ClassVar[Api[ApiVersionsRequest, ApiVersionsResponse]]
     CREATE_TOPICS: ClassVar[Api[CreateTopicsRequest, CreateTopicsResponse]]
     DELETE_TOPICS: ClassVar[Api[DeleteTopicsRequest, DeleteTopicsResponse]]
@@ -152,6 +159,7 @@ class Api(Generic[_Req, _Resp_co]):
     TXN_OFFSET_COMMIT: ClassVar[Api[TxnOffsetCommitRequest, TxnOffsetCommitResponse]]
     DESCRIBE_CONFIGS: ClassVar[Api[DescribeConfigsRequest, DescribeConfigsResponse]]
     ALTER_CONFIGS: ClassVar[Api[AlterConfigsRequest, AlterConfigsResponse]]
+    SASL_AUTHENTICATE: ClassVar[Api[SaslAuthenticateRequest, SaslAuthenticateResponse]]
     CREATE_PARTITIONS: ClassVar[Api[CreatePartitionsRequest, CreatePartitionsResponse]]
     CONSUMER_GROUP_HEARTBEAT: ClassVar[
         Api[ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse]

@@ -17,6 +17,8 @@ from ferrokafka.config.producer import DEFAULT_ACKS, DEFAULT_PARTITIONER
 from ferrokafka.consumer.fetcher import Fetcher
 from ferrokafka.coordinator.assignors.range import RangePartitionAssignor
 
+SASL_USER = {"sasl_plain_username": "alice", "sasl_plain_password": "hunter2"}
+
 # One wrong value per checked option: (config, option, value). A new checked option without a
 # line here fails test_every_checked_option_has_a_case.
 BAD_VALUES: list[tuple[type[ConnectionConfig], str, Any]] = [
@@ -31,8 +33,12 @@ BAD_VALUES: list[tuple[type[ConnectionConfig], str, Any]] = [
     (ConnectionConfig, "reconnect_backoff_max_ms", 1.5),
     (ConnectionConfig, "connections_max_idle_ms", 0),
     (ConnectionConfig, "connections_max_idle_ms", "9"),
-    (ConnectionConfig, "security_protocol", "SASL_SSL"),
+    (ConnectionConfig, "security_protocol", "SASL_KERBEROS"),
     (ConnectionConfig, "security_protocol", "CARRIER_PIGEON"),
+    (ConnectionConfig, "sasl_mechanism", "SCRAM-SHA-1"),
+    (ConnectionConfig, "sasl_mechanism", "plain"),
+    (ConnectionConfig, "sasl_plain_username", 5),
+    (ConnectionConfig, "sasl_plain_password", b"hunter2"),
     (ConnectionConfig, "api_version", (0, 10)),
     (ConnectionConfig, "tcp_keepalive", 1),
     (ConnectionConfig, "allow_auto_create_topics", "yes"),
@@ -100,6 +106,40 @@ def test_every_checked_option_has_a_case() -> None:
     [
         (ConnectionConfig, {"security_protocol": "SSL"}, "ssl_context is required"),
         (
+            ConnectionConfig,
+            {**SASL_USER, "security_protocol": "SASL_SSL"},
+            "ssl_context is required when security_protocol is 'SASL_SSL'",
+        ),
+        (
+            ConnectionConfig,
+            {**SASL_USER, "security_protocol": "SASL_PLAINTEXT", "sasl_mechanism": "GSSAPI"},
+            "sasl_mechanism 'GSSAPI' is not supported yet",
+        ),
+        (
+            ConnectionConfig,
+            {**SASL_USER, "security_protocol": "SASL_PLAINTEXT", "sasl_mechanism": "OAUTHBEARER"},
+            "sasl_mechanism 'OAUTHBEARER' is not supported yet",
+        ),
+        (
+            ConnectionConfig,
+            {"security_protocol": "SASL_PLAINTEXT", "sasl_plain_username": "alice"},
+            "sasl_plain_username and sasl_plain_password required for PLAIN sasl",
+        ),
+        (
+            ConnectionConfig,
+            {
+                "security_protocol": "SASL_PLAINTEXT",
+                "sasl_mechanism": "SCRAM-SHA-512",
+                "sasl_plain_password": "x",
+            },
+            "sasl_plain_username and sasl_plain_password required for SCRAM-SHA-512 sasl",
+        ),
+        (
+            ConnectionConfig,
+            {**SASL_USER, "security_protocol": "SASL_PLAINTEXT", "sasl_plain_password": "a\0b"},
+            "cannot contain a NUL character with PLAIN sasl",
+        ),
+        (
             ConsumerConfig,
             {"heartbeat_interval_ms": 10000, "session_timeout_ms": 10000},
             r"heartbeat_interval_ms \(10000\) must be lower than session_timeout_ms",
@@ -148,6 +188,31 @@ def test_stored_forms() -> None:
 
 def test_a_password_stays_out_of_the_repr() -> None:
     assert "hunter2" not in repr(ConsumerConfig(sasl_plain_password="hunter2"))
+    config = ProducerConfig(security_protocol="SASL_PLAINTEXT", **SASL_USER)
+    assert "hunter2" not in repr(config) and "hunter2" not in str(config)
+    assert "alice" in repr(config)
+
+
+def test_a_wrong_password_type_is_not_echoed() -> None:
+    with pytest.raises(ValueError, match="sasl_plain_password must be a str") as info:
+        ConnectionConfig(sasl_plain_password=b"hunter2")  # type: ignore[arg-type]
+    assert "hunter2" not in str(info.value)
+
+
+@pytest.mark.parametrize("mechanism", ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"])
+def test_sasl_configs(mechanism: str) -> None:
+    plain = ConnectionConfig(
+        security_protocol="SASL_PLAINTEXT", sasl_mechanism=mechanism, **SASL_USER
+    )
+    assert plain.uses_sasl and not plain.uses_tls
+    context = ssl.create_default_context()
+    over_tls = ConnectionConfig(
+        security_protocol="SASL_SSL", sasl_mechanism=mechanism, ssl_context=context, **SASL_USER
+    )
+    assert over_tls.uses_sasl and over_tls.uses_tls and over_tls.ssl_context is context
+    # Without SASL the mechanism and credentials are not needed (as in aiokafka).
+    assert not ConnectionConfig(sasl_mechanism="GSSAPI").uses_sasl
+    assert ConnectionConfig(security_protocol="SSL", ssl_context=context).uses_tls
 
 
 def _signature_defaults(cls: type) -> dict[str, Any]:

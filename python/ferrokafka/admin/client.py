@@ -41,10 +41,8 @@ class AIOKafkaAdminClient(TopicOperations, ConfigOperations, RecordOperations, G
     """An admin client. ``start()`` connects; ``close()`` disconnects (or use ``async with``).
 
     Parameters are aiokafka's, documented and checked by ``ferrokafka.config.AdminConfig``
-    (the connection options of ``ConnectionConfig``). ``security_protocol`` may be
-    ``PLAINTEXT`` or ``SSL``; the ``sasl_*`` parameters are accepted for compatibility and have
-    no effect until ferrokafka speaks SASL. ``loop`` and ``api_version`` are deprecated no-ops,
-    as in aiokafka.
+    (the connection options of ``ConnectionConfig``: ``security_protocol`` and the ``sasl_*``
+    options among them). ``loop`` and ``api_version`` are deprecated no-ops, as in aiokafka.
     """
 
     def __init__(

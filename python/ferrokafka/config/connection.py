@@ -14,6 +14,7 @@ from typing import Any
 
 from .. import _native
 from ..abc import AbstractTokenProvider
+from ..sasl import MECHANISMS, NOT_SUPPORTED_YET
 from .checks import checked, flag, non_negative, one_of, positive, positive_int
 
 __all__ = [
@@ -92,7 +93,14 @@ def _api_version(name: str, value: Any) -> None:
         raise ValueError(f"{name} must be a version string or 'auto', got {value!r}")
 
 
-_security_protocol = one_of("PLAINTEXT", "SSL", note="SASL is not supported yet")
+_security_protocol = one_of("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
+_sasl_mechanism = one_of(*MECHANISMS, *NOT_SUPPORTED_YET)
+
+
+def _str_or_none(name: str, value: Any) -> None:
+    # The type only: the value may be a password, which no message may carry.
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"{name} must be a str or None, got a {type(value).__name__}")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -144,41 +152,49 @@ class ConnectionConfig:
     idle connections open. Default 540000 (9 min). Java: ``connections.max.idle.ms``."""
 
     security_protocol: str = field(default="PLAINTEXT", metadata=checked(_security_protocol))
-    """``"PLAINTEXT"`` or ``"SSL"`` (TLS with ``ssl_context``); ``SASL_PLAINTEXT`` and
-    ``SASL_SSL`` are not supported yet. Default ``"PLAINTEXT"``. Java: ``security.protocol``."""
+    """``"PLAINTEXT"``, ``"SSL"`` (TLS with ``ssl_context``), ``"SASL_PLAINTEXT"`` (SASL
+    authentication, ``sasl_mechanism``) or ``"SASL_SSL"`` (SASL over TLS). Default
+    ``"PLAINTEXT"``. Java: ``security.protocol``."""
 
     ssl_context: ssl.SSLContext | None = None
     """The ``ssl.SSLContext`` for TLS connections (certificates, verification), required with
-    ``security_protocol="SSL"``. Default None. Java: the ``ssl.*`` options."""
+    ``security_protocol`` ``"SSL"`` and ``"SASL_SSL"`` (as aiokafka requires it;
+    ``ferrokafka.helpers.create_ssl_context`` makes one). Default None. Java: the ``ssl.*``
+    options."""
 
     api_version: str | None = field(default=None, metadata=checked(_api_version))
     """Accepted for aiokafka compatibility and ignored: API versions are negotiated with each
     broker (ApiVersions). Default None. Java: none."""
 
-    sasl_mechanism: str = "PLAIN"
-    """The SASL mechanism (``PLAIN``, ``GSSAPI``, ``SCRAM-SHA-256``, ``SCRAM-SHA-512``,
-    ``OAUTHBEARER``). Accepted, no effect until SASL is supported. Default ``"PLAIN"``. Java:
-    ``sasl.mechanism``."""
+    sasl_mechanism: str = field(default="PLAIN", metadata=checked(_sasl_mechanism))
+    """The SASL mechanism used with ``SASL_PLAINTEXT`` and ``SASL_SSL``: ``"PLAIN"``,
+    ``"SCRAM-SHA-256"`` or ``"SCRAM-SHA-512"`` (each with ``sasl_plain_username`` and
+    ``sasl_plain_password``); ``"GSSAPI"`` and ``"OAUTHBEARER"`` are not supported yet.
+    Default ``"PLAIN"``. Java: ``sasl.mechanism``."""
 
-    sasl_plain_username: str | None = None
-    """The user name for SASL ``PLAIN`` and ``SCRAM``. Accepted, no effect until SASL is
-    supported. Default None. Java: part of ``sasl.jaas.config``."""
+    sasl_plain_username: str | None = field(default=None, metadata=checked(_str_or_none))
+    """The user name for SASL ``PLAIN`` and ``SCRAM-SHA-*``. Default None. Java: part of
+    ``sasl.jaas.config``."""
 
-    sasl_plain_password: str | None = field(default=None, repr=False)
-    """The password for SASL ``PLAIN`` and ``SCRAM``. Accepted, no effect until SASL is
-    supported. Default None. Java: part of ``sasl.jaas.config``."""
+    sasl_plain_password: str | None = field(
+        default=None, repr=False, metadata=checked(_str_or_none)
+    )
+    """The password for SASL ``PLAIN`` and ``SCRAM-SHA-*``; kept out of ``repr``, logs and
+    error messages. Default None. Java: part of ``sasl.jaas.config``."""
 
     sasl_kerberos_service_name: str = "kafka"
-    """The Kerberos principal name of the brokers (``GSSAPI``). Accepted, no effect until SASL
-    is supported. Default ``"kafka"``. Java: ``sasl.kerberos.service.name``."""
+    """The Kerberos principal name of the brokers (``GSSAPI``). Accepted, no effect until
+    ``GSSAPI`` is supported. Default ``"kafka"``. Java: ``sasl.kerberos.service.name``."""
 
     sasl_kerberos_domain_name: str | None = None
     """The Kerberos domain of the brokers (``GSSAPI``), when not the broker's host name.
-    Accepted, no effect until SASL is supported. Default None. Java: none (aiokafka only)."""
+    Accepted, no effect until ``GSSAPI`` is supported. Default None. Java: none (aiokafka
+    only)."""
 
     sasl_oauth_token_provider: AbstractTokenProvider | None = None
     """The ``AbstractTokenProvider`` that supplies ``OAUTHBEARER`` tokens. Accepted, no effect
-    until SASL is supported. Default None. Java: ``sasl.login.callback.handler.class``."""
+    until ``OAUTHBEARER`` is supported. Default None. Java:
+    ``sasl.login.callback.handler.class``."""
 
     tcp_keepalive: bool = field(default=True, metadata=checked(flag))
     """Whether connections enable TCP keep-alive probes, so that a broker that vanished
@@ -201,10 +217,41 @@ class ConnectionConfig:
     def _finish(self) -> None:
         """The checks that involve more than one option, and the stored form of lists (a
         tuple: the config is immutable). A subclass extends it (calling this one first)."""
-        if self.security_protocol == "SSL" and self.ssl_context is None:
-            raise ValueError("ssl_context is required when security_protocol is 'SSL'")
+        protocol = self.security_protocol
+        if self.uses_tls and self.ssl_context is None:
+            raise ValueError(f"ssl_context is required when security_protocol is {protocol!r}")
+        if self.uses_sasl:
+            mechanism = self.sasl_mechanism
+            if mechanism in NOT_SUPPORTED_YET:
+                raise ValueError(
+                    f"sasl_mechanism {mechanism!r} is not supported yet (security_protocol "
+                    f"{protocol!r}): use 'PLAIN', 'SCRAM-SHA-256' or 'SCRAM-SHA-512'"
+                )
+            if self.sasl_plain_username is None or self.sasl_plain_password is None:
+                raise ValueError(
+                    "sasl_plain_username and sasl_plain_password required for "
+                    f"{mechanism} sasl (security_protocol {protocol!r})"
+                )
+            if mechanism == "PLAIN" and (
+                "\0" in self.sasl_plain_username or "\0" in self.sasl_plain_password
+            ):
+                # PLAIN separates its fields with NUL: the broker would read other credentials.
+                raise ValueError(
+                    "sasl_plain_username and sasl_plain_password cannot contain a NUL "
+                    "character with PLAIN sasl"
+                )
         if isinstance(self.bootstrap_servers, list):
             self._set("bootstrap_servers", tuple(self.bootstrap_servers))
+
+    @property
+    def uses_sasl(self) -> bool:
+        """Whether connections authenticate with SASL (``SASL_PLAINTEXT``, ``SASL_SSL``)."""
+        return self.security_protocol in ("SASL_PLAINTEXT", "SASL_SSL")
+
+    @property
+    def uses_tls(self) -> bool:
+        """Whether connections are TLS (``SSL``, ``SASL_SSL``)."""
+        return self.security_protocol in ("SSL", "SASL_SSL")
 
     def _set(self, name: str, value: Any) -> None:
         object.__setattr__(self, name, value)

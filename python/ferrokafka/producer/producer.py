@@ -59,8 +59,7 @@ class AIOKafkaProducer:
     With ``transactional_id``, records are sent in transactions (``begin_transaction``,
     ``commit_transaction``, ``abort_transaction``, ``transaction()``,
     ``send_offsets_to_transaction``), as in aiokafka; ``send`` outside one raises
-    ``IllegalOperation``. Not supported yet: SASL (``security_protocol`` other than
-    PLAINTEXT/SSL raises ``ValueError``).
+    ``IllegalOperation``.
     ``api_version`` and ``loop`` are deprecated no-ops, as in aiokafka 0.14.
     """
 

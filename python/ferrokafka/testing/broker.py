@@ -18,6 +18,10 @@ by :mod:`.kraft`, its JVMs run through :mod:`.nodes`, the release and the JVM co
 :mod:`.distribution`, topics from :mod:`.topics`, and a detached harness is read and stopped by
 :mod:`.detached`.
 
+A harness made with ``security=`` secures only its client listener (``bootstrap_servers``); every
+node also gets a PLAINTEXT ``INTERNAL`` listener for inter-broker traffic and for the harness's
+own readiness checks and topic operations (``plaintext_bootstrap_servers``), see :mod:`.security`.
+
 Environment:
 
 * ``FERROKAFKA_KAFKA_VERSION`` overrides :data:`KAFKA_VERSION` (4.x only);
@@ -35,10 +39,10 @@ import time
 import weakref
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ._harness import LocalHarness, PortTaken
-from ._process import TrackedProcess, free_ports, log_tail, stop_all
+from ._process import LOOPBACK, TrackedProcess, free_ports, log_tail, stop_all
 from .detached import ROOT_MARKER, detached_status, stop_detached
 from .distribution import (
     KAFKA_VERSION,
@@ -59,6 +63,13 @@ from .kraft import (
 )
 from .maven import MavenResolveError
 from .nodes import KafkaJvm, Node, NodeInfo, wait_for_started_line
+from .security import (
+    DEFAULT_SERVER_HOSTNAMES,
+    SASL_MECHANISMS,
+    ListenerSecurity,
+    Security,
+    SecurityMaterial,
+)
 from .topics import ExternalKafka, TopicOps, client_ops, run_sync
 
 __all__ = [
@@ -75,6 +86,9 @@ __all__ = [
     "resolve_kafka",
     "stop_detached",
 ]
+
+if TYPE_CHECKING:
+    import ssl
 
 _Harness = TypeVar("_Harness", bound="_LocalKafka")
 
@@ -113,9 +127,26 @@ class _LocalKafka(LocalHarness, TopicOps):
         base_dir: str | os.PathLike[str] | None = None,
         java: str | None = None,
         new_session: bool = False,
+        security: Security | None = None,
+        client_auth: bool = False,
+        authorizer: bool = False,
+        server_hostnames: Sequence[str] = DEFAULT_SERVER_HOSTNAMES,
     ) -> None:
         if nodes < 1:
             raise ValueError("a Kafka cluster needs at least one node")
+        if security is None and (client_auth or authorizer):
+            raise ValueError("client_auth and authorizer need a secured listener (security=...)")
+        self._security = (
+            None
+            if security is None
+            else ListenerSecurity(
+                security,
+                client_auth=client_auth,
+                authorizer=authorizer,
+                server_hostnames=tuple(server_hostnames),
+            )
+        )
+        self._material: SecurityMaterial | None = None
         super().__init__(
             start_timeout=start_timeout, stop_timeout=stop_timeout, keep_dirs=keep_dirs
         )
@@ -149,6 +180,90 @@ class _LocalKafka(LocalHarness, TopicOps):
         """Every node's client address, ``127.0.0.1:port[,...]`` (stable across restarts)."""
         self._require_started()
         return ",".join(self._nodes[i].address for i in self.node_ids)
+
+    @property
+    def plaintext_bootstrap_servers(self) -> str:
+        """Every node's PLAINTEXT address: the ``INTERNAL`` listener of a secured harness (no
+        credentials, the principal ANONYMOUS), the client listener otherwise."""
+        self._require_started()
+        return ",".join(self._nodes[i].plaintext_address for i in self.node_ids)
+
+    @property
+    def security(self) -> Security | None:
+        """The client listener's security (``security=``), ``None`` for PLAINTEXT."""
+        return None if self._security is None else self._security.protocol
+
+    @property
+    def security_protocol(self) -> str:
+        """aiokafka's ``security_protocol`` for the client listener."""
+        return "PLAINTEXT" if self._security is None else self._security.listener_name
+
+    @property
+    def sasl_mechanisms(self) -> tuple[str, ...]:
+        """The SASL mechanisms the client listener accepts (none without SASL)."""
+        return SASL_MECHANISMS if self._security is not None and self._security.sasl else ()
+
+    @property
+    def users(self) -> dict[str, str]:
+        """``user -> password`` of the SASL users (each a PLAIN user and a SCRAM user of both
+        mechanisms; ``admin`` is the super user under ``authorizer=True``); empty without
+        SASL. Random per start."""
+        return dict(self._security_material().users)
+
+    @property
+    def ca_file(self) -> Path:
+        """The throwaway CA's certificate (PEM), which signed the server and client certs."""
+        material = self._security_material()
+        if material.ca_file is None:
+            raise RuntimeError(f"{self!r} has no TLS listener")
+        return material.ca_file
+
+    @property
+    def client_cert_files(self) -> tuple[Path, Path]:
+        """``(certfile, keyfile)`` of a client certificate the broker trusts (PEM, key
+        unencrypted); its principal is ``User:client``."""
+        material = self._security_material()
+        if material.client_cert_file is None or material.client_key_file is None:
+            raise RuntimeError(f"{self!r} has no TLS listener")
+        return material.client_cert_file, material.client_key_file
+
+    def ssl_context(self, *, client_cert: bool | None = None) -> ssl.SSLContext:
+        """A client ``SSLContext`` trusting the harness's CA (hostname checked), with the
+        client certificate when ``client_cert`` (by default: when the broker requires one)."""
+        from ..helpers import create_ssl_context
+
+        ca_file = self.ca_file
+        assert self._security is not None
+        if client_cert is None:
+            client_cert = self._security.client_auth
+        if not client_cert:
+            return create_ssl_context(cafile=str(ca_file))
+        certfile, keyfile = self.client_cert_files
+        return create_ssl_context(cafile=str(ca_file), certfile=str(certfile), keyfile=str(keyfile))
+
+    def client_options(
+        self, user: str = "alice", mechanism: str = "SCRAM-SHA-256"
+    ) -> dict[str, Any]:
+        """aiokafka-style keyword arguments that connect to the client listener: the
+        bootstrap address, ``security_protocol``, ``ssl_context`` and, with SASL, the
+        mechanism and ``user``'s credentials."""
+        options: dict[str, Any] = {
+            "bootstrap_servers": self.bootstrap_servers,
+            "security_protocol": self.security_protocol,
+        }
+        if self._security is None:
+            return options
+        if self._security.tls:
+            options["ssl_context"] = self.ssl_context()
+        if self._security.sasl:
+            if mechanism not in SASL_MECHANISMS:
+                raise ValueError(f"mechanism must be one of {SASL_MECHANISMS}")
+            options.update(
+                sasl_mechanism=mechanism,
+                sasl_plain_username=user,
+                sasl_plain_password=self.users[user],
+            )
+        return options
 
     @property
     def cluster_id(self) -> str:
@@ -210,7 +325,7 @@ class _LocalKafka(LocalHarness, TopicOps):
         try:
             run_sync(
                 lambda: client_ops().wait_until_ready(
-                    self.bootstrap_servers,
+                    self.plaintext_bootstrap_servers,
                     self._n,
                     max(1.0, deadline - time.monotonic()),
                 )
@@ -272,7 +387,7 @@ class _LocalKafka(LocalHarness, TopicOps):
         try:
             run_sync(
                 lambda: client_ops().wait_until_ready(
-                    node.address, running, max(1.0, deadline - time.monotonic())
+                    node.plaintext_address, running, max(1.0, deadline - time.monotonic())
                 )
             )
         except Exception as exc:
@@ -301,12 +416,15 @@ class _LocalKafka(LocalHarness, TopicOps):
                     "pid": n.process.pid if n.process is not None else None,
                     "port": n.port,
                     "controller_port": n.controller_port,
+                    **({"internal_port": n.internal_port} if n.internal_port else {}),
                     "config": str(n.config_path),
                     "log": str(n.log_path),
                 }
                 for n in self._nodes.values()
             ],
         }
+        if self._security is not None:
+            state["security"] = self._security_state()
         self._processes.clear()
         for n in self._nodes.values():
             n.process = None
@@ -322,8 +440,31 @@ class _LocalKafka(LocalHarness, TopicOps):
         except KeyError:
             raise KeyError(f"no node {node_id}; nodes are {list(self.node_ids)}") from None
 
+    def _security_material(self) -> SecurityMaterial:
+        self._require_started()
+        if self._material is None:
+            raise RuntimeError(f"{self!r} has a PLAINTEXT client listener")
+        return self._material
+
+    def _security_state(self) -> dict[str, Any]:
+        """What a client of a detached secured harness needs (passwords included)."""
+        material = self._security_material()
+        return {
+            "protocol": self.security_protocol,
+            "client_auth": material.options.client_auth,
+            "authorizer": material.options.authorizer,
+            "sasl_mechanisms": list(self.sasl_mechanisms),
+            "users": dict(material.users),
+            "ca_file": str(material.ca_file) if material.ca_file else None,
+            "client_cert_file": (
+                str(material.client_cert_file) if material.client_cert_file else None
+            ),
+            "client_key_file": str(material.client_key_file) if material.client_key_file else None,
+            "plaintext_bootstrap_servers": self.plaintext_bootstrap_servers,
+        }
+
     def _topic_bootstrap(self) -> str:
-        live = [n.address for n in self._nodes.values() if n.running()]
+        live = [n.plaintext_address for n in self._nodes.values() if n.running()]
         if not live:
             raise RuntimeError("no node of the cluster is running")
         return ",".join(live)
@@ -341,20 +482,33 @@ class _LocalKafka(LocalHarness, TopicOps):
         self._processes.clear()
         self._finalizer = weakref.finalize(self, _cleanup, self._processes, root, self.keep_dirs)
         self._jvm = KafkaJvm.in_directory(root, java, classpath, self.version)
-        ports = free_ports(2 * self._n)
+        per_node = 2 if self._security is None else 3
+        ports = free_ports(per_node * self._n)
         self._nodes = {}
         for node_id in self.node_ids:
             directory = root / f"node-{node_id}"
             directory.mkdir()
+            first = per_node * (node_id - 1)
             self._nodes[node_id] = Node(
                 node_id=node_id,
-                port=ports[2 * (node_id - 1)],
-                controller_port=ports[2 * (node_id - 1) + 1],
+                port=ports[first],
+                controller_port=ports[first + 1],
                 directory=directory,
+                internal_port=ports[first + 2] if self._security is not None else None,
             )
+        self._material = None if self._security is None else self._security.make_material(root)
         self._cluster_id = random_cluster_id()
         quorum = self._quorum_config()
         for node in self._nodes.values():
+            listeners = {}
+            if self._material is not None:
+                assert node.internal_port is not None
+                listeners = self._material.broker_config(
+                    port=node.port,
+                    internal_port=node.internal_port,
+                    controller_port=node.controller_port,
+                    host=LOOPBACK,
+                )
             config = node_config(
                 node_id=node.node_id,
                 port=node.port,
@@ -363,10 +517,12 @@ class _LocalKafka(LocalHarness, TopicOps):
                 quorum=quorum,
                 replication_factor=self.replication_factor,
                 min_insync_replicas=self.min_insync_replicas,
-                overrides=(self._config, self._node_configs.get(node.node_id, {})),
+                overrides=(listeners, self._config, self._node_configs.get(node.node_id, {})),
             )
             node.config_path.write_text(render_properties(config))
         flags = self._format_flags()
+        if self._material is not None:
+            flags += self._material.format_flags()
         for name, level in self._features.items():
             flags += ["--feature", f"{name}={level}"]
         self._jvm.format_storage(self._nodes.values(), self._cluster_id, flags)
@@ -389,7 +545,8 @@ class _LocalKafka(LocalHarness, TopicOps):
 
     def __repr__(self) -> str:
         state = self.bootstrap_servers if self._started else "stopped"
-        return f"{type(self).__name__}(nodes={self._n}, version={self.version!r}, {state})"
+        secured = "" if self._security is None else f", security={self._security.protocol!r}"
+        return f"{type(self).__name__}(nodes={self._n}, version={self.version!r}{secured}, {state})"
 
 
 class KafkaBroker(_LocalKafka):
@@ -409,6 +566,10 @@ class KafkaBroker(_LocalKafka):
         base_dir: str | os.PathLike[str] | None = None,
         java: str | None = None,
         new_session: bool = False,
+        security: Security | None = None,
+        client_auth: bool = False,
+        authorizer: bool = False,
+        server_hostnames: Sequence[str] = DEFAULT_SERVER_HOSTNAMES,
     ) -> None:
         super().__init__(
             1,
@@ -423,6 +584,10 @@ class KafkaBroker(_LocalKafka):
             base_dir=base_dir,
             java=java,
             new_session=new_session,
+            security=security,
+            client_auth=client_auth,
+            authorizer=authorizer,
+            server_hostnames=server_hostnames,
         )
 
     @property

@@ -36,6 +36,9 @@ class NodeInfo:
     directory: Path
     log_path: Path
     pid: int | None
+    #: The PLAINTEXT listener the node's brokers talk to each other on when the client
+    #: listener is secured (``port`` is then the secured one); ``None`` otherwise.
+    internal_port: int | None = None
 
     @property
     def address(self) -> str:
@@ -51,6 +54,7 @@ class Node:
     controller_port: int
     directory: Path
     process: TrackedProcess | None = None
+    internal_port: int | None = None
 
     @property
     def config_path(self) -> Path:
@@ -68,6 +72,12 @@ class Node:
     def address(self) -> str:
         return f"{LOOPBACK}:{self.port}"
 
+    @property
+    def plaintext_address(self) -> str:
+        """Where the harness itself reaches the node: its PLAINTEXT listener."""
+        port = self.port if self.internal_port is None else self.internal_port
+        return f"{LOOPBACK}:{port}"
+
     def running(self) -> bool:
         return self.process is not None and not self.process.poll()
 
@@ -80,6 +90,7 @@ class Node:
             directory=self.directory,
             log_path=self.log_path,
             pid=self.process.pid if self.process is not None and self.running() else None,
+            internal_port=self.internal_port,
         )
 
 

@@ -37,6 +37,8 @@ pub mod offset_commit;
 pub mod offset_fetch;
 pub mod offset_for_leader_epoch;
 pub mod produce;
+pub mod sasl_authenticate;
+pub mod sasl_handshake;
 pub mod sync_group;
 pub mod txn_offset_commit;
 
@@ -190,6 +192,10 @@ macro_rules! with_api {
                 type $A = delete_topics::DeleteTopics;
                 $body
             }
+            k if k == sasl_handshake::SaslHandshake::KEY => {
+                type $A = sasl_handshake::SaslHandshake;
+                $body
+            }
             k if k == api_versions::ApiVersions::KEY => {
                 type $A = api_versions::ApiVersions;
                 $body
@@ -260,6 +266,10 @@ macro_rules! with_api {
             }
             k if k == alter_configs::AlterConfigs::KEY => {
                 type $A = alter_configs::AlterConfigs;
+                $body
+            }
+            k if k == sasl_authenticate::SaslAuthenticate::KEY => {
+                type $A = sasl_authenticate::SaslAuthenticate;
                 $body
             }
             k if k == create_partitions::CreatePartitions::KEY => {
@@ -344,8 +354,8 @@ mod tests {
         assert_eq!(
             keys,
             vec![
-                0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 15, 16, 18, 19, 20, 21, 22, 23, 24, 25, 26,
-                28, 32, 33, 37, 68, 69
+                0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25,
+                26, 28, 32, 33, 36, 37, 68, 69
             ]
         );
         for a in apis {
