@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Awaitable
+from typing import Any
 
 from .structs import TopicPartition
 
@@ -33,12 +34,23 @@ class ConsumerRebalanceListener(abc.ABC):
 
 
 class AbstractTokenProvider(abc.ABC):
-    """Supplies OAUTHBEARER tokens for SASL authentication."""
+    """Supplies the bearer tokens of SASL ``OAUTHBEARER`` (``sasl_oauth_token_provider``).
+
+    ``token()`` is awaited once per authentication: when a connection opens and each time it
+    re-authenticates before the broker's session ends (``connections.max.reauth.ms``). It
+    should return a cached token while that one is still valid, and a fresh one after (an
+    expired token is refused). A blocking token source belongs on an executor:
+    ``await asyncio.get_running_loop().run_in_executor(None, fetch)``.
+    """
+
+    def __init__(self, **config: Any) -> None:  # noqa: B027 - aiokafka's signature
+        pass
 
     @abc.abstractmethod
     async def token(self) -> str:  # pragma: no cover - interface
-        """Return a (possibly refreshed) bearer token."""
+        """The bearer token (a JWT's compact form, for instance), possibly refreshed."""
 
     def extensions(self) -> dict[str, str]:
-        """SASL extensions sent with the token (none by default)."""
+        """SASL extensions sent with the token (KIP-342): names of letters, values of
+        printable ASCII. None by default."""
         return {}

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import mmap
+import random
 import socket
 import ssl
 import time
@@ -20,7 +21,7 @@ from . import _native
 from . import errors as Errors
 from .config.connection import ConnectionConfig
 from .protocol import Api, key_of
-from .sasl import new_mechanism
+from .sasl import PASSWORD_MECHANISMS, new_mechanism
 from .waits import wait_for
 
 if TYPE_CHECKING:
@@ -149,10 +150,16 @@ class Connection:
         self._sasl_config = config if config.uses_sasl else None
         self.sasl_session_lifetime_ms: int | None = None
         """The broker's SASL session lifetime (SaslAuthenticate v1+; KIP-368): the broker
-        closes the connection past it unless the client authenticates again. 0 when the
-        broker sets no limit, None before authentication or without SASL."""
+        closes the connection past it, so the connection authenticates again on its socket
+        before then. 0 when the broker sets no limit, None before authentication or without
+        SASL."""
         self.sasl_authenticated_at: float | None = None
         """When the SASL exchange ended (``time.monotonic()``), the start of that lifetime."""
+        self.sasl_authentications = 0
+        """SASL exchanges completed on this socket: 1 after connecting, one more for each
+        re-authentication."""
+        self._reauth_timer: asyncio.TimerHandle | None = None
+        self._reauthentication: asyncio.Task[None] | None = None
         self._tcp_keepalive = config.tcp_keepalive
         self._on_close = on_close
         self._protocol: _FrameProtocol | None = None
@@ -232,14 +239,15 @@ class Connection:
         """SaslHandshake (the mechanism), then SaslAuthenticate rounds until the mechanism is
         satisfied. Raises ``UnsupportedSaslMechanismError`` when the listener does not enable
         the mechanism, ``SaslAuthenticationFailed`` when the broker refuses the credentials,
-        ``AuthenticationFailedError`` when the broker's answers fail the mechanism's checks;
-        each names the mechanism and the broker, none carries the password."""
+        ``AuthenticationFailedError`` when the broker's answers fail the mechanism's checks
+        (or the token provider fails); each names the mechanism and the broker, none carries
+        the password or token. Then arms re-authentication when the broker gave the session a
+        lifetime (KIP-368)."""
         name = config.sasl_mechanism
         user = config.sasl_plain_username
-        assert user is not None and config.sasl_plain_password is not None  # config-checked
         where = f"node {self.node_id} at {self.host}:{self.port}"
         request: SaslHandshakeRequest = {"mechanism": name}
-        handshake = await self.send(Api.SASL_HANDSHAKE, request)
+        handshake = await self._exchange(Api.SASL_HANDSHAKE, request)
         code = handshake["error_code"]
         if code:
             enabled = ", ".join(handshake["mechanisms"]) or "none"
@@ -250,31 +258,96 @@ class Connection:
                 )
             raise Errors.for_code(code)(f"SaslHandshake for {name} with {where} failed")
 
-        mechanism = new_mechanism(name, user, config.sasl_plain_password)
-        failed = f"{name} authentication as {user!r} with {where} failed"
-        token: bytes | None = mechanism.first_message()
+        mechanism = new_mechanism(
+            name,
+            config.sasl_plain_username,
+            config.sasl_plain_password,
+            token_provider=config.sasl_oauth_token_provider,
+        )
+        who = "" if user is None or name not in PASSWORD_MECHANISMS else f" as {user!r}"
+        failed = f"{name} authentication{who} with {where} failed"
+        try:
+            await wait_for(mechanism.prepare(), self._request_timeout)
+        except asyncio.TimeoutError:
+            raise Errors.AuthenticationFailedError(
+                f"{failed}: the token provider gave no token within {self._request_timeout}s"
+            ) from None
+        except Exception as exc:
+            # The provider's own error is chained, not quoted: its text is the application's.
+            raise Errors.AuthenticationFailedError(
+                f"{failed}: the token provider raised {type(exc).__name__}"
+            ) from exc
+        try:
+            token: bytes | None = mechanism.first_message()
+        except Errors.AuthenticationFailedError as exc:
+            raise Errors.AuthenticationFailedError(f"{failed}: {exc.args[0]}") from None
         lifetime = 0
         while token is not None:
             step: SaslAuthenticateRequest = {"auth_bytes": token}
-            reply = await self.send(Api.SASL_AUTHENTICATE, step)
+            reply = await self._exchange(Api.SASL_AUTHENTICATE, step)
             code = reply["error_code"]
             if code:
-                detail = reply["error_message"]
+                # A mechanism that heard the broker's reason (OAUTHBEARER's status) says it
+                # best; the broker's error message otherwise.
+                detail = mechanism.refusal or reply["error_message"]
                 raise Errors.for_code(code)(failed + (f": {detail}" if detail else ""))
             lifetime = reply["session_lifetime_ms"]
             try:
                 token = mechanism.respond(reply["auth_bytes"])
             except Errors.AuthenticationFailedError as exc:
                 raise Errors.AuthenticationFailedError(f"{failed}: {exc.args[0]}") from None
+        again = self.sasl_authentications > 0
         self.sasl_session_lifetime_ms = lifetime
         self.sasl_authenticated_at = time.monotonic()
+        self.sasl_authentications += 1
         log.debug(
-            "authenticated as %r with %s to %s (session lifetime: %s)",
-            user,
+            "%s%s with %s to %s (session lifetime: %s)",
+            "re-authenticated" if again else "authenticated",
+            who,
             name,
             where,
             f"{lifetime} ms" if lifetime else "unlimited",
         )
+        if lifetime > 0:
+            # As Kafka's Java client: at a random point between 85% and 95% of the lifetime,
+            # so that many connections made at once do not re-authenticate at once, and the
+            # exchange (a token fetch, PBKDF2) ends before the broker's deadline.
+            delay = lifetime / 1000 * random.uniform(0.85, 0.95)
+            loop = asyncio.get_running_loop()
+            self._reauth_timer = loop.call_later(delay, self._begin_reauthentication)
+
+    async def _exchange(self, api: Api[_Req, _Resp], body: _Req) -> _Resp:
+        """A request of the SASL exchange: sent past the hold that keeps other requests back
+        during a re-authentication, without counting as the connection's activity."""
+        version = self.version_for(api.key)
+        frame = await self._write_request(api.key, version, body, None, True, activity=False)
+        return _decode(api, version, frame)
+
+    def _begin_reauthentication(self) -> None:
+        self._reauth_timer = None
+        if self._closed or self._reauthentication is not None or self._sasl_config is None:
+            return
+        self._reauthentication = asyncio.get_running_loop().create_task(
+            self._reauthenticate(self._sasl_config)
+        )
+
+    async def _reauthenticate(self, config: ConnectionConfig) -> None:
+        """KIP-368 on this socket: new sends wait (the broker takes no other request during
+        the exchange), the requests already sent are answered first, then the exchange runs
+        again. A failure closes the connection with its error: the broker would close it at
+        the session's end anyway."""
+        try:
+            while self._pending:
+                await asyncio.wait([p.future for p in self._pending.values()])
+            if self._closed:
+                return
+            await self._authenticate(config)
+        except Exception as exc:
+            if not self._closed:
+                log.warning("re-authentication with node %s failed: %s", self.node_id, exc)
+                self.close(exc)
+        finally:
+            self._reauthentication = None
 
     def close(self, reason: BaseException | None = None) -> None:
         """Close the socket and fail every in-flight request. Idempotent."""
@@ -282,6 +355,9 @@ class Connection:
             return
         self._closed = True
         self._close_reason = reason
+        if self._reauth_timer is not None:
+            self._reauth_timer.cancel()
+            self._reauth_timer = None
         if self._protocol is not None and self._protocol.transport is not None:
             self._protocol.transport.close()
         self._fail_all(reason)
@@ -435,6 +511,25 @@ class Connection:
         With ``expect_response=False`` (produce with acks=0) nothing is awaited and ``b""``
         is returned once the bytes are handed to the transport.
         """
+        reauthentication = self._reauthentication
+        if reauthentication is not None:
+            # Held until the re-authentication is over (the connection is closed if it failed,
+            # which the request then reports).
+            await asyncio.wait([reauthentication])
+        return await self._write_request(
+            api_key, version, body, timeout_ms, expect_response, activity=True
+        )
+
+    async def _write_request(
+        self,
+        api_key: int,
+        version: int,
+        body: Mapping[str, Any],
+        timeout_ms: int | None,
+        expect_response: bool,
+        *,
+        activity: bool,
+    ) -> Frame:
         if self._closed or self._protocol is None or self._protocol.transport is None:
             raise Errors.KafkaConnectionError(
                 f"connection to node {self.node_id} is not open"
@@ -444,7 +539,8 @@ class Connection:
         self._next_correlation_id = (correlation_id + 1) & 0x7FFFFFFF
         frame = _native.encode_request(api_key, version, correlation_id, self._client_id, body)
         transport = self._protocol.transport
-        self.last_activity = time.monotonic()
+        if activity:
+            self.last_activity = time.monotonic()
         if not expect_response:
             transport.write(frame)
             return b""
@@ -459,7 +555,8 @@ class Connection:
         finally:
             self._pending.pop(correlation_id, None)
             timer.cancel()
-            self.last_activity = time.monotonic()
+            if activity:
+                self.last_activity = time.monotonic()
 
     def _on_frame(self, frame: Frame) -> None:
         try:

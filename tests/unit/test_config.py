@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from ferrokafka import AIOKafkaConsumer, AIOKafkaProducer
+from ferrokafka.abc import AbstractTokenProvider
 from ferrokafka.admin import AIOKafkaAdminClient
 from ferrokafka.client import AIOKafkaClient
 from ferrokafka.config import AdminConfig, ConnectionConfig, ConsumerConfig, ProducerConfig
@@ -39,6 +40,7 @@ BAD_VALUES: list[tuple[type[ConnectionConfig], str, Any]] = [
     (ConnectionConfig, "sasl_mechanism", "plain"),
     (ConnectionConfig, "sasl_plain_username", 5),
     (ConnectionConfig, "sasl_plain_password", b"hunter2"),
+    (ConnectionConfig, "sasl_oauth_token_provider", "a token"),
     (ConnectionConfig, "api_version", (0, 10)),
     (ConnectionConfig, "tcp_keepalive", 1),
     (ConnectionConfig, "allow_auto_create_topics", "yes"),
@@ -118,7 +120,8 @@ def test_every_checked_option_has_a_case() -> None:
         (
             ConnectionConfig,
             {**SASL_USER, "security_protocol": "SASL_PLAINTEXT", "sasl_mechanism": "OAUTHBEARER"},
-            "sasl_mechanism 'OAUTHBEARER' is not supported yet",
+            "sasl_oauth_token_provider needs to be provided implementing "
+            "ferrokafka.abc.AbstractTokenProvider",
         ),
         (
             ConnectionConfig,
@@ -213,6 +216,34 @@ def test_sasl_configs(mechanism: str) -> None:
     # Without SASL the mechanism and credentials are not needed (as in aiokafka).
     assert not ConnectionConfig(sasl_mechanism="GSSAPI").uses_sasl
     assert ConnectionConfig(security_protocol="SSL", ssl_context=context).uses_tls
+
+
+class _Tokens(AbstractTokenProvider):
+    async def token(self) -> str:
+        return "t"
+
+
+def test_oauthbearer_configs() -> None:
+    provider = _Tokens()
+    config = ConnectionConfig(
+        security_protocol="SASL_PLAINTEXT",
+        sasl_mechanism="OAUTHBEARER",
+        sasl_oauth_token_provider=provider,
+    )
+    assert config.uses_sasl and config.sasl_oauth_token_provider is provider
+
+    class AiokafkaShaped:  # aiokafka's own AbstractTokenProvider subclasses, say
+        async def token(self) -> str:
+            return "t"
+
+    ConnectionConfig(
+        security_protocol="SASL_SSL",
+        ssl_context=ssl.create_default_context(),
+        sasl_mechanism="OAUTHBEARER",
+        sasl_oauth_token_provider=AiokafkaShaped(),  # type: ignore[arg-type]
+    )
+    with pytest.raises(ValueError, match="got a str"):
+        ConnectionConfig(sasl_oauth_token_provider="secret-token")  # type: ignore[arg-type]
 
 
 def _signature_defaults(cls: type) -> dict[str, Any]:

@@ -53,7 +53,7 @@ def test_sasl_plaintext_listener_users_and_scram_format_flags(tmp_path: Path) ->
         "SASL_PLAINTEXT://127.0.0.1:1000,INTERNAL://127.0.0.1:1001"
     )
     assert config["inter.broker.listener.name"] == "INTERNAL"
-    assert config["sasl.enabled.mechanisms"] == "PLAIN,SCRAM-SHA-256,SCRAM-SHA-512"
+    assert config["sasl.enabled.mechanisms"] == "PLAIN,SCRAM-SHA-256,SCRAM-SHA-512,OAUTHBEARER"
     plain = config["listener.name.sasl_plaintext.plain.sasl.jaas.config"]
     for user, password in material.users.items():
         assert f'user_{user}="{password}"' in plain

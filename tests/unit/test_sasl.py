@@ -1,9 +1,10 @@
 """The SASL mechanisms' client side, without a network: RFC vectors, a reference SCRAM server,
-every way a broker's answer must be refused, and the connection's authentication step against
-an in-process fake peer."""
+OAUTHBEARER's messages, every way a broker's answer must be refused, and the connection's
+authentication step and its re-authentication (KIP-368) against an in-process fake peer."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import hmac
@@ -13,6 +14,7 @@ from typing import Any
 import pytest
 from ferrokafka import _native
 from ferrokafka import errors as Errors
+from ferrokafka.abc import AbstractTokenProvider
 from ferrokafka.client import AIOKafkaClient
 from ferrokafka.config import ConnectionConfig
 from ferrokafka.conn import Connection
@@ -20,6 +22,8 @@ from ferrokafka.errors import AuthenticationFailedError
 from ferrokafka.protocol import ApiKey
 from ferrokafka.sasl import (
     MECHANISMS,
+    PASSWORD_MECHANISMS,
+    OAuthBearerMechanism,
     PlainMechanism,
     ScramSha256Mechanism,
     ScramSha512Mechanism,
@@ -225,7 +229,7 @@ def test_scram_against_a_reference_server(name: str, hash_name: str) -> None:
 
 
 def test_no_secret_in_repr_or_errors() -> None:
-    for name in MECHANISMS:
+    for name in PASSWORD_MECHANISMS:
         m = new_mechanism(name, "alice", "hunter2")
         assert "hunter2" not in repr(m)
         assert "alice" in repr(m)
@@ -237,9 +241,99 @@ def test_no_secret_in_repr_or_errors() -> None:
 
 
 def test_mechanism_names_are_aiokafkas() -> None:
-    assert set(MECHANISMS) == {"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"}
+    assert set(MECHANISMS) == {"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER"}
     with pytest.raises(ValueError, match="GSSAPI"):
         new_mechanism("GSSAPI", "u", "p")
+    with pytest.raises(ValueError, match="token provider"):
+        new_mechanism("OAUTHBEARER", "u", "p")
+
+
+# ---- OAUTHBEARER ------------------------------------------------------------------------------
+
+JWT = "eyJhbGciOiJub25lIn0.eyJzdWIiOiJhbGljZSJ9."
+
+
+class Provider(AbstractTokenProvider):
+    """Hands out ``tokens`` in turn (the last one again when they run out)."""
+
+    def __init__(self, *tokens: str, extensions: dict[str, str] | None = None) -> None:
+        self.tokens = list(tokens or [JWT])
+        self._extensions = extensions
+        self.calls = 0
+
+    async def token(self) -> str:
+        self.calls += 1
+        return self.tokens[min(self.calls, len(self.tokens)) - 1]
+
+    def extensions(self) -> dict[str, str]:
+        return self._extensions if self._extensions is not None else super().extensions()
+
+
+async def _first(provider: Any) -> bytes:
+    m = new_mechanism("OAUTHBEARER", token_provider=provider)
+    await m.prepare()
+    return m.first_message()
+
+
+async def test_oauthbearer_initial_response_is_kafkas() -> None:
+    assert await _first(Provider()) == b"n,,\x01auth=Bearer " + JWT.encode() + b"\x01\x01"
+    with_extensions = Provider(extensions={"traceId": "abc 1", "logicalCluster": "lkc-1"})
+    assert await _first(with_extensions) == (
+        b"n,,\x01auth=Bearer " + JWT.encode() + b"\x01traceId=abc 1\x01logicalCluster=lkc-1\x01\x01"
+    )
+
+
+async def test_oauthbearer_accepts_an_aiokafka_style_provider_without_extensions() -> None:
+    class Bare:
+        async def token(self) -> str:
+            return JWT
+
+    assert await _first(Bare()) == b"n,,\x01auth=Bearer " + JWT.encode() + b"\x01\x01"
+
+
+@pytest.mark.parametrize(
+    ("token", "extensions", "match"),
+    [
+        ("", {}, "token"),
+        ("has space.secret", {}, "token"),
+        ("tok\x01secret", {}, "token"),
+        (JWT, {"auth": "x"}, "'auth'"),
+        (JWT, {"trace_id": "x"}, "'trace_id'"),
+        (JWT, {"traceId": "caf\u00e9"}, "value of extension 'traceId'"),
+        (JWT, {"traceId": ""}, "value of extension 'traceId'"),
+    ],
+)
+async def test_oauthbearer_refuses_what_the_broker_would_not_parse(
+    token: str, extensions: dict[str, str], match: str
+) -> None:
+    with pytest.raises(AuthenticationFailedError, match=match) as info:
+        await _first(Provider(token, extensions=extensions))
+    if token:
+        assert token not in str(info.value)
+
+
+async def test_oauthbearer_answers_a_server_error_with_control_a() -> None:
+    m = OAuthBearerMechanism(Provider())
+    await m.prepare()
+    m.first_message()
+    assert m.refusal is None
+    assert m.respond(b'{"status":"insufficient_scope", "scope":"kafka"}') == b"\x01"
+    assert m.refusal == "status 'insufficient_scope', scope 'kafka'"
+    assert not m.complete
+    with pytest.raises(AuthenticationFailedError, match="insufficient_scope"):
+        m.respond(b"")
+    accepted = OAuthBearerMechanism(Provider())
+    await accepted.prepare()
+    accepted.first_message()
+    assert accepted.respond(b"") is None and accepted.complete
+    assert JWT not in repr(accepted)
+    with pytest.raises(AuthenticationFailedError, match="out of turn"):
+        accepted.respond(b"")
+
+
+def test_oauthbearer_needs_a_prepared_token() -> None:
+    with pytest.raises(AuthenticationFailedError, match="no token"):
+        OAuthBearerMechanism(Provider()).first_message()
 
 
 # ---- the connection's authentication step, against an in-process fake peer --------------------
@@ -373,3 +467,199 @@ async def test_bootstrap_raises_the_refusal_and_reconnects_no_sooner_than_retry_
     finally:
         await refusing.stop()
         await other.stop()
+
+
+def _oauth_peer(*, accept: set[str], lifetime_ms: int = 0) -> FakeBroker:
+    """A peer enabling OAUTHBEARER that accepts the tokens in ``accept``, refusing others as
+    Kafka's broker does: a JSON status, then error 58 after the client's ``\\x01``."""
+    status = b'{"status":"invalid_token"}'
+
+    async def handler(key: int, version: int, corr: int, body: dict[str, Any]) -> bytes:
+        if key == ApiKey.SASL_HANDSHAKE:
+            reply: dict[str, Any] = {"error_code": 0, "mechanisms": ["OAUTHBEARER"]}
+        elif key == ApiKey.SASL_AUTHENTICATE:
+            message = bytes(body["auth_bytes"])
+            if message == b"\x01":
+                reply = {"error_code": 58, "error_message": status.decode()}
+            else:
+                token = message.split(b"auth=Bearer ", 1)[1].split(b"\x01", 1)[0].decode()
+                ok = token in accept
+                reply = {
+                    "error_code": 0,
+                    "auth_bytes": b"" if ok else status,
+                    "session_lifetime_ms": lifetime_ms if ok else 0,
+                }
+        else:
+            reply = {"brokers": [], "topics": [], "cluster_id": "c", "controller_id": 1}
+        return _native.encode_response(key, version, corr, reply)
+
+    return FakeBroker(handler)
+
+
+OAUTH = {"security_protocol": "SASL_PLAINTEXT", "sasl_mechanism": "OAUTHBEARER"}
+
+
+async def test_oauthbearer_authenticates_with_the_providers_token() -> None:
+    broker = await _oauth_peer(accept={JWT}).start()
+    try:
+        provider = Provider(extensions={"traceId": "t1"})
+        config = ConnectionConfig(**OAUTH, sasl_oauth_token_provider=provider)
+        conn = Connection("127.0.0.1", broker.port, node_id=-1, config=config)
+        await conn.connect()
+        assert [r[0] for r in broker.requests] == [18, 17, 36]
+        assert broker.requests[1][3] == {"mechanism": "OAUTHBEARER"}
+        assert bytes(broker.requests[2][3]["auth_bytes"]).endswith(b"\x01traceId=t1\x01\x01")
+        assert provider.calls == 1 and conn.sasl_authentications == 1
+        conn.close()
+    finally:
+        await broker.stop()
+
+
+async def test_a_refused_token_names_the_mechanism_broker_and_status_not_the_token(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    broker = await _oauth_peer(accept=set()).start()
+    try:
+        config = ConnectionConfig(**OAUTH, sasl_oauth_token_provider=Provider())
+        conn = Connection("127.0.0.1", broker.port, node_id=-1, config=config)
+        with caplog.at_level("DEBUG"), pytest.raises(Errors.SaslAuthenticationFailed) as info:
+            await conn.connect()
+        assert str(info.value) == (
+            "[Error 58] SaslAuthenticationFailed: OAUTHBEARER authentication with node -1 at "
+            f"127.0.0.1:{broker.port} failed: status 'invalid_token'"
+        )
+        assert bytes(broker.requests[-1][3]["auth_bytes"]) == b"\x01"
+        assert JWT not in caplog.text and JWT not in repr(info.value)
+        assert conn.closed
+    finally:
+        await broker.stop()
+
+
+async def test_a_failing_token_provider_is_an_authentication_error_chaining_its_own() -> None:
+    class Failing(AbstractTokenProvider):
+        async def token(self) -> str:
+            raise OSError("identity provider unreachable")
+
+    broker = await _oauth_peer(accept={JWT}).start()
+    try:
+        config = ConnectionConfig(**OAUTH, sasl_oauth_token_provider=Failing())
+        conn = Connection("127.0.0.1", broker.port, node_id=-1, config=config)
+        with pytest.raises(Errors.AuthenticationFailedError) as info:
+            await conn.connect()
+        assert "the token provider raised OSError" in str(info.value)
+        assert isinstance(info.value.__cause__, OSError)
+        assert [r[0] for r in broker.requests] == [18, 17]
+    finally:
+        await broker.stop()
+
+
+# ---- re-authentication (KIP-368) --------------------------------------------------------------
+
+
+async def _busy(conn: Connection, seconds: float, tasks: int = 3) -> None:
+    """``tasks`` senders of Metadata requests, back to back, for ``seconds``."""
+
+    async def one() -> None:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            await conn.send(ApiKey.METADATA, {"topics": []})
+            await asyncio.sleep(0.005)
+
+    await asyncio.gather(*(one() for _ in range(tasks)))
+
+
+def _exchanges(keys: list[int]) -> list[list[int]]:
+    """The runs of SASL requests (17, then 36s) in the order the peer got them."""
+    runs: list[list[int]] = []
+    for key in keys:
+        if key == 17:
+            runs.append([key])
+        elif key == 36:
+            runs[-1].append(key)
+    return runs
+
+
+async def test_a_connection_reauthenticates_between_requests_before_its_session_ends() -> None:
+    lifetime_ms = 1000
+    handshakes: list[float] = []
+    inner = _sasl_peer(lifetime_ms=lifetime_ms).handler
+
+    async def handler(key: int, version: int, corr: int, body: dict[str, Any]) -> bytes | None:
+        if key == ApiKey.SASL_HANDSHAKE:
+            handshakes.append(time.monotonic())
+        elif key == ApiKey.SASL_AUTHENTICATE:
+            await asyncio.sleep(0.02)  # a window for other requests to slip in, if they could
+        return await inner(key, version, corr, body)
+
+    broker = await FakeBroker(handler).start()
+    try:
+        conn = await _authenticate(broker)
+        began = conn.sasl_authenticated_at
+        assert began is not None
+        await _busy(conn, 2.3)
+        keys = [r[0] for r in broker.requests]
+        # Every exchange ran whole: a handshake and both SCRAM rounds, nothing between them.
+        for at in [i for i, k in enumerate(keys) if k == 17]:
+            assert keys[at : at + 3] == [17, 36, 36], keys
+        assert _exchanges(keys) == [[17, 36, 36]] * len(handshakes)
+        assert len(handshakes) >= 3 and conn.sasl_authentications == len(handshakes)
+        assert not conn.closed and conn.sasl_session_lifetime_ms == lifetime_ms
+        # The first re-authentication began between 85% and 95% of the lifetime (plus the
+        # wait for the requests then in flight).
+        delay = handshakes[1] - began
+        assert 0.85 * lifetime_ms / 1000 <= delay <= 0.95 * lifetime_ms / 1000 + 0.15, delay
+        # The held requests went on afterwards.
+        assert keys[-1] == ApiKey.METADATA
+        conn.close()
+    finally:
+        await broker.stop()
+
+
+async def test_each_reauthentication_asks_the_token_provider_again() -> None:
+    broker = await _oauth_peer(accept={JWT}, lifetime_ms=200).start()
+    try:
+        provider = Provider()
+        config = ConnectionConfig(**OAUTH, sasl_oauth_token_provider=provider)
+        conn = Connection("127.0.0.1", broker.port, node_id=-1, config=config)
+        await conn.connect()
+        await _busy(conn, 0.6, tasks=1)
+        assert provider.calls >= 3 and provider.calls == conn.sasl_authentications
+        assert not conn.closed
+        conn.close()
+    finally:
+        await broker.stop()
+
+
+async def test_a_refused_reauthentication_closes_the_connection_with_the_refusal() -> None:
+    second = "eyJhbGciOiJub25lIn0.eyJzdWIiOiJib2IifQ."
+    broker = await _oauth_peer(accept={JWT}, lifetime_ms=200).start()
+    try:
+        config = ConnectionConfig(**OAUTH, sasl_oauth_token_provider=Provider(JWT, second))
+        closed: list[BaseException | None] = []
+        conn = Connection(
+            "127.0.0.1",
+            broker.port,
+            node_id=-1,
+            config=config,
+            on_close=lambda _conn, reason: closed.append(reason),
+        )
+        await conn.connect()
+        with pytest.raises(Errors.KafkaConnectionError, match="invalid_token"):
+            await _busy(conn, 2.0, tasks=1)
+        assert conn.closed and len(closed) == 1
+        assert isinstance(closed[0], Errors.SaslAuthenticationFailed)
+        assert second not in str(closed[0])
+    finally:
+        await broker.stop()
+
+
+async def test_no_reauthentication_without_a_session_lifetime() -> None:
+    broker = await _sasl_peer(lifetime_ms=0).start()
+    try:
+        conn = await _authenticate(broker)
+        await _busy(conn, 0.3, tasks=1)
+        assert [r[0] for r in broker.requests].count(17) == 1
+        assert conn.sasl_session_lifetime_ms == 0
+        conn.close()
+    finally:
+        await broker.stop()

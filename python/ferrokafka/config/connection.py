@@ -14,7 +14,7 @@ from typing import Any
 
 from .. import _native
 from ..abc import AbstractTokenProvider
-from ..sasl import MECHANISMS, NOT_SUPPORTED_YET
+from ..sasl import MECHANISMS, NOT_SUPPORTED_YET, PASSWORD_MECHANISMS
 from .checks import checked, flag, non_negative, one_of, positive, positive_int
 
 __all__ = [
@@ -97,6 +97,20 @@ _security_protocol = one_of("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 _sasl_mechanism = one_of(*MECHANISMS, *NOT_SUPPORTED_YET)
 
 
+_NEEDS_TOKEN_PROVIDER = (
+    "sasl_oauth_token_provider needs to be provided implementing "
+    "ferrokafka.abc.AbstractTokenProvider"
+)
+
+
+def _token_provider(name: str, value: Any) -> None:
+    # An aiokafka provider (not our class, same shape) is accepted for what it does.
+    if value is not None and not (
+        isinstance(value, AbstractTokenProvider) or callable(getattr(value, "token", None))
+    ):
+        raise ValueError(f"{_NEEDS_TOKEN_PROVIDER}, got a {type(value).__name__}")
+
+
 def _str_or_none(name: str, value: Any) -> None:
     # The type only: the value may be a password, which no message may carry.
     if value is not None and not isinstance(value, str):
@@ -169,8 +183,10 @@ class ConnectionConfig:
     sasl_mechanism: str = field(default="PLAIN", metadata=checked(_sasl_mechanism))
     """The SASL mechanism used with ``SASL_PLAINTEXT`` and ``SASL_SSL``: ``"PLAIN"``,
     ``"SCRAM-SHA-256"`` or ``"SCRAM-SHA-512"`` (each with ``sasl_plain_username`` and
-    ``sasl_plain_password``); ``"GSSAPI"`` and ``"OAUTHBEARER"`` are not supported yet.
-    Default ``"PLAIN"``. Java: ``sasl.mechanism``."""
+    ``sasl_plain_password``), or ``"OAUTHBEARER"`` (with ``sasl_oauth_token_provider``);
+    ``"GSSAPI"`` is not supported yet. Every mechanism re-authenticates before the broker's
+    session ends (its ``connections.max.reauth.ms``). Default ``"PLAIN"``. Java:
+    ``sasl.mechanism``."""
 
     sasl_plain_username: str | None = field(default=None, metadata=checked(_str_or_none))
     """The user name for SASL ``PLAIN`` and ``SCRAM-SHA-*``. Default None. Java: part of
@@ -191,10 +207,12 @@ class ConnectionConfig:
     Accepted, no effect until ``GSSAPI`` is supported. Default None. Java: none (aiokafka
     only)."""
 
-    sasl_oauth_token_provider: AbstractTokenProvider | None = None
-    """The ``AbstractTokenProvider`` that supplies ``OAUTHBEARER`` tokens. Accepted, no effect
-    until ``OAUTHBEARER`` is supported. Default None. Java:
-    ``sasl.login.callback.handler.class``."""
+    sasl_oauth_token_provider: AbstractTokenProvider | None = field(
+        default=None, metadata=checked(_token_provider)
+    )
+    """The ``ferrokafka.abc.AbstractTokenProvider`` that supplies ``OAUTHBEARER`` tokens (its
+    async ``token()`` is awaited at every authentication, its ``extensions()`` sent along);
+    required with ``OAUTHBEARER``. Default None. Java: ``sasl.login.callback.handler.class``."""
 
     tcp_keepalive: bool = field(default=True, metadata=checked(flag))
     """Whether connections enable TCP keep-alive probes, so that a broker that vanished
@@ -225,23 +243,31 @@ class ConnectionConfig:
             if mechanism in NOT_SUPPORTED_YET:
                 raise ValueError(
                     f"sasl_mechanism {mechanism!r} is not supported yet (security_protocol "
-                    f"{protocol!r}): use 'PLAIN', 'SCRAM-SHA-256' or 'SCRAM-SHA-512'"
+                    f"{protocol!r}): use 'PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512' or "
+                    "'OAUTHBEARER'"
                 )
-            if self.sasl_plain_username is None or self.sasl_plain_password is None:
-                raise ValueError(
-                    "sasl_plain_username and sasl_plain_password required for "
-                    f"{mechanism} sasl (security_protocol {protocol!r})"
-                )
-            if mechanism == "PLAIN" and (
-                "\0" in self.sasl_plain_username or "\0" in self.sasl_plain_password
-            ):
-                # PLAIN separates its fields with NUL: the broker would read other credentials.
-                raise ValueError(
-                    "sasl_plain_username and sasl_plain_password cannot contain a NUL "
-                    "character with PLAIN sasl"
-                )
+            if mechanism not in PASSWORD_MECHANISMS:
+                if self.sasl_oauth_token_provider is None:
+                    raise ValueError(_NEEDS_TOKEN_PROVIDER)
+            else:
+                self._check_password_credentials(mechanism, protocol)
         if isinstance(self.bootstrap_servers, list):
             self._set("bootstrap_servers", tuple(self.bootstrap_servers))
+
+    def _check_password_credentials(self, mechanism: str, protocol: str) -> None:
+        if self.sasl_plain_username is None or self.sasl_plain_password is None:
+            raise ValueError(
+                "sasl_plain_username and sasl_plain_password required for "
+                f"{mechanism} sasl (security_protocol {protocol!r})"
+            )
+        if mechanism == "PLAIN" and (
+            "\0" in self.sasl_plain_username or "\0" in self.sasl_plain_password
+        ):
+            # PLAIN separates its fields with NUL: the broker would read other credentials.
+            raise ValueError(
+                "sasl_plain_username and sasl_plain_password cannot contain a NUL "
+                "character with PLAIN sasl"
+            )
 
     @property
     def uses_sasl(self) -> bool:

@@ -6,13 +6,18 @@ Mechanism names are aiokafka's ``sasl_mechanism`` values.
 
 from __future__ import annotations
 
+from typing import Any
+
 from .mechanism import SaslMechanism
+from .oauthbearer import OAuthBearerMechanism
 from .plain import PlainMechanism
 from .scram import ScramMechanism, ScramSha256Mechanism, ScramSha512Mechanism
 
 __all__ = [
     "MECHANISMS",
     "NOT_SUPPORTED_YET",
+    "PASSWORD_MECHANISMS",
+    "OAuthBearerMechanism",
     "PlainMechanism",
     "SaslMechanism",
     "ScramMechanism",
@@ -21,22 +26,39 @@ __all__ = [
     "new_mechanism",
 ]
 
-MECHANISMS: dict[str, type[PlainMechanism] | type[ScramMechanism]] = {
+PASSWORD_MECHANISMS: dict[str, type[PlainMechanism] | type[ScramMechanism]] = {
     PlainMechanism.name: PlainMechanism,
     ScramSha256Mechanism.name: ScramSha256Mechanism,
     ScramSha512Mechanism.name: ScramSha512Mechanism,
 }
-"""The mechanisms ferrokafka speaks, by name; each authenticates with a user name and
-password (``sasl_plain_username``, ``sasl_plain_password``)."""
+"""The mechanisms that authenticate with a user name and password (``sasl_plain_username``,
+``sasl_plain_password``), by name."""
 
-NOT_SUPPORTED_YET = ("GSSAPI", "OAUTHBEARER")
+MECHANISMS: tuple[str, ...] = (*PASSWORD_MECHANISMS, OAuthBearerMechanism.name)
+"""The mechanisms ferrokafka speaks; ``OAUTHBEARER`` takes its tokens from
+``sasl_oauth_token_provider``."""
+
+NOT_SUPPORTED_YET = ("GSSAPI",)
 """aiokafka's other mechanism names, refused when a client is configured."""
 
 
-def new_mechanism(name: str, username: str, password: str) -> SaslMechanism:
-    """A fresh exchange of mechanism ``name`` (one of ``MECHANISMS``)."""
+def new_mechanism(
+    name: str,
+    username: str | None = None,
+    password: str | None = None,
+    *,
+    token_provider: Any = None,
+) -> SaslMechanism:
+    """A fresh exchange of mechanism ``name`` (one of ``MECHANISMS``): with ``username`` and
+    ``password``, or for ``OAUTHBEARER`` with ``token_provider``."""
+    if name == OAuthBearerMechanism.name:
+        if token_provider is None:
+            raise ValueError("OAUTHBEARER needs a token provider")
+        return OAuthBearerMechanism(token_provider)
     try:
-        cls = MECHANISMS[name]
+        cls = PASSWORD_MECHANISMS[name]
     except KeyError:
         raise ValueError(f"SASL mechanism {name!r} is not supported") from None
+    if username is None or password is None:
+        raise ValueError(f"{name} needs a user name and a password")
     return cls(username, password)

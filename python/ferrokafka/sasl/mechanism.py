@@ -1,6 +1,7 @@
 """The client side of a SASL mechanism, as a pure state machine: no I/O, no clock.
 
-The connection drives it: it sends ``first_message()``, then hands each token the broker
+The connection drives it: it awaits ``prepare()`` (the one step that may wait: an OAUTHBEARER
+token from the application), sends ``first_message()``, then hands each token the broker
 answers to ``respond()`` and sends what comes back, until ``respond()`` returns None (the
 exchange is over and the broker's last word checked). A mechanism that finds the broker's
 answer wrong raises ``AuthenticationFailedError``; its message never carries a secret.
@@ -22,6 +23,9 @@ class SaslMechanism(ABC):
     name: ClassVar[str]
     """The mechanism's IANA name, as the broker's ``sasl.enabled.mechanisms`` lists it."""
 
+    async def prepare(self) -> None:  # noqa: B027 - a step most mechanisms do not need
+        """Gather what the first message needs before it is made; nothing by default."""
+
     @abstractmethod
     def first_message(self) -> bytes:
         """The client's first token."""
@@ -35,3 +39,9 @@ class SaslMechanism(ABC):
     @abstractmethod
     def complete(self) -> bool:
         """Whether the exchange ended successfully."""
+
+    @property
+    def refusal(self) -> str | None:
+        """Why the broker refused, when it said so in a mechanism token before failing the
+        exchange with an error code (OAUTHBEARER's JSON status); None otherwise."""
+        return None

@@ -16,26 +16,41 @@ is the CA's file. Passwords are random per broker and never logged.
 
 from __future__ import annotations
 
+import base64
+import json
 import secrets
-from collections.abc import Mapping
+import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
+
+from ..abc import AbstractTokenProvider
 
 __all__ = [
+    "ENABLED_SASL_MECHANISMS",
+    "OAUTH_SCOPE",
     "SASL_MECHANISMS",
     "SECURITY_OPTIONS",
     "SUPER_USER",
     "ListenerSecurity",
     "Security",
     "SecurityMaterial",
+    "UnsecuredTokenProvider",
+    "unsecured_jwt",
 ]
 
 Security = Literal["ssl", "sasl_plaintext", "sasl_ssl"]
 #: The values of ``security=`` (and of ``ferrokafka broker start --security``).
 SECURITY_OPTIONS: tuple[str, ...] = get_args(Security)
-#: Every SASL mechanism a secured listener enables (PLAIN users and SCRAM users of both kinds).
+#: The SASL mechanisms a harness user authenticates with by password (PLAIN users and SCRAM
+#: users of both kinds).
 SASL_MECHANISMS: tuple[str, ...] = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
+#: Every SASL mechanism a secured listener enables: the password ones, and OAUTHBEARER with
+#: Kafka's unsecured validator (unsigned JWTs, :func:`unsecured_jwt`; for tests only).
+ENABLED_SASL_MECHANISMS: tuple[str, ...] = (*SASL_MECHANISMS, "OAUTHBEARER")
+#: The scope an OAUTHBEARER token must carry for the listener to accept it.
+OAUTH_SCOPE = "kafka"
 #: The user that is a super user under ``authorizer=True``.
 SUPER_USER = "admin"
 DEFAULT_USERS: tuple[str, ...] = (SUPER_USER, "alice")
@@ -48,6 +63,7 @@ CONTROLLER_LISTENER = "CONTROLLER"
 _STANDARD_AUTHORIZER = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
 _PLAIN_MODULE = "org.apache.kafka.common.security.plain.PlainLoginModule"
 _SCRAM_MODULE = "org.apache.kafka.common.security.scram.ScramLoginModule"
+_OAUTHBEARER_MODULE = "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule"
 _TLS_DIRECTORY = "tls"
 
 
@@ -157,7 +173,7 @@ class SecurityMaterial:
             prefix = f"listener.name.{name.lower()}."
             plain_users = " ".join(f'user_{u}="{p}"' for u, p in self.users.items())
             admin_password = self.users[SUPER_USER]
-            config["sasl.enabled.mechanisms"] = ",".join(SASL_MECHANISMS)
+            config["sasl.enabled.mechanisms"] = ",".join(ENABLED_SASL_MECHANISMS)
             config[f"{prefix}plain.sasl.jaas.config"] = (
                 f'{_PLAIN_MODULE} required username="{SUPER_USER}" '
                 f'password="{admin_password}" {plain_users};'
@@ -166,6 +182,13 @@ class SecurityMaterial:
                 config[f"{prefix}{mechanism.lower()}.sasl.jaas.config"] = (
                     f"{_SCRAM_MODULE} required;"
                 )
+            # The validator is the broker's default for OAUTHBEARER (the unsecured one): it
+            # checks sub, exp, iat and the scope named here. The login claim is the broker's
+            # own token, which it needs to start the mechanism and never sends.
+            config[f"{prefix}oauthbearer.sasl.jaas.config"] = (
+                f'{_OAUTHBEARER_MODULE} required unsecuredLoginStringClaim_sub="{SUPER_USER}" '
+                f'unsecuredValidatorRequiredScope="{OAUTH_SCOPE}";'
+            )
         if self.options.authorizer:
             config["authorizer.class.name"] = _STANDARD_AUTHORIZER
             # The controller and INTERNAL listeners are PLAINTEXT, whose principal is
@@ -230,3 +253,71 @@ def _inline_pem(path: Path) -> str:
     """A PEM file as one ``server.properties`` value: its line breaks as ``\\n`` escapes
     (Kafka's PEM parser needs them; a continued line would lose them)."""
     return "\\n".join(path.read_text().strip().splitlines())
+
+
+def _b64url(data: dict[str, Any]) -> str:
+    """``data`` as JSON in base64url without padding, made of letters and digits only: Kafka's
+    unsecured validator decodes with the plain base64 alphabet, which has no ``-`` or ``_``,
+    so the JSON gets a trailing space until its encoding needs neither."""
+    text = json.dumps(data, separators=(",", ":"))
+    while True:
+        encoded = base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+        if "-" not in encoded and "_" not in encoded:
+            return encoded
+        text += " "
+
+
+def unsecured_jwt(
+    subject: str,
+    *,
+    lifetime_s: float = 3600.0,
+    scope: Sequence[str] = (OAUTH_SCOPE,),
+    issued_at: float | None = None,
+    claims: Mapping[str, Any] | None = None,
+) -> str:
+    """An unsigned JWT (``alg: none``) the harness's OAUTHBEARER listener accepts: principal
+    ``subject`` (``User:<subject>``), issued at ``issued_at`` (seconds since the epoch; now by
+    default), expiring ``lifetime_s`` later (a negative lifetime makes an expired token),
+    with ``scope`` (the listener requires :data:`OAUTH_SCOPE`) and any other ``claims``."""
+    now = time.time() if issued_at is None else issued_at
+    payload: dict[str, Any] = {
+        "sub": subject,
+        "iat": int(now),
+        "exp": int(now + lifetime_s),
+        "scope": list(scope),
+        **(claims or {}),
+    }
+    return f"{_b64url({'alg': 'none'})}.{_b64url(payload)}."
+
+
+class UnsecuredTokenProvider(AbstractTokenProvider):
+    """A ``sasl_oauth_token_provider`` handing out a fresh :func:`unsecured_jwt` for
+    ``subject`` at every call (``calls`` counts them), with ``extensions``."""
+
+    def __init__(
+        self,
+        subject: str = "alice",
+        *,
+        lifetime_s: float = 3600.0,
+        scope: Sequence[str] = (OAUTH_SCOPE,),
+        extensions: Mapping[str, str] | None = None,
+    ) -> None:
+        self.subject = subject
+        self.lifetime_s = lifetime_s
+        self.scope = tuple(scope)
+        self._extensions = dict(extensions or {})
+        self.calls = 0
+        self.tokens: list[str] = []
+        """Every token handed out, so a test can check none leaked."""
+
+    def __repr__(self) -> str:
+        return f"UnsecuredTokenProvider(subject={self.subject!r}, calls={self.calls})"
+
+    async def token(self) -> str:
+        self.calls += 1
+        token = unsecured_jwt(self.subject, lifetime_s=self.lifetime_s, scope=self.scope)
+        self.tokens.append(token)
+        return token
+
+    def extensions(self) -> dict[str, str]:
+        return dict(self._extensions)

@@ -1,0 +1,122 @@
+"""SASL OAUTHBEARER against real listeners (Kafka's unsecured JWT validator): produce, consume
+in a group, commit and admin over SASL_PLAINTEXT and SASL_SSL with aiokafka's token-provider
+interface; a token the broker refuses (expired, or without the scope the listener requires)
+as a typed error from ``start()`` naming the mechanism, the broker and its status, with the
+token in no log record, error or repr."""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from typing import Any
+
+import pytest
+from ferrokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+from ferrokafka import errors as Errors
+from ferrokafka.admin import AIOKafkaAdminClient
+from ferrokafka.testing import KafkaBroker
+from ferrokafka.testing.security import UnsecuredTokenProvider
+
+pytestmark = pytest.mark.integration
+
+LISTENERS = ["sasl_plaintext_broker", "sasl_ssl_broker"]
+
+
+@pytest.fixture
+def listener(request: pytest.FixtureRequest) -> KafkaBroker:
+    broker: KafkaBroker = request.getfixturevalue(request.param)
+    return broker
+
+
+def oauth_options(broker: KafkaBroker, provider: UnsecuredTokenProvider) -> dict[str, Any]:
+    options = broker.client_options()
+    for password_option in ("sasl_plain_username", "sasl_plain_password"):
+        del options[password_option]
+    return {**options, "sasl_mechanism": "OAUTHBEARER", "sasl_oauth_token_provider": provider}
+
+
+@pytest.mark.parametrize("listener", LISTENERS, indirect=True)
+async def test_produce_group_consume_commit_admin(listener: KafkaBroker) -> None:
+    provider = UnsecuredTokenProvider("alice", extensions={"traceId": "t-1"})
+    options = oauth_options(listener, provider)
+    topic = f"fk-oauth-{uuid.uuid4().hex[:10]}"
+    await listener.acreate_topic(topic, partitions=2)
+    try:
+        values = [f"oauth-{i}".encode() for i in range(10)]
+        async with AIOKafkaProducer(**options) as producer:
+            for i, value in enumerate(values):
+                await producer.send(topic, value, partition=i % 2)
+            await producer.flush()
+            connections = list(producer.client.connections.values())
+            assert connections
+            assert all(c.sasl_authentications == 1 for c in connections)
+        # One token per authentication: every connection asked the provider.
+        assert provider.calls >= len(connections)
+
+        group = f"g-{uuid.uuid4().hex[:8]}"
+        consumer = AIOKafkaConsumer(topic, **options, group_id=group, auto_offset_reset="earliest")
+        async with consumer:
+            seen: list[bytes] = []
+            deadline = time.monotonic() + 30
+            while len(seen) < len(values) and time.monotonic() < deadline:
+                batch = await consumer.getmany(timeout_ms=1000)
+                seen += [r.value for records in batch.values() for r in records if r.value]
+            assert sorted(seen) == sorted(values)
+            await consumer.commit()
+            committed = {p: await consumer.committed(TopicPartition(topic, p)) for p in (0, 1)}
+        assert committed == {0: 5, 1: 5}
+
+        async with AIOKafkaAdminClient(**options) as admin:
+            assert topic in await admin.list_topics()
+            offsets = await admin.list_consumer_group_offsets(group)
+        assert {tp.partition: meta.offset for tp, meta in offsets.items()} == {0: 5, 1: 5}
+    finally:
+        await listener.adelete_topic(topic)
+
+
+async def _start_fails(client: Any) -> BaseException:
+    began = time.monotonic()
+    try:
+        with pytest.raises(Errors.KafkaError) as caught:
+            await client.start()
+    finally:
+        await (client.close() if isinstance(client, AIOKafkaAdminClient) else client.stop())
+    assert time.monotonic() - began < 5, "start() took too long to fail"
+    return caught.value
+
+
+@pytest.mark.parametrize("listener", LISTENERS, indirect=True)
+@pytest.mark.parametrize(
+    ("refused", "status"),
+    [
+        (UnsecuredTokenProvider("alice", lifetime_s=-60), "status 'invalid_token'"),
+        (UnsecuredTokenProvider("alice", scope=("other",)), "status 'insufficient_scope'"),
+    ],
+    ids=["expired", "missing-scope"],
+)
+async def test_a_refused_token_is_a_typed_error_from_start(
+    listener: KafkaBroker,
+    refused: UnsecuredTokenProvider,
+    status: str,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    options = {**oauth_options(listener, refused), "request_timeout_ms": 30_000}
+    where = f"node -1 at {listener.bootstrap_servers}"
+    with caplog.at_level(logging.DEBUG):
+        for client in (
+            AIOKafkaProducer(**options),
+            AIOKafkaConsumer(**options, group_id=f"g-{uuid.uuid4().hex[:8]}"),
+            AIOKafkaAdminClient(**options),
+        ):
+            error = await _start_fails(client)
+            assert isinstance(error, Errors.SaslAuthenticationFailed), repr(error)
+            message = str(error)
+            assert f"OAUTHBEARER authentication with {where} failed: {status}" in message
+            for token in refused.tokens:
+                assert token not in message and token not in repr(error)
+    assert refused.tokens
+    for token in refused.tokens:
+        assert token not in caplog.text
+        # The signature-less JWT's parts, too: no log shows the claims' encoding.
+        assert token.split(".")[1] not in caplog.text
