@@ -1169,6 +1169,110 @@ class TxnOffsetCommitResponsePartition(TypedDict):
     error_code: int
 
 @type_check_only
+class DescribeAclsRequest(TypedDict):
+    """DescribeAcls request (key 29), v1-3."""
+
+    resource_type_filter: int
+    resource_name_filter: str | None
+    pattern_type_filter: NotRequired[int]  # v1+
+    principal_filter: str | None
+    host_filter: str | None
+    operation: int
+    permission_type: int
+
+@type_check_only
+class DescribeAclsResponse(TypedDict):
+    """DescribeAcls response (key 29), v1-3."""
+
+    throttle_time_ms: int
+    error_code: int
+    error_message: str | None
+    resources: list[DescribeAclsResource]
+
+@type_check_only
+class DescribeAclsResource(TypedDict):
+    resource_type: int
+    resource_name: str
+    pattern_type: int  # v1+
+    acls: list[AclDescription]
+
+@type_check_only
+class AclDescription(TypedDict):
+    principal: str
+    host: str
+    operation: int
+    permission_type: int
+
+@type_check_only
+class CreateAclsRequest(TypedDict):
+    """CreateAcls request (key 30), v1-3."""
+
+    creations: list[AclCreation]
+
+@type_check_only
+class AclCreation(TypedDict):
+    resource_type: int
+    resource_name: str
+    resource_pattern_type: NotRequired[int]  # v1+
+    principal: str
+    host: str
+    operation: int
+    permission_type: int
+
+@type_check_only
+class CreateAclsResponse(TypedDict):
+    """CreateAcls response (key 30), v1-3."""
+
+    throttle_time_ms: int
+    results: list[AclCreationResult]
+
+@type_check_only
+class AclCreationResult(TypedDict):
+    error_code: int
+    error_message: str | None
+
+@type_check_only
+class DeleteAclsRequest(TypedDict):
+    """DeleteAcls request (key 31), v1-3."""
+
+    filters: list[DeleteAclsFilter]
+
+@type_check_only
+class DeleteAclsFilter(TypedDict):
+    resource_type_filter: int
+    resource_name_filter: str | None
+    pattern_type_filter: NotRequired[int]  # v1+
+    principal_filter: str | None
+    host_filter: str | None
+    operation: int
+    permission_type: int
+
+@type_check_only
+class DeleteAclsResponse(TypedDict):
+    """DeleteAcls response (key 31), v1-3."""
+
+    throttle_time_ms: int
+    filter_results: list[DeleteAclsFilterResult]
+
+@type_check_only
+class DeleteAclsFilterResult(TypedDict):
+    error_code: int
+    error_message: str | None
+    matching_acls: list[DeleteAclsMatchingAcl]
+
+@type_check_only
+class DeleteAclsMatchingAcl(TypedDict):
+    error_code: int
+    error_message: str | None
+    resource_type: int
+    resource_name: str
+    pattern_type: int  # v1+
+    principal: str
+    host: str
+    operation: int
+    permission_type: int
+
+@type_check_only
 class DescribeConfigsRequest(TypedDict):
     """DescribeConfigs request (key 32), v1-4."""
 

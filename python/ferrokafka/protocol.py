@@ -24,14 +24,20 @@ if TYPE_CHECKING:
         ConsumerGroupDescribeResponse,
         ConsumerGroupHeartbeatRequest,
         ConsumerGroupHeartbeatResponse,
+        CreateAclsRequest,
+        CreateAclsResponse,
         CreatePartitionsRequest,
         CreatePartitionsResponse,
         CreateTopicsRequest,
         CreateTopicsResponse,
+        DeleteAclsRequest,
+        DeleteAclsResponse,
         DeleteRecordsRequest,
         DeleteRecordsResponse,
         DeleteTopicsRequest,
         DeleteTopicsResponse,
+        DescribeAclsRequest,
+        DescribeAclsResponse,
         DescribeConfigsRequest,
         DescribeConfigsResponse,
         DescribeGroupsRequest,
@@ -106,6 +112,9 @@ class ApiKey(IntEnum):
     ADD_OFFSETS_TO_TXN = 25
     END_TXN = 26
     TXN_OFFSET_COMMIT = 28
+    DESCRIBE_ACLS = 29
+    CREATE_ACLS = 30
+    DELETE_ACLS = 31
     DESCRIBE_CONFIGS = 32
     ALTER_CONFIGS = 33
     SASL_AUTHENTICATE = 36
@@ -157,6 +166,9 @@ class Api(Generic[_Req, _Resp_co]):
     ADD_OFFSETS_TO_TXN: ClassVar[Api[AddOffsetsToTxnRequest, AddOffsetsToTxnResponse]]
     END_TXN: ClassVar[Api[EndTxnRequest, EndTxnResponse]]
     TXN_OFFSET_COMMIT: ClassVar[Api[TxnOffsetCommitRequest, TxnOffsetCommitResponse]]
+    DESCRIBE_ACLS: ClassVar[Api[DescribeAclsRequest, DescribeAclsResponse]]
+    CREATE_ACLS: ClassVar[Api[CreateAclsRequest, CreateAclsResponse]]
+    DELETE_ACLS: ClassVar[Api[DeleteAclsRequest, DeleteAclsResponse]]
     DESCRIBE_CONFIGS: ClassVar[Api[DescribeConfigsRequest, DescribeConfigsResponse]]
     ALTER_CONFIGS: ClassVar[Api[AlterConfigsRequest, AlterConfigsResponse]]
     SASL_AUTHENTICATE: ClassVar[Api[SaslAuthenticateRequest, SaslAuthenticateResponse]]

@@ -1,5 +1,15 @@
 """The admin client (aiokafka's ``aiokafka.admin`` names)."""
 
+from .acl_resource import (
+    ACL,
+    ACLFilter,
+    ACLOperation,
+    ACLPermissionType,
+    ACLResourcePatternType,
+    ResourcePattern,
+    ResourcePatternFilter,
+    ResourceType,
+)
 from .client import AIOKafkaAdminClient
 from .config_resource import ConfigResource, ConfigResourceType
 from .new_partitions import NewPartitions
@@ -7,10 +17,18 @@ from .new_topic import NewTopic
 from .records_to_delete import RecordsToDelete
 
 __all__ = [
+    "ACL",
+    "ACLFilter",
+    "ACLOperation",
+    "ACLPermissionType",
+    "ACLResourcePatternType",
     "AIOKafkaAdminClient",
     "ConfigResource",
     "ConfigResourceType",
     "NewPartitions",
     "NewTopic",
     "RecordsToDelete",
+    "ResourcePattern",
+    "ResourcePatternFilter",
+    "ResourceType",
 ]

@@ -1,14 +1,16 @@
-"""``AIOKafkaAdminClient``: topics, partitions, configs, records and consumer groups.
+"""``AIOKafkaAdminClient``: topics, partitions, configs, records, consumer groups and ACLs.
 
 The method names, parameters and results follow aiokafka 0.14's admin client. Where aiokafka
 returns a raw response object, this client returns the decoded response as a dict (the Kafka
-schema's field names in snake_case).
+schema's field names in snake_case). aiokafka has no ACL calls; ``create_acls``,
+``describe_acls`` and ``delete_acls`` take and return kafka-python's ACL types.
 
 Each kind of operation is a part of its own (``topics.py``, ``configs.py``, ``records.py``,
-``groups.py``, on the shared ``_base.py``); this module assembles them and holds the lifecycle.
+``groups.py``, ``acls.py``, on the shared ``_base.py``); this module assembles them and holds
+the lifecycle.
 
 Routing: requests that KRaft forwards to the controller (CreateTopics, DeleteTopics,
-CreatePartitions) and cluster-wide reads go to the least-loaded broker (KIP-590);
+CreatePartitions, the ACL calls) and cluster-wide reads go to the least-loaded broker (KIP-590);
 DeleteRecords goes to each partition's leader; group requests go to the group coordinator
 found with FindCoordinator, retried while the coordinator moves or loads.
 """
@@ -23,6 +25,7 @@ from ..abc import AbstractTokenProvider
 from ..client import AIOKafkaClient
 from ..config import AdminConfig
 from ..config.connection import keyword_options
+from .acls import AclOperations
 from .configs import ConfigOperations
 from .groups import GroupOperations
 from .records import RecordOperations
@@ -37,7 +40,9 @@ _NO_OPS = {
 }
 
 
-class AIOKafkaAdminClient(TopicOperations, ConfigOperations, RecordOperations, GroupOperations):
+class AIOKafkaAdminClient(
+    TopicOperations, ConfigOperations, RecordOperations, GroupOperations, AclOperations
+):
     """An admin client. ``start()`` connects; ``close()`` disconnects (or use ``async with``).
 
     Parameters are aiokafka's, documented and checked by ``ferrokafka.config.AdminConfig``

@@ -48,6 +48,7 @@ _FETCH_SESSION_ERRORS = {
     Errors.FetchSessionTopicIdError.errno,
 }
 _ZERO_UUID = bytes(16)
+_TOPIC_AUTHORIZATION_FAILED = Errors.TopicAuthorizationFailedError.errno
 
 
 @dataclass
@@ -96,6 +97,8 @@ class Fetcher:
         self.data_ready = asyncio.Event()
         """Set when fetched data (or an error for the application) arrives."""
         self._errors: deque[Errors.KafkaError] = deque()
+        self._position_error: Errors.KafkaError | None = None
+        """Why positions could not be reset, until a poll raises it or a retry succeeds."""
         self._task: asyncio.Task[None] | None = None
         self._closed = False
         subscriptions.on_change(self._subscription_changed)
@@ -136,14 +139,16 @@ class Fetcher:
             self._wake.clear()
             try:
                 await self._update_positions()
+                self._position_error = None
             except Errors.KafkaError as exc:
                 if exc.retriable or isinstance(exc, Errors.KafkaConnectionError):
                     log.info("resetting positions failed (will retry): %s", exc)
                 else:
                     # The application must hear of it (authorization, an unsupported
-                    # broker...): raised by its next poll, retried after a backoff.
+                    # broker...): raised by its next poll, retried after a backoff. One slot,
+                    # not a queue: a poll after the cause went away must not see stale errors.
                     log.warning("resetting positions failed: %s", exc)
-                    self._errors.append(exc)
+                    self._position_error = exc
                     self.data_ready.set()
                 await asyncio.sleep(self._retry_backoff)
                 continue
@@ -158,6 +163,7 @@ class Fetcher:
         by_node: dict[int, list[tuple[TopicPartition, TopicPartitionState]]] = {}
         next_retry: float | None = None
         need_metadata = False
+        unauthorized: set[str] = set()
         for tp, st in self._subs.items():
             if (
                 st.paused
@@ -175,6 +181,8 @@ class Fetcher:
             if node is None or self._client.cluster.broker_metadata(node) is None:
                 node = self._client.cluster.leader_for_partition(tp)
             if node is None or node < 0:
+                if self._client.cluster.topic_error(tp.topic) == _TOPIC_AUTHORIZATION_FAILED:
+                    unauthorized.add(tp.topic)
                 # Not in the metadata yet (a topic created after the last refresh): look it
                 # up, and come back to it after the backoff even if nothing wakes the loop.
                 need_metadata = True
@@ -185,6 +193,14 @@ class Fetcher:
             by_node.setdefault(node, []).append((tp, st))
         if need_metadata:
             self._refresh_metadata_soon()
+        if unauthorized:
+            # The metadata refused these topics: the application hears it from its next
+            # poll (as the Java consumer does) while the lookups go on, so a grant resumes.
+            self._report(
+                Errors.TopicAuthorizationFailedError(
+                    f"not authorized to describe topics {sorted(unauthorized)}"
+                )
+            )
         for node_id, parts in by_node.items():
             peer = self._nodes.setdefault(node_id, _Node(FetchSession()))
             if peer.task is not None:
@@ -400,8 +416,14 @@ class Fetcher:
             self._tp_not_before[tp] = now + self._retry_backoff
             self._refresh_metadata_soon()
             return
-        # Not retriable (authorization, corrupt data on the broker, ...): tell the application
-        # and stop fetching the partition until it seeks.
+        if cls is Errors.TopicAuthorizationFailedError:
+            # Raised by the next poll and fetched again after the backoff, as the Java
+            # consumer does: an ACL granted later lets the same position be read.
+            self._tp_not_before[tp] = now + self._retry_backoff
+            self._report(cls(f"not authorized to read topic {tp.topic!r} (fetch of {tp})"))
+            return
+        # Not retriable (corrupt data on the broker, ...): tell the application and stop
+        # fetching the partition until it seeks.
         self._fail(st, cls(f"fetch of {tp} at offset {key.fetch_offset} from node {node_id}"))
 
     def _truncated(
@@ -441,6 +463,12 @@ class Fetcher:
             st.seek(end_offset, diverging.get("epoch", -1))
             self._subs.changed()
 
+    def _report(self, exc: Errors.KafkaError) -> None:
+        """Have the next poll raise ``exc``, once however often it recurs before that poll."""
+        if not any(type(e) is type(exc) and str(e) == str(exc) for e in self._errors):
+            self._errors.append(exc)
+        self.data_ready.set()
+
     def _fail(self, st: TopicPartitionState, exc: Errors.KafkaError) -> None:
         """Stop fetching the partition; its error is raised by every poll until a seek."""
         st.error = exc
@@ -463,11 +491,15 @@ class Fetcher:
     # -- handing out records ---------------------------------------------------------------
 
     def raise_pending_error(self, partitions: set[TopicPartition] | None = None) -> None:
-        """Raise what the application must see: a failed fetch, else the error of a partition
-        that cannot be fetched until it seeks (out of range with reset 'none', no offset,
-        truncation, authorization)."""
+        """Raise what the application must see: a failed fetch or a refused topic (once),
+        else why positions could not be reset (once), else the error of a partition that
+        cannot be fetched until it seeks (out of range with reset 'none', no offset,
+        truncation)."""
         if self._errors:
             raise self._errors.popleft()
+        if self._position_error is not None:
+            exc, self._position_error = self._position_error, None
+            raise exc
         for tp, st in self._subs.items():
             if st.error is not None and (partitions is None or tp in partitions):
                 raise st.error

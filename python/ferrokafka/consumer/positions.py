@@ -136,6 +136,18 @@ class Positions:
                     unknown.append(tp)
                 else:
                     by_node.setdefault(leader, {})[tp] = ts
+            refused = sorted(
+                {
+                    tp.topic
+                    for tp in unknown
+                    if self._client.cluster.topic_error(tp.topic)
+                    == Errors.TopicAuthorizationFailedError.errno
+                }
+            )
+            if refused:
+                raise Errors.TopicAuthorizationFailedError(
+                    f"not authorized to describe topics {refused} (ListOffsets)"
+                )
             if by_node:
                 results = await asyncio.gather(
                     *(self._list_offsets_node(n, parts) for n, parts in by_node.items()),

@@ -17,10 +17,13 @@ pub mod api_versions;
 pub mod common;
 pub mod consumer_group_describe;
 pub mod consumer_group_heartbeat;
+pub mod create_acls;
 pub mod create_partitions;
 pub mod create_topics;
+pub mod delete_acls;
 pub mod delete_records;
 pub mod delete_topics;
+pub mod describe_acls;
 pub mod describe_configs;
 pub mod describe_groups;
 pub mod end_txn;
@@ -260,6 +263,18 @@ macro_rules! with_api {
                 type $A = offset_for_leader_epoch::OffsetForLeaderEpoch;
                 $body
             }
+            k if k == describe_acls::DescribeAcls::KEY => {
+                type $A = describe_acls::DescribeAcls;
+                $body
+            }
+            k if k == create_acls::CreateAcls::KEY => {
+                type $A = create_acls::CreateAcls;
+                $body
+            }
+            k if k == delete_acls::DeleteAcls::KEY => {
+                type $A = delete_acls::DeleteAcls;
+                $body
+            }
             k if k == describe_configs::DescribeConfigs::KEY => {
                 type $A = describe_configs::DescribeConfigs;
                 $body
@@ -355,7 +370,7 @@ mod tests {
             keys,
             vec![
                 0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25,
-                26, 28, 32, 33, 36, 37, 68, 69
+                26, 28, 29, 30, 31, 32, 33, 36, 37, 68, 69
             ]
         );
         for a in apis {
