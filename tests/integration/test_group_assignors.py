@@ -161,12 +161,16 @@ async def test_an_assignor_with_aiokafkas_signatures_works(
             if len({(co.generation, co.leader_id) for co in coordinators}) != 1:
                 return False  # not both in the same generation yet
             last = max(consumers, key=lambda c: c._coordinator.member_id)
-            return [c.assignment() for c in consumers if c is not last] == [set()] and (
-                last.assignment() == tps
+            # An empty assignment looks the same before and after the member's sync, so the
+            # split is settled only once both members' on_assignment calls were heard.
+            heard = [] in NarrowSignatures.seen and sorted(tps) in NarrowSignatures.seen
+            return (
+                heard
+                and [c.assignment() for c in consumers if c is not last] == [set()]
+                and (last.assignment() == tps)
             )
 
-        await until(split, 20, "the assignor's split")
-        assert [] in NarrowSignatures.seen and sorted(tps) in NarrowSignatures.seen
+        await until(split, 20, "the assignor's split, heard by both members' on_assignment")
     finally:
         for c in consumers:
             await c.stop()
