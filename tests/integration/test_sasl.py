@@ -6,17 +6,18 @@ record, error and repr."""
 from __future__ import annotations
 
 import logging
-import time
 import uuid
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from ferrokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+from ferrokafka import AIOKafkaConsumer, AIOKafkaProducer
 from ferrokafka import errors as Errors
 from ferrokafka.admin import AIOKafkaAdminClient
 from ferrokafka.config import ConsumerConfig, ProducerConfig
 from ferrokafka.testing import QUICK_START_JVM_OPTIONS, SASL_MECHANISMS, KafkaBroker
+
+from .secure_util import consume_commit_and_list, start_fails
 
 pytestmark = pytest.mark.integration
 
@@ -57,38 +58,9 @@ async def test_produce_group_consume_commit_admin(listener: KafkaBroker, mechani
                 assert conn.sasl_authenticated_at is not None
                 assert conn.sasl_session_lifetime_ms == 0  # no connections.max.reauth.ms
 
-        group = f"g-{uuid.uuid4().hex[:8]}"
-        consumer = AIOKafkaConsumer(topic, **options, group_id=group, auto_offset_reset="earliest")
-        async with consumer:
-            seen: list[bytes] = []
-            deadline = time.monotonic() + 30
-            while len(seen) < len(values) and time.monotonic() < deadline:
-                batch = await consumer.getmany(timeout_ms=1000)
-                seen += [r.value for records in batch.values() for r in records if r.value]
-            assert sorted(seen) == sorted(values)
-            await consumer.commit()
-            committed = {p: await consumer.committed(TopicPartition(topic, p)) for p in (0, 1)}
-        assert committed == {0: 5, 1: 5}
-
-        async with AIOKafkaAdminClient(**options) as admin:
-            assert topic in await admin.list_topics()
-            offsets = await admin.list_consumer_group_offsets(group)
-        assert {tp.partition: meta.offset for tp, meta in offsets.items()} == {0: 5, 1: 5}
+        await consume_commit_and_list(options, topic, values)
     finally:
         await listener.adelete_topic(topic)
-
-
-async def _start_fails(client: Any) -> BaseException:
-    """Start ``client`` (consumer, producer or admin), which must fail within a few seconds:
-    the error."""
-    began = time.monotonic()
-    try:
-        with pytest.raises(Errors.KafkaError) as caught:
-            await client.start()
-    finally:
-        await (client.close() if isinstance(client, AIOKafkaAdminClient) else client.stop())
-    assert time.monotonic() - began < 5, "start() took too long to fail"
-    return caught.value
 
 
 def _clients(options: dict[str, Any]) -> list[Any]:
@@ -111,7 +83,7 @@ async def _assert_refused(
     with caplog.at_level(logging.DEBUG):
         for client in _clients(options):
             assert secret not in repr(client)
-            error = await _start_fails(client)
+            error = await start_fails(client)
             assert isinstance(error, Errors.SaslAuthenticationFailed), repr(error)
             message = str(error)
             assert mechanism in message and _where(broker) in message, message
@@ -177,7 +149,7 @@ async def test_a_mechanism_the_listener_does_not_enable(
     broker = scram_512_only_broker
     options = broker.client_options(mechanism=mechanism)
     for client in _clients(options):
-        error = await _start_fails(client)
+        error = await start_fails(client)
         assert isinstance(error, Errors.UnsupportedSaslMechanismError), repr(error)
         message = str(error)
         assert f"SASL mechanism {mechanism} is not enabled on {_where(broker)}" in message

@@ -7,16 +7,17 @@ token in no log record, error or repr."""
 from __future__ import annotations
 
 import logging
-import time
 import uuid
 from typing import Any
 
 import pytest
-from ferrokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+from ferrokafka import AIOKafkaConsumer, AIOKafkaProducer
 from ferrokafka import errors as Errors
 from ferrokafka.admin import AIOKafkaAdminClient
 from ferrokafka.testing import KafkaBroker
 from ferrokafka.testing.security import UnsecuredTokenProvider
+
+from .secure_util import consume_commit_and_list, start_fails
 
 pytestmark = pytest.mark.integration
 
@@ -54,36 +55,9 @@ async def test_produce_group_consume_commit_admin(listener: KafkaBroker) -> None
         # One token per authentication: every connection asked the provider.
         assert provider.calls >= len(connections)
 
-        group = f"g-{uuid.uuid4().hex[:8]}"
-        consumer = AIOKafkaConsumer(topic, **options, group_id=group, auto_offset_reset="earliest")
-        async with consumer:
-            seen: list[bytes] = []
-            deadline = time.monotonic() + 30
-            while len(seen) < len(values) and time.monotonic() < deadline:
-                batch = await consumer.getmany(timeout_ms=1000)
-                seen += [r.value for records in batch.values() for r in records if r.value]
-            assert sorted(seen) == sorted(values)
-            await consumer.commit()
-            committed = {p: await consumer.committed(TopicPartition(topic, p)) for p in (0, 1)}
-        assert committed == {0: 5, 1: 5}
-
-        async with AIOKafkaAdminClient(**options) as admin:
-            assert topic in await admin.list_topics()
-            offsets = await admin.list_consumer_group_offsets(group)
-        assert {tp.partition: meta.offset for tp, meta in offsets.items()} == {0: 5, 1: 5}
+        await consume_commit_and_list(options, topic, values)
     finally:
         await listener.adelete_topic(topic)
-
-
-async def _start_fails(client: Any) -> BaseException:
-    began = time.monotonic()
-    try:
-        with pytest.raises(Errors.KafkaError) as caught:
-            await client.start()
-    finally:
-        await (client.close() if isinstance(client, AIOKafkaAdminClient) else client.stop())
-    assert time.monotonic() - began < 5, "start() took too long to fail"
-    return caught.value
 
 
 @pytest.mark.parametrize("listener", LISTENERS, indirect=True)
@@ -109,7 +83,7 @@ async def test_a_refused_token_is_a_typed_error_from_start(
             AIOKafkaConsumer(**options, group_id=f"g-{uuid.uuid4().hex[:8]}"),
             AIOKafkaAdminClient(**options),
         ):
-            error = await _start_fails(client)
+            error = await start_fails(client)
             assert isinstance(error, Errors.SaslAuthenticationFailed), repr(error)
             message = str(error)
             assert f"OAUTHBEARER authentication with {where} failed: {status}" in message

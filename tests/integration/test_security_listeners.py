@@ -20,12 +20,13 @@ import ferrokafka
 import pytest
 from ferrokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from ferrokafka import errors as Errors
-from ferrokafka.admin import AIOKafkaAdminClient
 from ferrokafka.config.connection import ConnectionConfig
 from ferrokafka.conn import Connection
 from ferrokafka.helpers import create_ssl_context
 from ferrokafka.testing import QUICK_START_JVM_OPTIONS, SASL_MECHANISMS, ExternalKafka, KafkaBroker
 from ferrokafka.testing.maven import cache_root
+
+from .secure_util import consume_commit_and_list
 
 pytestmark = pytest.mark.integration
 
@@ -104,23 +105,7 @@ async def test_ferrokafka_tls_produce_group_consume_commit_admin(
             await producer.send(tls_topic, value, partition=i % 2)
         await producer.flush()
 
-    group = f"g-{uuid.uuid4().hex[:8]}"
-    consumer = AIOKafkaConsumer(tls_topic, **options, group_id=group, auto_offset_reset="earliest")
-    async with consumer:
-        seen: list[bytes] = []
-        deadline = time.monotonic() + 30
-        while len(seen) < len(values) and time.monotonic() < deadline:
-            batch = await consumer.getmany(timeout_ms=1000)
-            seen += [r.value for records in batch.values() for r in records if r.value]
-        assert sorted(seen) == sorted(values)
-        await consumer.commit()
-        committed = {p: await consumer.committed(TopicPartition(tls_topic, p)) for p in (0, 1)}
-    assert committed == {0: 10, 1: 10}
-
-    async with AIOKafkaAdminClient(**options) as admin:
-        assert tls_topic in await admin.list_topics()
-        offsets = await admin.list_consumer_group_offsets(group)
-    assert {tp.partition: meta.offset for tp, meta in offsets.items()} == {0: 10, 1: 10}
+    await consume_commit_and_list(options, tls_topic, values)
 
 
 async def test_ferrokafka_mutual_tls_with_the_client_certificate(
@@ -248,7 +233,7 @@ def test_secured_harness_exposes_credentials_and_keeps_them_out_of_logs(
 ) -> None:
     broker = sasl_ssl_broker
     assert broker.security == "sasl_ssl" and broker.security_protocol == "SASL_SSL"
-    assert broker.sasl_mechanisms == ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
+    assert broker.sasl_mechanisms == ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER")
     assert set(broker.users) == {"admin", "alice"}
     assert len(set(broker.users.values())) == 2
     assert broker.ca_file.read_text().startswith("-----BEGIN CERTIFICATE-----")
@@ -302,7 +287,7 @@ def test_cli_starts_a_sasl_ssl_broker_and_prints_what_a_client_needs() -> None:
             else:
                 printed[key] = value
         assert printed["security_protocol"] == "SASL_SSL"
-        assert printed["sasl_mechanisms"] == "PLAIN SCRAM-SHA-256 SCRAM-SHA-512"
+        assert printed["sasl_mechanisms"] == "PLAIN SCRAM-SHA-256 SCRAM-SHA-512 OAUTHBEARER"
         assert set(users) == {"admin", "alice"}
         assert "AIOKafkaProducer(" in printed["example"]
         assert users["alice"] in printed["example"]

@@ -65,10 +65,12 @@ from .maven import MavenResolveError
 from .nodes import KafkaJvm, Node, NodeInfo, wait_for_started_line
 from .security import (
     DEFAULT_SERVER_HOSTNAMES,
+    ENABLED_SASL_MECHANISMS,
     SASL_MECHANISMS,
     ListenerSecurity,
     Security,
     SecurityMaterial,
+    UnsecuredTokenProvider,
 )
 from .topics import ExternalKafka, TopicOps, client_ops, run_sync
 
@@ -200,8 +202,9 @@ class _LocalKafka(LocalHarness, TopicOps):
 
     @property
     def sasl_mechanisms(self) -> tuple[str, ...]:
-        """The SASL mechanisms the client listener accepts (none without SASL)."""
-        return SASL_MECHANISMS if self._security is not None and self._security.sasl else ()
+        """The SASL mechanisms the client listener accepts (none without SASL): the password
+        mechanisms and OAUTHBEARER (unsecured JWTs, scope ``kafka``)."""
+        return ENABLED_SASL_MECHANISMS if self._security is not None and self._security.sasl else ()
 
     @property
     def users(self) -> dict[str, str]:
@@ -246,7 +249,8 @@ class _LocalKafka(LocalHarness, TopicOps):
     ) -> dict[str, Any]:
         """aiokafka-style keyword arguments that connect to the client listener: the
         bootstrap address, ``security_protocol``, ``ssl_context`` and, with SASL, the
-        mechanism and ``user``'s credentials."""
+        mechanism and ``user``'s credentials (for OAUTHBEARER, a token provider of unsecured
+        JWTs for ``user``)."""
         options: dict[str, Any] = {
             "bootstrap_servers": self.bootstrap_servers,
             "security_protocol": self.security_protocol,
@@ -256,8 +260,13 @@ class _LocalKafka(LocalHarness, TopicOps):
         if self._security.tls:
             options["ssl_context"] = self.ssl_context()
         if self._security.sasl:
+            if mechanism == "OAUTHBEARER":
+                options.update(
+                    sasl_mechanism=mechanism, sasl_oauth_token_provider=UnsecuredTokenProvider(user)
+                )
+                return options
             if mechanism not in SASL_MECHANISMS:
-                raise ValueError(f"mechanism must be one of {SASL_MECHANISMS}")
+                raise ValueError(f"mechanism must be one of {ENABLED_SASL_MECHANISMS}")
             options.update(
                 sasl_mechanism=mechanism,
                 sasl_plain_username=user,

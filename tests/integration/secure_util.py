@@ -1,0 +1,50 @@
+"""What the secured-listener tests share: a group consumer, a commit and an admin call over a
+listener, and a client start that must be refused."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+
+import pytest
+from ferrokafka import AIOKafkaConsumer, TopicPartition
+from ferrokafka import errors as Errors
+from ferrokafka.admin import AIOKafkaAdminClient
+
+
+async def consume_commit_and_list(options: dict[str, Any], topic: str, values: list[bytes]) -> None:
+    """Read ``values`` (written round-robin to partitions 0 and 1 of ``topic``) in a new group,
+    commit, and check the committed offsets through the consumer and the admin client, all with
+    the client ``options``."""
+    group = f"g-{uuid.uuid4().hex[:8]}"
+    consumer = AIOKafkaConsumer(topic, **options, group_id=group, auto_offset_reset="earliest")
+    async with consumer:
+        seen: list[bytes] = []
+        deadline = time.monotonic() + 30
+        while len(seen) < len(values) and time.monotonic() < deadline:
+            batch = await consumer.getmany(timeout_ms=1000)
+            seen += [r.value for records in batch.values() for r in records if r.value]
+        assert sorted(seen) == sorted(values)
+        await consumer.commit()
+        committed = {p: await consumer.committed(TopicPartition(topic, p)) for p in (0, 1)}
+    half = len(values) // 2
+    assert committed == {0: half, 1: half}
+
+    async with AIOKafkaAdminClient(**options) as admin:
+        assert topic in await admin.list_topics()
+        offsets = await admin.list_consumer_group_offsets(group)
+    assert {tp.partition: meta.offset for tp, meta in offsets.items()} == {0: half, 1: half}
+
+
+async def start_fails(client: Any) -> BaseException:
+    """Start ``client`` (consumer, producer or admin), which must fail within a few seconds:
+    the error."""
+    began = time.monotonic()
+    try:
+        with pytest.raises(Errors.KafkaError) as caught:
+            await client.start()
+    finally:
+        await (client.close() if isinstance(client, AIOKafkaAdminClient) else client.stop())
+    assert time.monotonic() - began < 5, "start() took too long to fail"
+    return caught.value
