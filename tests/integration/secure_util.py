@@ -1,5 +1,5 @@
 """What the secured-listener tests share: a group consumer, a commit and an admin call over a
-listener, and a client start that must be refused."""
+listener, a client start that must be refused, and OAUTHBEARER client options."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ import pytest
 from ferrokafka import AIOKafkaConsumer, TopicPartition
 from ferrokafka import errors as Errors
 from ferrokafka.admin import AIOKafkaAdminClient
+from ferrokafka.testing import KafkaBroker
+from ferrokafka.testing.security import UnsecuredTokenProvider
 
 
 async def consume_commit_and_list(options: dict[str, Any], topic: str, values: list[bytes]) -> None:
@@ -48,3 +50,12 @@ async def start_fails(client: Any) -> BaseException:
         await (client.close() if isinstance(client, AIOKafkaAdminClient) else client.stop())
     assert time.monotonic() - began < 5, "start() took too long to fail"
     return caught.value
+
+
+def oauth_options(broker: KafkaBroker, provider: UnsecuredTokenProvider) -> dict[str, Any]:
+    """``broker``'s client options with OAUTHBEARER tokens from ``provider`` instead of a
+    password."""
+    options = broker.client_options()
+    for password_option in ("sasl_plain_username", "sasl_plain_password"):
+        del options[password_option]
+    return {**options, "sasl_mechanism": "OAUTHBEARER", "sasl_oauth_token_provider": provider}

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import logging
 import uuid
-from typing import Any
 
 import pytest
 from ferrokafka import AIOKafkaConsumer, AIOKafkaProducer
@@ -17,7 +16,7 @@ from ferrokafka.admin import AIOKafkaAdminClient
 from ferrokafka.testing import KafkaBroker
 from ferrokafka.testing.security import UnsecuredTokenProvider
 
-from .secure_util import consume_commit_and_list, start_fails
+from .secure_util import consume_commit_and_list, oauth_options, start_fails
 
 pytestmark = pytest.mark.integration
 
@@ -28,13 +27,6 @@ LISTENERS = ["sasl_plaintext_broker", "sasl_ssl_broker"]
 def listener(request: pytest.FixtureRequest) -> KafkaBroker:
     broker: KafkaBroker = request.getfixturevalue(request.param)
     return broker
-
-
-def oauth_options(broker: KafkaBroker, provider: UnsecuredTokenProvider) -> dict[str, Any]:
-    options = broker.client_options()
-    for password_option in ("sasl_plain_username", "sasl_plain_password"):
-        del options[password_option]
-    return {**options, "sasl_mechanism": "OAUTHBEARER", "sasl_oauth_token_provider": provider}
 
 
 @pytest.mark.parametrize("listener", LISTENERS, indirect=True)

@@ -26,6 +26,7 @@ from .. import _native
 from .. import errors as Errors
 from ..client import AIOKafkaClient
 from ..config import ConsumerConfig
+from ..conn import AUTHENTICATION_ERRORS
 from ..protocol import Api
 from ..structs import TopicPartition
 from ..waits import finish_tasks, wait_event
@@ -141,7 +142,8 @@ class Fetcher:
                 await self._update_positions()
                 self._position_error = None
             except Errors.KafkaError as exc:
-                if exc.retriable or isinstance(exc, Errors.KafkaConnectionError):
+                refused = isinstance(exc, AUTHENTICATION_ERRORS)
+                if not refused and (exc.retriable or isinstance(exc, Errors.KafkaConnectionError)):
                     log.info("resetting positions failed (will retry): %s", exc)
                 else:
                     # The application must hear of it (authorization, an unsupported
@@ -288,6 +290,10 @@ class Fetcher:
             node.session.reset()
             node.not_before = time.monotonic() + self._retry_backoff
             log.info("fetch from node %s failed: %s", node_id, exc)
+            if isinstance(exc, AUTHENTICATION_ERRORS):
+                # Retried after the backoff like any failure, but the application hears of
+                # it: a refused authentication does not heal by itself (as the Java consumer).
+                self._report(exc)
             if exc.invalid_metadata or isinstance(exc, Errors.KafkaConnectionError):
                 self._refresh_metadata_soon()
         except Exception as exc:  # a bug or a corrupt response: keep fetching, tell the user

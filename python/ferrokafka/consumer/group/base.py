@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ... import errors as Errors
 from ...abc import ConsumerRebalanceListener
 from ...client import AIOKafkaClient
+from ...conn import AUTHENTICATION_ERRORS
 from ...structs import OffsetAndMetadata, TopicPartition
 from ...waits import finish_tasks
 from ..subscription_state import SubscriptionState
@@ -34,8 +35,8 @@ class GroupMember(abc.ABC):
     chooses). The consumer calls these and nothing else."""
 
     failed: asyncio.Event
-    """Set when membership failed for good (``raise_if_failed`` raises why): a waiting poll
-    wakes up on it."""
+    """Set when membership failed for good, or hit a refusal the application must hear of
+    (``raise_if_failed`` raises why): a waiting poll wakes up on it."""
     assignment_ready: asyncio.Event
     """Set once the member has its first assignment: the consumer's ``start()`` waits for it
     when partitions are assigned by subscription."""
@@ -113,6 +114,7 @@ class GroupMembership(OffsetsCoordinator, GroupMember):
         self._last_poll = time.monotonic()
         self._tasks: list[asyncio.Task[None]] = []
         self._fatal: Exception | None = None
+        self._refused: Errors.KafkaError | None = None
         self.failed = asyncio.Event()
         self.assignment_ready = asyncio.Event()
         self._wake = asyncio.Event()
@@ -183,6 +185,19 @@ class GroupMembership(OffsetsCoordinator, GroupMember):
     def raise_if_failed(self) -> None:
         if self._fatal is not None:
             raise self._fatal
+        refused, self._refused = self._refused, None
+        if refused is not None:
+            self.failed.clear()
+            raise refused
+
+    def _retrying_after(self, exc: Errors.KafkaError) -> None:
+        """A request of the member's routines failed with ``exc`` and will be retried. A
+        refused authentication (a rotated password, a revoked token) is also raised by the
+        next poll, once, as the Java consumer does: retrying cannot fix it by itself, and a
+        consumer that only logged it would wait silently for ever."""
+        if isinstance(exc, AUTHENTICATION_ERRORS):
+            self._refused = exc
+            self.failed.set()
 
     def _fail(self, exc: Exception) -> None:
         """Membership failed for good (authorization, a fenced static member, no common

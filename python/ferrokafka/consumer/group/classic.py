@@ -198,6 +198,7 @@ class ClassicMember(GroupMembership):
                 return
             except Errors.KafkaError as exc:
                 log.info("group %s: rebalance failed (%s); retrying", self.group_id, exc)
+                self._retrying_after(exc)
                 self.rejoin_needed = True
                 await asyncio.sleep(self._retry_backoff)
                 continue
@@ -491,6 +492,7 @@ class ClassicMember(GroupMembership):
                 return
             except Errors.KafkaError as exc:
                 log.info("group %s: heartbeat failed: %s", self.group_id, exc)
+                self._retrying_after(exc)
                 continue
             code = response["error_code"]
             if not code:

@@ -184,6 +184,7 @@ class ConsumerProtocolMember(GroupMembership):
                 raise
             except Errors.KafkaError as exc:
                 log.info("group %s: heartbeat failed: %s", self.group_id, exc)
+                self._retrying_after(exc)
                 await asyncio.sleep(self._retry_backoff)
                 continue
             self._wake.clear()
