@@ -29,6 +29,16 @@ class Source:
         self.partitions: int = spec["partitions"]
         self.max_records: int | None = spec.get("max_records")
         self.poll_s = LATENCY_POLL_S if spec.get("latency") else POLL_S
+        tls = spec.get("tls")
+        self.cafile: str | None = None if tls is None else tls["cafile"]
+
+    def aiokafka_tls(self) -> dict[str, Any]:
+        """aiokafka-style TLS options (ferrokafka takes the same)."""
+        if self.cafile is None:
+            return {}
+        from ferrokafka.helpers import create_ssl_context
+
+        return {"security_protocol": "SSL", "ssl_context": create_ssl_context(cafile=self.cafile)}
 
     async def open(self) -> None:
         raise NotImplementedError
@@ -62,6 +72,7 @@ class Ferrokafka(Source):
             auto_offset_reset="earliest",
             enable_auto_commit=False,
             **kw,
+            **self.aiokafka_tls(),
         )
         if self.group:
             self.consumer.subscribe([self.topic])
@@ -95,7 +106,10 @@ class Aiokafka(Source):
 
     async def open(self) -> None:
         self.consumer = self.mod.AIOKafkaConsumer(
-            bootstrap_servers=self.bootstrap, auto_offset_reset="earliest", enable_auto_commit=False
+            bootstrap_servers=self.bootstrap,
+            auto_offset_reset="earliest",
+            enable_auto_commit=False,
+            **self.aiokafka_tls(),
         )
         await self.consumer.start()
         tp = self.mod.TopicPartition
@@ -127,6 +141,11 @@ class KafkaPython(Source):
             auto_offset_reset="earliest",
             enable_auto_commit=False,
             group_id=None,
+            **(
+                {}
+                if self.cafile is None
+                else {"security_protocol": "SSL", "ssl_cafile": self.cafile}
+            ),
         )
         tp = self.mod.TopicPartition
         self.consumer.assign([tp(self.topic, p) for p in range(self.partitions)])
@@ -167,6 +186,8 @@ class Confluent(Source):
 
     async def open(self) -> None:
         conf = confluent_config(self.bootstrap)
+        if self.cafile is not None:
+            conf |= {"security.protocol": "SSL", "ssl.ca.location": self.cafile}
         tps = [
             self.mod.TopicPartition(self.topic, p, self.mod.OFFSET_BEGINNING)
             for p in range(self.partitions)

@@ -109,6 +109,8 @@ class Context:
     rounds: int
     stall_s: float
     max_records: int | None = None
+    tls: dict[str, str] | None = None
+    """TLS for the consumers (``{"cafile": path}``): the broker's address is a TLS listener."""
     log: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True)
     runs: list[dict[str, Any]] = field(default_factory=list)
 
@@ -202,6 +204,7 @@ def consume_once(
             "partitions": ds.partitions,
             "expected": ds.records,
             "max_records": ctx.max_records,
+            "tls": ctx.tls,
         }
         argv = runner.python_child(spec)
         out = runner.run(argv, stall_s=ctx.stall_s, timeout_s=timeout, name=client)

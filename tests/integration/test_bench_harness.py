@@ -168,3 +168,22 @@ def test_spark_workload_has_a_verified_row_per_reader(
     for what in ('`read_kafka` `fetcher="arrow"`', '`read_kafka` `fetcher="pandas"`'):
         assert f"- W8 rows/s, ferrokafka {what} / Spark's Kafka source: " in targets, what
     assert '- W8 rows/s, ferrokafka `format("ferrokafka")` / Spark\'s Kafka source: ' in targets
+
+
+@pytest.mark.timeout(300)
+def test_consume_tls_reads_through_both_listeners_and_prints_its_table() -> None:
+    """``benches/consume_tls.py``, small: every client reads the dataset over TLS and over
+    PLAINTEXT (each run verified by the harness's tally) and gets a row."""
+    clients = ["ferrokafka", "ferrokafka-arrow", "aiokafka"]
+    argv = [sys.executable, str(ROOT / "benches" / "consume_tls.py")]
+    argv += ["--records", "20000", "--rounds", "1", "--clients", ",".join(clients)]
+    proc = subprocess.run(argv, cwd=ROOT / "benches", capture_output=True, text=True, timeout=280)
+    assert proc.returncode == 0, f"exit {proc.returncode}:\n{proc.stdout}\n{proc.stderr[-4000:]}"
+    rows = [line for line in proc.stdout.splitlines() if line.startswith("| ")][1:]
+    assert [row.split(" | ")[0].removeprefix("| ") for row in rows] == clients
+    for row in rows:
+        assert "failed" not in row
+    progress = proc.stderr
+    for client in clients:
+        for listener in ("plaintext", "tls"):
+            assert f"[W1 {listener} round 1/1] {client}: " in progress
