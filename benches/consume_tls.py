@@ -18,13 +18,16 @@ import asyncio
 import shlex
 import statistics
 import sys
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from harness.datasets import Dataset, write_dataset
+from harness.java import prepare
 from harness.runner import prepare_bytecode
 from harness.workloads import WARM_UP_CLIENT, Context, Sizes, consume_once
 
-CLIENTS = ["ferrokafka", "ferrokafka-arrow", "aiokafka", "confluent-kafka", "kafka-python"]
+CLIENTS = ["ferrokafka", "ferrokafka-arrow", "aiokafka", "confluent-kafka", "kafka-python", "java"]
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -69,42 +72,61 @@ def table(runs: list[dict[str, Any]], clients: list[str]) -> str:
     return "\n".join(lines)
 
 
+def contexts(
+    kafka: Any, java: Any, ds: Dataset, rounds: int, java_tls: Path
+) -> tuple[Context, Context]:
+    """The harness's contexts for the PLAINTEXT listener and the TLS one (sharing one list of
+    runs)."""
+    sizes = Sizes(w1=ds, w2=ds, w4=ds, w5_seconds={}, w5_warmup=0, w6_records=0, w7=ds, w8=ds)
+    common: dict[str, Any] = {
+        "kafka": kafka,
+        "java": java,
+        "sizes": sizes,
+        "rounds": rounds,
+        "stall_s": 30.0,
+    }
+    plaintext = Context(bootstrap=kafka.plaintext_bootstrap_servers, **common)
+    tls = Context(
+        bootstrap=kafka.bootstrap_servers,
+        tls={"cafile": str(kafka.ca_file)},
+        java_properties=java_tls,
+        **common,
+    )
+    tls.runs = plaintext.runs
+    return plaintext, tls
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     from ferrokafka.testing import KafkaBroker
 
     ds = Dataset(args.partitions, args.records, args.value_size)
-    kafka = KafkaBroker(heap_mb=2048, security="ssl")
-    kafka.start()
-    try:
-        sizes = Sizes(w1=ds, w2=ds, w4=ds, w5_seconds={}, w5_warmup=0, w6_records=0, w7=ds, w8=ds)
-        common: dict[str, Any] = {
-            "kafka": kafka,
-            "java": None,
-            "sizes": sizes,
-            "rounds": args.rounds,
-            "stall_s": 30.0,
-        }
-        plaintext = Context(bootstrap=kafka.plaintext_bootstrap_servers, **common)
-        tls = Context(
-            bootstrap=kafka.bootstrap_servers, tls={"cafile": str(kafka.ca_file)}, **common
-        )
-        tls.runs = plaintext.runs  # one list, one progress log
-        prepare_bytecode(plaintext.log)
-        topic = plaintext.topic("tls", ds.records)
-        kafka.create_topic(topic, partitions=ds.partitions)
-        asyncio.run(write_dataset(plaintext.bootstrap, topic, ds))
-        plaintext.log(f"wrote {ds.describe()} to {topic}")
-        for ctx, listener in ((plaintext, "plaintext"), (tls, "tls")):
-            consume_once(ctx, "W1", listener, WARM_UP_CLIENT, 0, topic, ds, keep=False)
-        for rnd in range(1, args.rounds + 1):
-            for client in args.clients:
-                for ctx, listener in ((plaintext, "plaintext"), (tls, "tls")):
-                    consume_once(ctx, "W1", listener, client, rnd, topic, ds)
-        kafka.delete_topic(topic)
-        version = kafka.version
-    finally:
-        kafka.stop()
+    with tempfile.TemporaryDirectory(prefix="ferrokafka-bench-tls-") as work:
+        java = prepare(Path(work)) if "java" in args.clients else None
+        kafka = KafkaBroker(heap_mb=2048, security="ssl")
+        kafka.start()
+        try:
+            java_tls = Path(work) / "tls.properties"
+            java_tls.write_text(
+                "security.protocol=SSL\nssl.truststore.type=PEM\n"
+                f"ssl.truststore.location={kafka.ca_file}\n"
+            )
+            plaintext, tls = contexts(kafka, java, ds, args.rounds, java_tls)
+            prepare_bytecode(plaintext.log)
+            topic = plaintext.topic("tls", ds.records)
+            kafka.create_topic(topic, partitions=ds.partitions)
+            asyncio.run(write_dataset(plaintext.bootstrap, topic, ds))
+            plaintext.log(f"wrote {ds.describe()} to {topic}")
+            for ctx, listener in ((plaintext, "plaintext"), (tls, "tls")):
+                consume_once(ctx, "W1", listener, WARM_UP_CLIENT, 0, topic, ds, keep=False)
+            for rnd in range(1, args.rounds + 1):
+                for client in args.clients:
+                    for ctx, listener in ((plaintext, "plaintext"), (tls, "tls")):
+                        consume_once(ctx, "W1", listener, client, rnd, topic, ds)
+            kafka.delete_topic(topic)
+            version = kafka.version
+        finally:
+            kafka.stop()
     runs = plaintext.runs
     failed = [r for r in runs if not r["ok"]]
     print(f"W1 over TLS and PLAINTEXT: {ds.describe()}, {args.rounds} round(s), medians")

@@ -28,8 +28,18 @@ class Java:
     def argv(self, main: str, *args: object) -> list[str]:
         return [self.java, "-cp", self.classpath, main, *map(str, args)]
 
-    def consumer(self, mode: str, bootstrap: str, topic: str, partitions: int, n: int) -> list[str]:
-        return self.argv("BenchConsumer", mode, bootstrap, topic, partitions, n)
+    def consumer(
+        self,
+        mode: str,
+        bootstrap: str,
+        topic: str,
+        partitions: int,
+        n: int,
+        properties: Path | None = None,
+    ) -> list[str]:
+        """BenchConsumer's command line; ``properties``: a file of extra client configs."""
+        extra = [] if properties is None else [properties]
+        return self.argv("BenchConsumer", mode, bootstrap, topic, partitions, n, *extra)
 
     def group(self, bootstrap: str, topic: str, partitions: int, group: str, protocol: str):
         return self.argv("BenchGroup", bootstrap, topic, partitions, group, protocol)

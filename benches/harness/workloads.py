@@ -15,6 +15,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from . import runner
@@ -111,6 +112,9 @@ class Context:
     max_records: int | None = None
     tls: dict[str, str] | None = None
     """TLS for the consumers (``{"cafile": path}``): the broker's address is a TLS listener."""
+    java_properties: Path | None = None
+    """Extra client configs for the Java consumer (the same TLS settings, as a properties
+    file)."""
     log: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True)
     runs: list[dict[str, Any]] = field(default_factory=list)
 
@@ -210,7 +214,7 @@ def consume_once(
         out = runner.run(argv, stall_s=ctx.stall_s, timeout_s=timeout, name=client)
     elif client == "java":
         argv = _need_java(ctx).consumer(
-            "throughput", ctx.bootstrap, topic, ds.partitions, ds.records
+            "throughput", ctx.bootstrap, topic, ds.partitions, ds.records, ctx.java_properties
         )
         out = runner.run(argv, stall_s=ctx.stall_s, timeout_s=timeout, name=client)
     elif client == "java-perf":

@@ -8,7 +8,9 @@
 // flag 1 records count, checksum = 31 * sum(seq) + sum(value lengths), and each record's
 // latency is the time its poll returned minus its produced-at time.
 //   java -cp <classes>:<kafka jars> BenchConsumer <throughput|latency> <bootstrap> <topic>
-//       <partitions> <expected>
+//       <partitions> <expected> [<properties file>]
+// The optional properties file adds client configs (a TLS listener's security.protocol and
+// trust store).
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,6 +40,13 @@ public class BenchConsumer {
         p.put("auto.offset.reset", "earliest");
         p.put("enable.auto.commit", "false");
         p.put("check.crcs", "true");
+        if (args.length > 5) {
+            try (java.io.FileReader extra = new java.io.FileReader(args[5])) {
+                p.load(extra);
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
         try (KafkaConsumer<byte[], byte[]> consumer =
                 new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             List<TopicPartition> tps = new ArrayList<>();
