@@ -351,3 +351,43 @@ async def test_transactional_id_without_write_is_refused(
     async with AIOKafkaProducer(**alice, transactional_id=txn) as producer:
         async with producer.transaction():
             await producer.send_and_wait(topic, b"t", partition=0)
+
+
+@pytest.mark.parametrize("group_protocol", ["classic", "consumer"])
+async def test_subscribe_to_a_topic_without_describe_names_the_topic(
+    acl_broker: KafkaBroker,
+    admin: AIOKafkaAdminClient,
+    alice: dict[str, Any],
+    topic: str,
+    group_protocol: str,
+) -> None:
+    """The group may be used but the subscribed topic may not be described: ``start()`` (which
+    waits for the first assignment) or, after a later ``subscribe``, the poll says which topic
+    (as the Java consumer's poll does); a grant lets the same consumer read it."""
+    group = _name("g")
+    await _grant(admin, _allow(ACLOperation.READ, ResourceType.GROUP, group))
+    async with AIOKafkaProducer(**acl_broker.client_options("admin")) as producer:
+        await producer.send_and_wait(topic, b"v", partition=0)
+    options: dict[str, Any] = {
+        **alice,
+        "group_id": group,
+        "group_protocol": group_protocol,
+        "auto_offset_reset": "earliest",
+        "enable_auto_commit": False,
+    }
+    subscriber = AIOKafkaConsumer(topic, **options)
+    await _refused(subscriber.start(), Errors.TopicAuthorizationFailedError, topic)
+    await subscriber.stop()
+
+    async with AIOKafkaConsumer(**options) as consumer:
+        consumer.subscribe([topic])
+        await _refused(
+            consumer.getmany(timeout_ms=8000), Errors.TopicAuthorizationFailedError, topic
+        )
+        await _grant(
+            admin,
+            _allow(ACLOperation.DESCRIBE, ResourceType.TOPIC, topic),
+            _allow(ACLOperation.READ, ResourceType.TOPIC, topic),
+        )
+        record = await _after_grant(consumer.getone)
+        assert record.value == b"v"

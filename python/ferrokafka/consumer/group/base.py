@@ -22,9 +22,12 @@ from ..subscription_state import SubscriptionState
 from .offsets import OffsetsCoordinator
 
 if TYPE_CHECKING:
+    from ...cluster import ClusterMetadata
     from ...config import ConsumerConfig
 
 __all__ = ["GroupMember", "GroupMembership", "call_listener"]
+
+_REPORTED = (*AUTHENTICATION_ERRORS, Errors.TopicAuthorizationFailedError)
 
 log = logging.getLogger(__name__)
 
@@ -160,11 +163,13 @@ class GroupMembership(OffsetsCoordinator, GroupMember):
         if self._auto_commit:
             routines["ferrokafka-autocommit"] = self._auto_commit_routine()
         self._tasks = [asyncio.create_task(r, name=name) for name, r in routines.items()]
+        self._client.cluster.add_listener(self._metadata_updated)
 
     async def close(self) -> None:
         """Commit (with auto-commit), give up the partitions, and leave the group."""
         if self._closed:
             return
+        self._client.cluster.remove_listener(self._metadata_updated)
         await finish_tasks(self._tasks, f"group {self.group_id}")
         member = self._in_group()
         if self._fatal is None:
@@ -190,12 +195,29 @@ class GroupMembership(OffsetsCoordinator, GroupMember):
             self.failed.clear()
             raise refused
 
+    def _metadata_updated(self, cluster: ClusterMetadata) -> None:
+        """Subscribed topics the metadata refuses to describe are raised by the next poll, as
+        the Java consumer does once per metadata response; lookups go on, so a grant
+        resumes. (A pattern matches only topics the principal may describe.)"""
+        if self._subscription.pattern is not None:
+            return
+        refused = sorted(
+            topic
+            for topic in self._subscription.subscription
+            if cluster.topic_error(topic) == Errors.TopicAuthorizationFailedError.errno
+        )
+        if refused:
+            self._refused = Errors.TopicAuthorizationFailedError(
+                f"not authorized to describe topics {refused}"
+            )
+            self.failed.set()
+
     def _retrying_after(self, exc: Errors.KafkaError) -> None:
         """A request of the member's routines failed with ``exc`` and will be retried. A
-        refused authentication (a rotated password, a revoked token) is also raised by the
-        next poll, once, as the Java consumer does: retrying cannot fix it by itself, and a
-        consumer that only logged it would wait silently for ever."""
-        if isinstance(exc, AUTHENTICATION_ERRORS):
+        refused authentication (a rotated password, a revoked token) or topic authorization
+        is also raised by the next poll, once, as the Java consumer does: retrying cannot fix
+        it by itself, and a consumer that only logged it would wait silently for ever."""
+        if isinstance(exc, _REPORTED):
             self._refused = exc
             self.failed.set()
 

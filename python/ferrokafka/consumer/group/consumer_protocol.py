@@ -245,6 +245,12 @@ class ConsumerProtocolMember(GroupMembership):
             return
         if cls.retriable:
             return
+        if cls is Errors.TopicAuthorizationFailedError:
+            # Not fatal (as in the Java consumer): the poll hears it, the member keeps its
+            # state and heartbeats again after the backoff, so a grant resumes it.
+            cluster = self._client.cluster
+            refused = [t for t in self._sent_topics if cluster.topic_error(t) == code]
+            raise cls(f"{text}; not authorized to describe topics {refused or self._sent_topics}")
         fatal = cls(text)
         self._fail(fatal)
         raise fatal
