@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import pytest
 from ferrokafka.testing import QUICK_START_JVM_OPTIONS, ExternalKafka, KafkaBroker, KafkaCluster
+from ferrokafka.testing.kerberos import KerberosRealm
 from ferrokafka.testing.security import Security
 from ferrokafka.testing.spark import (
     StandaloneSpark,
@@ -140,6 +141,42 @@ def acl_broker() -> Iterator[KafkaBroker]:
     """A SASL_PLAINTEXT broker with ``StandardAuthorizer``: ``admin`` is a super user,
     ``alice`` may do only what ACLs allow her."""
     yield from _secured_broker("sasl_plaintext", authorizer=True)
+
+
+# Kerberos: one MIT KDC for the session (ferrokafka.testing.kerberos), and SASL brokers that
+# enable GSSAPI beside their other mechanisms as kafka/localhost@FERROKAFKA.TEST.
+
+
+@pytest.fixture(scope="session")
+def kerberos_realm() -> Iterator[KerberosRealm]:
+    """A throwaway realm (``FERROKAFKA.TEST``) on loopback with the principals
+    ``kafka/localhost``, ``admin`` and ``alice``, each with a keytab."""
+    with KerberosRealm() as realm:
+        yield realm
+
+
+def _kerberos_broker(realm: KerberosRealm, security: Security) -> Iterator[KafkaBroker]:
+    options = realm.broker_options(security, config=KEEP_DATA, jvm_options=QUICK_START_JVM_OPTIONS)
+    broker = KafkaBroker(**options)
+    broker.start()
+    try:
+        yield broker
+    finally:
+        broker.stop()
+
+
+@pytest.fixture(scope="session")
+def kerberos_broker(kerberos_realm: KerberosRealm) -> Iterator[KafkaBroker]:
+    """A SASL_PLAINTEXT broker accepting GSSAPI for ``kerberos_realm``'s principals (its
+    principal is ``kafka/localhost``: clients connecting to 127.0.0.1 need
+    ``sasl_kerberos_domain_name="localhost"``)."""
+    yield from _kerberos_broker(kerberos_realm, "sasl_plaintext")
+
+
+@pytest.fixture(scope="session")
+def kerberos_ssl_broker(kerberos_realm: KerberosRealm) -> Iterator[KafkaBroker]:
+    """``kerberos_broker`` over SASL_SSL (the CA in ``kerberos_ssl_broker.ca_file``)."""
+    yield from _kerberos_broker(kerberos_realm, "sasl_ssl")
 
 
 # ---- topics -----------------------------------------------------------------------------------

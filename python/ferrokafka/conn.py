@@ -263,16 +263,27 @@ class Connection:
             config.sasl_plain_username,
             config.sasl_plain_password,
             token_provider=config.sasl_oauth_token_provider,
+            host=self.host,
+            kerberos_service_name=config.sasl_kerberos_service_name,
+            kerberos_domain_name=config.sasl_kerberos_domain_name,
         )
         who = "" if user is None or name not in PASSWORD_MECHANISMS else f" as {user!r}"
         failed = f"{name} authentication{who} with {where} failed"
         try:
             await wait_for(mechanism.prepare(), self._request_timeout)
         except asyncio.TimeoutError:
+            waited_for = (
+                "no Kerberos service ticket came from the KDC"
+                if name == "GSSAPI"
+                else "the token provider gave no token"
+            )
             raise Errors.AuthenticationFailedError(
-                f"{failed}: the token provider gave no token within {self._request_timeout}s"
+                f"{failed}: {waited_for} within {self._request_timeout}s"
             ) from None
         except Exception as exc:
+            if name == "GSSAPI" and isinstance(exc, Errors.AuthenticationFailedError):
+                # The mechanism's own finding (the Kerberos library's), free of secrets.
+                raise Errors.AuthenticationFailedError(f"{failed}: {exc.args[0]}") from None
             # The provider's own error is chained, not quoted: its text is the application's.
             raise Errors.AuthenticationFailedError(
                 f"{failed}: the token provider raised {type(exc).__name__}"

@@ -53,6 +53,17 @@ async def test_busy_clients_outlive_their_sessions(
     reauth_broker: KafkaBroker, mechanism: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     options = _options(reauth_broker, mechanism)
+    await busy_clients_outlive_their_sessions(reauth_broker, options, mechanism, caplog)
+
+
+async def busy_clients_outlive_their_sessions(
+    reauth_broker: KafkaBroker,
+    options: dict[str, Any],
+    mechanism: str,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A producer and a group consumer with ``options`` kept busy for ``BUSY_FOR`` seconds on
+    ``reauth_broker`` (sessions of ``REAUTH_MS``) keep every connection, re-authenticating."""
     topic = f"fk-reauth-{uuid.uuid4().hex[:10]}"
     await reauth_broker.acreate_topic(topic, partitions=2)
     caplog.set_level(logging.DEBUG, logger="ferrokafka")

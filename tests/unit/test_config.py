@@ -114,8 +114,12 @@ def test_every_checked_option_has_a_case() -> None:
         ),
         (
             ConnectionConfig,
-            {**SASL_USER, "security_protocol": "SASL_PLAINTEXT", "sasl_mechanism": "GSSAPI"},
-            "sasl_mechanism 'GSSAPI' is not supported yet",
+            {
+                "security_protocol": "SASL_PLAINTEXT",
+                "sasl_mechanism": "GSSAPI",
+                "sasl_kerberos_service_name": "",
+            },
+            "sasl_kerberos_service_name must be a non-empty name",
         ),
         (
             ConnectionConfig,

@@ -14,7 +14,8 @@ from typing import Any
 
 from .. import _native
 from ..abc import AbstractTokenProvider
-from ..sasl import MECHANISMS, NOT_SUPPORTED_YET, PASSWORD_MECHANISMS
+from ..sasl import MECHANISMS, PASSWORD_MECHANISMS
+from ..sasl.gssapi import import_gssapi
 from .checks import checked, flag, non_negative, one_of, positive, positive_int
 
 __all__ = [
@@ -94,7 +95,7 @@ def _api_version(name: str, value: Any) -> None:
 
 
 _security_protocol = one_of("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
-_sasl_mechanism = one_of(*MECHANISMS, *NOT_SUPPORTED_YET)
+_sasl_mechanism = one_of(*MECHANISMS)
 
 
 _NEEDS_TOKEN_PROVIDER = (
@@ -183,10 +184,11 @@ class ConnectionConfig:
     sasl_mechanism: str = field(default="PLAIN", metadata=checked(_sasl_mechanism))
     """The SASL mechanism used with ``SASL_PLAINTEXT`` and ``SASL_SSL``: ``"PLAIN"``,
     ``"SCRAM-SHA-256"`` or ``"SCRAM-SHA-512"`` (each with ``sasl_plain_username`` and
-    ``sasl_plain_password``), or ``"OAUTHBEARER"`` (with ``sasl_oauth_token_provider``);
-    ``"GSSAPI"`` is not supported yet. Every mechanism re-authenticates before the broker's
-    session ends (its ``connections.max.reauth.ms``). Default ``"PLAIN"``. Java:
-    ``sasl.mechanism``."""
+    ``sasl_plain_password``), ``"OAUTHBEARER"`` (with ``sasl_oauth_token_provider``) or
+    ``"GSSAPI"`` (Kerberos, with the ``gssapi`` extra: the process's ticket cache,
+    ``KRB5CCNAME``, or client keytab, ``KRB5_CLIENT_KTNAME``). Every mechanism
+    re-authenticates before the broker's session ends (its ``connections.max.reauth.ms``).
+    Default ``"PLAIN"``. Java: ``sasl.mechanism``."""
 
     sasl_plain_username: str | None = field(default=None, metadata=checked(_str_or_none))
     """The user name for SASL ``PLAIN`` and ``SCRAM-SHA-*``. Default None. Java: part of
@@ -199,13 +201,15 @@ class ConnectionConfig:
     error messages. Default None. Java: part of ``sasl.jaas.config``."""
 
     sasl_kerberos_service_name: str = "kafka"
-    """The Kerberos principal name of the brokers (``GSSAPI``). Accepted, no effect until
-    ``GSSAPI`` is supported. Default ``"kafka"``. Java: ``sasl.kerberos.service.name``."""
+    """The service part of the brokers' Kerberos principal (``GSSAPI``): the client asks for a
+    ticket for ``<service>/<host>@<realm>``. Default ``"kafka"``. Java:
+    ``sasl.kerberos.service.name``."""
 
     sasl_kerberos_domain_name: str | None = None
-    """The Kerberos domain of the brokers (``GSSAPI``), when not the broker's host name.
-    Accepted, no effect until ``GSSAPI`` is supported. Default None. Java: none (aiokafka
-    only)."""
+    """The host part of the brokers' Kerberos principal (``GSSAPI``), for every broker: the
+    client asks for ``<service>/<domain>@<realm>``; None takes each broker's host name as the
+    client connects to it (the bootstrap address, then the advertised ones). Default None.
+    Java: none (aiokafka only; the Java client uses the host name)."""
 
     sasl_oauth_token_provider: AbstractTokenProvider | None = field(
         default=None, metadata=checked(_token_provider)
@@ -240,19 +244,35 @@ class ConnectionConfig:
             raise ValueError(f"ssl_context is required when security_protocol is {protocol!r}")
         if self.uses_sasl:
             mechanism = self.sasl_mechanism
-            if mechanism in NOT_SUPPORTED_YET:
-                raise ValueError(
-                    f"sasl_mechanism {mechanism!r} is not supported yet (security_protocol "
-                    f"{protocol!r}): use 'PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512' or "
-                    "'OAUTHBEARER'"
-                )
-            if mechanism not in PASSWORD_MECHANISMS:
+            if mechanism == "GSSAPI":
+                self._check_kerberos_options()
+            elif mechanism not in PASSWORD_MECHANISMS:
                 if self.sasl_oauth_token_provider is None:
                     raise ValueError(_NEEDS_TOKEN_PROVIDER)
             else:
                 self._check_password_credentials(mechanism, protocol)
         if isinstance(self.bootstrap_servers, list):
             self._set("bootstrap_servers", tuple(self.bootstrap_servers))
+
+    def _check_kerberos_options(self) -> None:
+        service = self.sasl_kerberos_service_name
+        if not isinstance(service, str) or not service or "@" in service or "/" in service:
+            raise ValueError(
+                f"sasl_kerberos_service_name must be a non-empty name without '@' or '/' "
+                f"(the service part of the brokers' principal), not {service!r}"
+            )
+        domain = self.sasl_kerberos_domain_name
+        if domain is not None and (
+            not isinstance(domain, str) or not domain or "@" in domain or "/" in domain
+        ):
+            raise ValueError(
+                f"sasl_kerberos_domain_name must be None or a host name without '@' or '/', "
+                f"not {domain!r}"
+            )
+        try:
+            import_gssapi()
+        except ImportError as exc:
+            raise ValueError(f"{exc}; security_protocol {self.security_protocol!r}") from exc
 
     def _check_password_credentials(self, mechanism: str, protocol: str) -> None:
         if self.sasl_plain_username is None or self.sasl_plain_password is None:

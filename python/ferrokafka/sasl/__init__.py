@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .gssapi import GssapiMechanism
 from .mechanism import SaslMechanism
 from .oauthbearer import OAuthBearerMechanism
 from .plain import PlainMechanism
@@ -15,8 +16,8 @@ from .scram import ScramMechanism, ScramSha256Mechanism, ScramSha512Mechanism
 
 __all__ = [
     "MECHANISMS",
-    "NOT_SUPPORTED_YET",
     "PASSWORD_MECHANISMS",
+    "GssapiMechanism",
     "OAuthBearerMechanism",
     "PlainMechanism",
     "SaslMechanism",
@@ -34,12 +35,14 @@ PASSWORD_MECHANISMS: dict[str, type[PlainMechanism] | type[ScramMechanism]] = {
 """The mechanisms that authenticate with a user name and password (``sasl_plain_username``,
 ``sasl_plain_password``), by name."""
 
-MECHANISMS: tuple[str, ...] = (*PASSWORD_MECHANISMS, OAuthBearerMechanism.name)
-"""The mechanisms ferrokafka speaks; ``OAUTHBEARER`` takes its tokens from
-``sasl_oauth_token_provider``."""
-
-NOT_SUPPORTED_YET = ("GSSAPI",)
-"""aiokafka's other mechanism names, refused when a client is configured."""
+MECHANISMS: tuple[str, ...] = (
+    *PASSWORD_MECHANISMS,
+    OAuthBearerMechanism.name,
+    GssapiMechanism.name,
+)
+"""The mechanisms ferrokafka speaks (aiokafka's): ``OAUTHBEARER`` takes its tokens from
+``sasl_oauth_token_provider``, ``GSSAPI`` its Kerberos credentials from the process's ticket
+cache or client keytab (with the ``gssapi`` extra)."""
 
 
 def new_mechanism(
@@ -48,9 +51,17 @@ def new_mechanism(
     password: str | None = None,
     *,
     token_provider: Any = None,
+    host: str | None = None,
+    kerberos_service_name: str = "kafka",
+    kerberos_domain_name: str | None = None,
 ) -> SaslMechanism:
     """A fresh exchange of mechanism ``name`` (one of ``MECHANISMS``): with ``username`` and
-    ``password``, or for ``OAUTHBEARER`` with ``token_provider``."""
+    ``password``, for ``OAUTHBEARER`` with ``token_provider``, for ``GSSAPI`` with the broker's
+    ``host`` and the Kerberos service and domain names."""
+    if name == GssapiMechanism.name:
+        if host is None:
+            raise ValueError("GSSAPI needs the broker's host name")
+        return GssapiMechanism(host, kerberos_service_name, kerberos_domain_name)
     if name == OAuthBearerMechanism.name:
         if token_provider is None:
             raise ValueError("OAUTHBEARER needs a token provider")

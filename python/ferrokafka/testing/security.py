@@ -37,6 +37,7 @@ __all__ = [
     "Security",
     "SecurityMaterial",
     "UnsecuredTokenProvider",
+    "kerberos_listener_config",
     "unsecured_jwt",
 ]
 
@@ -64,6 +65,7 @@ _STANDARD_AUTHORIZER = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
 _PLAIN_MODULE = "org.apache.kafka.common.security.plain.PlainLoginModule"
 _SCRAM_MODULE = "org.apache.kafka.common.security.scram.ScramLoginModule"
 _OAUTHBEARER_MODULE = "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule"
+_KRB5_MODULE = "com.sun.security.auth.module.Krb5LoginModule"
 _TLS_DIRECTORY = "tls"
 
 
@@ -203,6 +205,27 @@ class SecurityMaterial:
             for user, password in self.users.items():
                 flags += ["--add-scram", f"{mechanism}=[name={user},password={password}]"]
         return flags
+
+
+def kerberos_listener_config(
+    listener_name: str, *, service: str, principal: str, keytab: Path
+) -> dict[str, str]:
+    """Settings (over a secured harness's own) that enable GSSAPI beside the other mechanisms
+    on the SASL listener ``listener_name``: the broker logs in as ``principal`` from
+    ``keytab`` and accepts tickets for it. The JVM also needs the realm's ``krb5.conf``
+    (``-Djava.security.krb5.conf``; ``ferrokafka.testing.kerberos.KerberosRealm`` makes both).
+    A client principal ``alice@<realm>`` of the default realm is ``User:alice``."""
+    if not listener_name.startswith("SASL_"):
+        raise ValueError(f"GSSAPI needs a SASL listener, not {listener_name!r}")
+    prefix = f"listener.name.{listener_name.lower()}."
+    return {
+        "sasl.enabled.mechanisms": ",".join((*ENABLED_SASL_MECHANISMS, "GSSAPI")),
+        "sasl.kerberos.service.name": service,
+        f"{prefix}gssapi.sasl.jaas.config": (
+            f'{_KRB5_MODULE} required useKeyTab=true storeKey=true keyTab="{keytab}" '
+            f'principal="{principal}";'
+        ),
+    }
 
 
 def _write_tls(
