@@ -14,6 +14,7 @@ from ferrokafka.spark.options import (
     parse_sink_options,
     parse_source_options,
 )
+from ferrokafka.spark.security import Secret
 from ferrokafka.structs import TopicPartition
 
 BS = {"kafka.bootstrap.servers": "127.0.0.1:9092"}
@@ -196,6 +197,8 @@ def test_kafka_options_map_onto_client_options(caplog: pytest.LogCaptureFixture)
                 "kafka.max.partition.fetch.bytes": "1024",
                 "kafka.group.id": "ignored",
                 "kafka.no.such.config": "1",
+                "kafka.security.protocol": "SASL_PLAINTEXT",
+                "kafka.sasl.mechanism": "PLAIN",
                 "kafka.sasl.jaas.config": "org.apache.kafka.common.security.plain.PlainLoginModule"
                 ' required username="alice" password="s3cret";',
             },
@@ -207,9 +210,12 @@ def test_kafka_options_map_onto_client_options(caplog: pytest.LogCaptureFixture)
         "isolation_level": "read_committed",
         "check_crcs": False,
         "max_partition_fetch_bytes": 1024,
+        "security_protocol": "SASL_PLAINTEXT",
+        "sasl_mechanism": "PLAIN",
         "sasl_plain_username": "alice",
-        "sasl_plain_password": "s3cret",
+        "sasl_plain_password": Secret("s3cret"),
     }
+    assert client_kwargs(opts.client, opts.ssl)["sasl_plain_password"] == "s3cret"
     assert "'no.such.config' was supplied but isn't a known config" in caplog.text
     assert "group.id" not in caplog.text
 
@@ -225,11 +231,10 @@ def test_ssl_options_build_a_context(tmp_path: Any) -> None:
     kwargs = client_kwargs(opts.client, opts.ssl)
     assert kwargs["security_protocol"] == "SSL"
     assert kwargs["ssl_context"].check_hostname is False
-    jks = parse(
-        subscribe="a", **{"kafka.security.protocol": "SSL", "kafka.ssl.truststore.type": "JKS"}
-    )
     with pytest.raises(ValueError, match="give the certificates as PEM"):
-        client_kwargs(jks.client, jks.ssl)
+        parse(
+            subscribe="a", **{"kafka.security.protocol": "SSL", "kafka.ssl.truststore.type": "JKS"}
+        )
 
 
 def test_fetch_and_sink_options() -> None:

@@ -4,7 +4,8 @@ The names and meanings are Spark's own (``spark.read.format("kafka")``), so a jo
 format name. Option names are case-insensitive, as in Spark. ``kafka.*`` options are Kafka client
 configs (Java names); the ones ferrokafka has are mapped onto its client's keyword arguments, the
 ones Spark refuses are refused with Spark's reason, and unknown ones are logged and ignored, as the
-Java client does.
+Java client does. The security configs (``security.protocol``, ``sasl.*``, ``ssl.*``) are
+checked and mapped by :mod:`.security`.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..structs import TopicPartition
+from .security import is_security_config, reveal, security_options, ssl_context
 
 __all__ = [
     "EARLIEST",
@@ -62,9 +64,6 @@ _CLIENT_CONFIGS: dict[str, tuple[str, Any]] = {
     "check.crcs": ("check_crcs", _bool),
     "isolation.level": ("isolation_level", str),
     "client.rack": ("client_rack", str),
-    "security.protocol": ("security_protocol", str),
-    "sasl.mechanism": ("sasl_mechanism", str),
-    "sasl.kerberos.service.name": ("sasl_kerberos_service_name", str),
 }
 # Producer-only configs for the sink.
 _PRODUCER_CONFIGS: dict[str, tuple[str, Any]] = {
@@ -75,19 +74,6 @@ _PRODUCER_CONFIGS: dict[str, tuple[str, Any]] = {
     "max.request.size": ("max_request_size", _INT),
     "enable.idempotence": ("enable_idempotence", _bool),
     "transactional.id": ("transactional_id", str),
-}
-# TLS material is kept as paths and strings (picklable, sent to executors) and turned into an
-# SSLContext where the client is made.
-_SSL_CONFIGS = {
-    "ssl.truststore.location": "cafile",
-    "ssl.truststore.certificates": "cadata",
-    "ssl.keystore.location": "certfile",
-    "ssl.keystore.key": "keydata",
-    "ssl.key.password": "password",
-    "ssl.keystore.password": "password",
-    "ssl.endpoint.identification.algorithm": "hostname_algorithm",
-    "ssl.truststore.type": "truststore_type",
-    "ssl.keystore.type": "keystore_type",
 }
 # Configs Spark sets itself and refuses from the user, with Spark's reason.
 _SOURCE_REFUSED = {
@@ -135,7 +121,7 @@ class FetchOptions:
     """What an executor needs to read offset ranges."""
 
     client: Mapping[str, Any]
-    ssl: Mapping[str, str]
+    ssl: Mapping[str, Any]
     include_headers: bool = False
     fail_on_data_loss: bool = True
     poll_timeout_ms: int = 120_000
@@ -146,7 +132,7 @@ class SourceOptions:
     """The parsed options of a Kafka read."""
 
     client: Mapping[str, Any]
-    ssl: Mapping[str, str]
+    ssl: Mapping[str, Any]
     subscribe: tuple[str, ...] | None
     subscribe_pattern: str | None
     assign: tuple[TopicPartition, ...] | None
@@ -186,7 +172,7 @@ class SinkOptions:
     """The parsed options of a Kafka write."""
 
     client: Mapping[str, Any]
-    ssl: Mapping[str, str]
+    ssl: Mapping[str, Any]
     producer: Mapping[str, Any]
     topic: str | None
 
@@ -213,9 +199,9 @@ def _spark_text(value: Any) -> str:
 
 def _split_kafka(
     options: Mapping[str, str], refused: Mapping[str, str], extra: Mapping[str, tuple[str, Any]]
-) -> tuple[dict[str, Any], dict[str, str], dict[str, Any]]:
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     client: dict[str, Any] = {}
-    ssl: dict[str, str] = {}
+    security: dict[str, str] = {}
     producer: dict[str, Any] = {}
     for key, value in options.items():
         if not key.startswith("kafka."):
@@ -229,10 +215,8 @@ def _split_kafka(
         elif name in extra:
             target, convert = extra[name]
             producer[target] = _convert(key, value, convert)
-        elif name in _SSL_CONFIGS:
-            ssl[_SSL_CONFIGS[name]] = value
-        elif name == "sasl.jaas.config":
-            client.update(_jaas(value))
+        elif is_security_config(name):
+            security[name] = value
         elif name in _IGNORED:
             log.debug("Kafka option %r has no effect in ferrokafka's reader", key)
         else:
@@ -241,6 +225,8 @@ def _split_kafka(
         raise ValueError(
             "Option 'kafka.bootstrap.servers' must be specified for configuring Kafka consumer"
         )
+    secured, ssl = security_options(security)
+    client.update(secured)
     return client, ssl, producer
 
 
@@ -249,20 +235,6 @@ def _convert(key: str, value: str, convert: Any) -> Any:
         return convert(value)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"Invalid value {value!r} for option {key!r}: {exc}") from None
-
-
-_JAAS_FIELD = re.compile(r'(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"')
-
-
-def _jaas(config: str) -> dict[str, Any]:
-    """Username and password of a PlainLoginModule/ScramLoginModule JAAS line."""
-    fields = dict(_JAAS_FIELD.findall(config))
-    out: dict[str, Any] = {}
-    if "username" in fields:
-        out["sasl_plain_username"] = fields["username"]
-    if "password" in fields:
-        out["sasl_plain_password"] = fields["password"]
-    return out
 
 
 def _positive(options: Mapping[str, str], name: str) -> int | None:
@@ -533,26 +505,10 @@ def parse_sink_options(options: Mapping[str, Any]) -> SinkOptions:
     return SinkOptions(client=client, ssl=ssl, producer=producer, topic=topic)
 
 
-def client_kwargs(client: Mapping[str, Any], ssl: Mapping[str, str]) -> dict[str, Any]:
-    """The client's keyword arguments, with an ``SSLContext`` made from the TLS options."""
-    kwargs = dict(client)
-    protocol = str(kwargs.get("security_protocol", "PLAINTEXT")).upper()
-    if protocol in ("SSL", "SASL_SSL"):
-        from ..helpers import create_ssl_context
-
-        for kind in ("truststore_type", "keystore_type"):
-            if ssl.get(kind, "PEM").upper() != "PEM":
-                raise ValueError(
-                    f"ssl.{kind.replace('_', '.')} {ssl[kind]!r} is not supported: give the "
-                    "certificates as PEM (ssl.truststore.type=PEM)"
-                )
-        context = create_ssl_context(
-            cafile=ssl.get("cafile"),
-            cadata=ssl.get("cadata"),
-            certfile=ssl.get("certfile"),
-            password=ssl.get("password"),
-        )
-        if ssl.get("hostname_algorithm", "https") == "":
-            context.check_hostname = False
-        kwargs["ssl_context"] = context
+def client_kwargs(client: Mapping[str, Any], ssl: Mapping[str, Any]) -> dict[str, Any]:
+    """The client's keyword arguments (secrets revealed), with an ``SSLContext`` made from the
+    TLS options when the protocol is ``SSL`` or ``SASL_SSL``."""
+    kwargs = {name: reveal(value) for name, value in client.items()}
+    if str(kwargs.get("security_protocol", "PLAINTEXT")).upper() in ("SSL", "SASL_SSL"):
+        kwargs["ssl_context"] = ssl_context(ssl)
     return kwargs

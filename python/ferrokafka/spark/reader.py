@@ -59,7 +59,7 @@ def report_data_loss(fail: bool, reason: str) -> None:
 
 def read_range(
     client: Mapping[str, Any],
-    ssl: Mapping[str, str],
+    ssl: Mapping[str, Any],
     rng: OffsetRange,
     *,
     include_headers: bool = False,

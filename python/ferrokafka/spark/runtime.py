@@ -22,6 +22,7 @@ from ..consumer import AIOKafkaConsumer
 from ..producer import AIOKafkaProducer
 from ..waits import wait_for
 from .options import client_kwargs
+from .security import Secret
 
 __all__ = ["Runtime", "runtime"]
 
@@ -58,7 +59,7 @@ class Runtime:
             raise
 
     async def consumer(
-        self, client: Mapping[str, Any], ssl: Mapping[str, str]
+        self, client: Mapping[str, Any], ssl: Mapping[str, Any]
     ) -> AIOKafkaConsumer[bytes, bytes]:
         """The started consumer for this configuration (assign mode, no group, no commits)."""
         key = _key(client, ssl)
@@ -85,7 +86,7 @@ class Runtime:
         return consumer
 
     async def producer(
-        self, client: Mapping[str, Any], ssl: Mapping[str, str], producer: Mapping[str, Any]
+        self, client: Mapping[str, Any], ssl: Mapping[str, Any], producer: Mapping[str, Any]
     ) -> AIOKafkaProducer:
         """The started producer for this configuration."""
         key = (_key(client, ssl), _key(producer, {}))
@@ -127,8 +128,14 @@ class Runtime:
         self._thread.join(_CLOSE_TIMEOUT)
 
 
-def _key(client: Mapping[str, Any], ssl: Mapping[str, str]) -> Any:
-    return (tuple(sorted((k, repr(v)) for k, v in client.items())), tuple(sorted(ssl.items())))
+def _key(client: Mapping[str, Any], ssl: Mapping[str, Any]) -> Any:
+    # A secret's repr hides it: it keys by value, or two passwords would share a client.
+    def part(config: Mapping[str, Any]) -> tuple[Any, ...]:
+        return tuple(
+            sorted((k, v if isinstance(v, Secret) else repr(v)) for k, v in config.items())
+        )
+
+    return (part(client), part(ssl))
 
 
 _runtime: Runtime | None = None
