@@ -22,6 +22,11 @@ A harness made with ``security=`` secures only its client listener (``bootstrap_
 node also gets a PLAINTEXT ``INTERNAL`` listener for inter-broker traffic and for the harness's
 own readiness checks and topic operations (``plaintext_bootstrap_servers``), see :mod:`.security`.
 
+A harness made with ``faults=True`` puts a :class:`~.faults.FaultProxy` in front of each node's
+client listener and has the node advertise the proxy's port, so every client connection passes
+through it (:meth:`~_LocalKafka.proxy`: latency, bandwidth, black hole, cuts, refusals; heal);
+replication and the harness's own operations use the direct ``INTERNAL`` listener.
+
 Environment:
 
 * ``FERROKAFKA_KAFKA_VERSION`` overrides :data:`KAFKA_VERSION` (4.x only);
@@ -51,12 +56,14 @@ from .distribution import (
     kafka_version,
     resolve_kafka,
 )
+from .faults import FaultProxy
 from .kraft import (
     DEFAULT_JVM_OPTIONS,
     QUICK_START_JVM_OPTIONS,
     config_values,
     dynamic_quorum,
     node_config,
+    proxied_listeners,
     random_cluster_id,
     render_properties,
     static_quorum,
@@ -133,9 +140,14 @@ class _LocalKafka(LocalHarness, TopicOps):
         client_auth: bool = False,
         authorizer: bool = False,
         server_hostnames: Sequence[str] = DEFAULT_SERVER_HOSTNAMES,
+        faults: bool = False,
     ) -> None:
         if nodes < 1:
             raise ValueError("a Kafka cluster needs at least one node")
+        if faults and security is not None:
+            raise ValueError("faults=True needs the PLAINTEXT client listener (security=None)")
+        self._faults = faults
+        self._proxies: dict[int, FaultProxy] = {}
         if security is None and (client_auth or authorizer):
             raise ValueError("client_auth and authorizer need a secured listener (security=...)")
         self._security = (
@@ -440,6 +452,22 @@ class _LocalKafka(LocalHarness, TopicOps):
         self._started = False
         return state
 
+    def proxy(self, node_id: int) -> FaultProxy:
+        """The fault proxy in front of node ``node_id``'s client listener (``faults=True``):
+        slow it, black-hole it, cut its connections, refuse new ones, heal it."""
+        self._require_started()
+        try:
+            return self._proxies[node_id]
+        except KeyError:
+            if not self._faults:
+                raise RuntimeError(f"{self!r} has no fault proxies (faults=True)") from None
+            raise KeyError(f"no node {node_id}; nodes are {list(self.node_ids)}") from None
+
+    def heal(self) -> None:
+        """Undo every fault of every proxy."""
+        for proxy in self._proxies.values():
+            proxy.heal()
+
     # ---- internals -------------------------------------------------------------------------
 
     def _node(self, node_id: int) -> Node:
@@ -491,7 +519,8 @@ class _LocalKafka(LocalHarness, TopicOps):
         self._processes.clear()
         self._finalizer = weakref.finalize(self, _cleanup, self._processes, root, self.keep_dirs)
         self._jvm = KafkaJvm.in_directory(root, java, classpath, self.version)
-        per_node = 2 if self._security is None else 3
+        internal = self._security is not None or self._faults
+        per_node = 2 + internal + self._faults
         ports = free_ports(per_node * self._n)
         self._nodes = {}
         for node_id in self.node_ids:
@@ -503,13 +532,23 @@ class _LocalKafka(LocalHarness, TopicOps):
                 port=ports[first],
                 controller_port=ports[first + 1],
                 directory=directory,
-                internal_port=ports[first + 2] if self._security is not None else None,
+                internal_port=ports[first + 2] if internal else None,
+                advertised_port=ports[first + 3] if self._faults else None,
             )
         self._material = None if self._security is None else self._security.make_material(root)
         self._cluster_id = random_cluster_id()
         quorum = self._quorum_config()
         for node in self._nodes.values():
             listeners = {}
+            if node.advertised_port is not None:
+                assert node.internal_port is not None
+                listeners = proxied_listeners(
+                    port=node.port,
+                    advertised_port=node.advertised_port,
+                    internal_port=node.internal_port,
+                    controller_port=node.controller_port,
+                )
+                self._start_proxy(node)
             if self._material is not None:
                 assert node.internal_port is not None
                 listeners = self._material.broker_config(
@@ -536,6 +575,14 @@ class _LocalKafka(LocalHarness, TopicOps):
             flags += ["--feature", f"{name}={level}"]
         self._jvm.format_storage(self._nodes.values(), self._cluster_id, flags)
 
+    def _start_proxy(self, node: Node) -> None:
+        assert node.advertised_port is not None
+        old = self._proxies.pop(node.node_id, None)
+        if old is not None:
+            old.stop()
+        proxy = FaultProxy((LOOPBACK, node.port), port=node.advertised_port)
+        self._proxies[node.node_id] = proxy.start()
+
     def _launch(self, node: Node) -> None:
         assert self._jvm is not None
         process = self._jvm.launch(
@@ -550,6 +597,9 @@ class _LocalKafka(LocalHarness, TopicOps):
         running = [n.process for n in self._nodes.values() if n.process is not None]
         stop_all(running, self.stop_timeout, sig=signal.SIGKILL if force else signal.SIGTERM)
         self._processes.clear()
+        for proxy in self._proxies.values():
+            proxy.stop()
+        self._proxies.clear()
         self._release_directory()
 
     def __repr__(self) -> str:
@@ -579,6 +629,7 @@ class KafkaBroker(_LocalKafka):
         client_auth: bool = False,
         authorizer: bool = False,
         server_hostnames: Sequence[str] = DEFAULT_SERVER_HOSTNAMES,
+        faults: bool = False,
     ) -> None:
         super().__init__(
             1,
@@ -597,6 +648,7 @@ class KafkaBroker(_LocalKafka):
             client_auth=client_auth,
             authorizer=authorizer,
             server_hostnames=server_hostnames,
+            faults=faults,
         )
 
     @property

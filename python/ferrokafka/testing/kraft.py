@@ -143,3 +143,24 @@ def node_config(
     for values in overrides:
         config.update(values)
     return config
+
+
+def proxied_listeners(
+    *, port: int, advertised_port: int, internal_port: int, controller_port: int
+) -> dict[str, str]:
+    """Listener settings of a node behind a fault proxy: clients are told to connect to the
+    proxy's ``advertised_port``, which forwards to ``port``; the brokers replicate over a
+    direct ``INTERNAL`` listener, so a fault on a client path leaves replication alone."""
+    return {
+        "listeners": (
+            f"PLAINTEXT://{LOOPBACK}:{port},CONTROLLER://{LOOPBACK}:{controller_port},"
+            f"INTERNAL://{LOOPBACK}:{internal_port}"
+        ),
+        "advertised.listeners": (
+            f"PLAINTEXT://{LOOPBACK}:{advertised_port},INTERNAL://{LOOPBACK}:{internal_port}"
+        ),
+        "inter.broker.listener.name": "INTERNAL",
+        "listener.security.protocol.map": (
+            "CONTROLLER:PLAINTEXT,INTERNAL:PLAINTEXT,PLAINTEXT:PLAINTEXT"
+        ),
+    }

@@ -55,6 +55,8 @@ class Node:
     directory: Path
     process: TrackedProcess | None = None
     internal_port: int | None = None
+    advertised_port: int | None = None
+    """Where clients are told to connect, when not ``port``: a fault proxy in front of it."""
 
     @property
     def config_path(self) -> Path:
@@ -70,7 +72,7 @@ class Node:
 
     @property
     def address(self) -> str:
-        return f"{LOOPBACK}:{self.port}"
+        return f"{LOOPBACK}:{self.port if self.advertised_port is None else self.advertised_port}"
 
     @property
     def plaintext_address(self) -> str:
