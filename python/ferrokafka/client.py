@@ -68,6 +68,13 @@ class _Backoff:
     def remaining(self, key: int) -> float:
         return max(0.0, self._not_before.get(key, 0.0) - time.monotonic())
 
+    def failing(self, key: int) -> bool:
+        """Whether the last attempt to reach ``key`` failed."""
+        return key in self._failures
+
+    def forget(self, key: int) -> None:
+        self.succeeded(key)
+
 
 class AIOKafkaClient:
     """Connections to a Kafka cluster, and its metadata.
@@ -90,6 +97,8 @@ class AIOKafkaClient:
         self._idle_timeout = None if idle_ms is None else idle_ms / 1000
         self._md_updated = asyncio.Event()
         self._backoff = _Backoff(config.reconnect_backoff_ms, config.reconnect_backoff_max_ms)
+        self._last_metadata = time.monotonic()
+        """When metadata last came (construction until then), for the rebootstrap trigger."""
 
         self.cluster = ClusterMetadata(self._bootstrap_addresses)
         self._addresses: dict[int, tuple[str, int]] = {
@@ -307,8 +316,29 @@ class AIOKafkaClient:
     async def send_to_any(
         self, api_key: Api[Any, Any] | int, body: Mapping[str, Any], *, version: int | None = None
     ) -> Any:
-        """Send to the least-loaded node (requests any broker can answer)."""
-        return await self.send(self.least_loaded_node(), key_of(api_key), body, version=version)
+        """Send to the least-loaded node (requests any broker can answer). A node that cannot
+        be connected to is passed over for the next one; when none of the known brokers can
+        be, the client rebootstraps (``metadata_recovery_strategy``) and tries once more."""
+        conn = await self._ready_any()
+        return await conn.send(key_of(api_key), body, version=version)
+
+    async def _ready_any(self) -> Connection:
+        tried: set[int] = set()
+        attempts = len(self.cluster.broker_ids() or self.cluster.bootstrap_ids()) + 1
+        for attempt in range(attempts):
+            node = self.least_loaded_node()
+            try:
+                return await self.ready(node)
+            except Errors.KafkaConnectionError as exc:
+                # Nothing was sent: another broker can answer instead.
+                tried.add(node)
+                if self._rebootstrap_due(exc):
+                    self._install_metadata(await self._rebootstrap(exc))
+                    return await self.ready(self.least_loaded_node())
+                known = self.cluster.broker_ids() or self.cluster.bootstrap_ids()
+                if set(known) <= tried or attempt == attempts - 1:
+                    raise
+        raise AssertionError("unreachable")
 
     async def find_coordinator(self, key: str, key_type: int = 0) -> int:
         """One FindCoordinator: the broker id coordinating ``key``, a consumer group
@@ -366,6 +396,7 @@ class AIOKafkaClient:
             if coord in self._addresses:
                 self._addresses[coord] = (broker.host, broker.port)
         self._md_updated.set()
+        self._last_metadata = time.monotonic()
 
     async def fetch_metadata(self, topics: set[str] | None = None) -> MetadataResponse:
         """One Metadata request to the least-loaded node, without installing it."""
@@ -385,7 +416,56 @@ class AIOKafkaClient:
         await self._md_refresh()
 
     async def _refresh_metadata_now(self) -> None:
-        self._install_metadata(await self.fetch_metadata())
+        try:
+            response = await self.fetch_metadata()
+        except Errors.KafkaError as exc:
+            # Connecting failed over to every known broker already; an answer that never came
+            # (a black-holed broker) counts towards the rebootstrap trigger's time.
+            if not self._rebootstrap_due(exc):
+                raise
+            response = await self._rebootstrap(exc)
+        self._install_metadata(response)
+
+    def _rebootstrap_due(self, exc: Errors.KafkaError) -> bool:
+        """Whether a failed metadata request calls for a rebootstrap (KIP-899): every broker
+        the metadata names failed its last connection attempt and none is connected, or no
+        metadata came for ``metadata_recovery_rebootstrap_trigger_ms`` (KIP-1102)."""
+        if self.config.metadata_recovery_strategy != "rebootstrap":
+            return False
+        if isinstance(exc, AUTHENTICATION_ERRORS):
+            return False  # the bootstrap brokers would refuse the same credentials
+        known = self.cluster.broker_ids()
+        if not known:
+            return False  # the bootstrap nodes are what is being tried already
+        if all(self._backoff.failing(n) and n not in self.connections for n in known):
+            return True
+        silent = time.monotonic() - self._last_metadata
+        return silent * 1000 >= self.config.metadata_recovery_rebootstrap_trigger_ms
+
+    async def _rebootstrap(self, cause: Errors.KafkaError) -> MetadataResponse:
+        """Metadata from the ``bootstrap_servers`` again, each tried in turn with a fresh
+        backoff; raises ``KafkaConnectionError`` naming each failure if none answers."""
+        log.warning(
+            "no broker of the cluster metadata is reachable (%s); rebootstrapping from %s",
+            cause,
+            ", ".join(f"{h}:{p}" for h, p in self._bootstrap_addresses),
+        )
+        failures: list[str] = []
+        for node_id in self.cluster.bootstrap_ids():
+            self._backoff.forget(node_id)
+            try:
+                conn = await self.ready(node_id)
+                response = await conn.send(Api.METADATA, self._metadata_request())
+            except AUTHENTICATION_ERRORS:
+                raise
+            except Errors.KafkaError as exc:
+                failures.append(f"node {node_id} {self._addresses[node_id]}: {exc}")
+                continue
+            log.info("rebootstrapped from node %s %s", node_id, self._addresses[node_id])
+            return response
+        raise Errors.KafkaConnectionError(
+            "rebootstrap failed: unable to reach any of " + "; ".join(failures)
+        )
 
     force_metadata_update = refresh_metadata
 

@@ -32,6 +32,8 @@ BAD_VALUES: list[tuple[type[ConnectionConfig], str, Any]] = [
     (ConnectionConfig, "retry_backoff_ms", True),
     (ConnectionConfig, "reconnect_backoff_ms", -1),
     (ConnectionConfig, "reconnect_backoff_max_ms", 1.5),
+    (ConnectionConfig, "metadata_recovery_strategy", "REBOOTSTRAP"),
+    (ConnectionConfig, "metadata_recovery_rebootstrap_trigger_ms", 0),
     (ConnectionConfig, "connections_max_idle_ms", 0),
     (ConnectionConfig, "connections_max_idle_ms", "9"),
     (ConnectionConfig, "security_protocol", "SASL_KERBEROS"),
@@ -263,7 +265,13 @@ def _config_defaults(config: type[ConnectionConfig]) -> dict[str, Any]:
 
 
 # Options of the configs that no aiokafka constructor takes.
-_CLIENT_ONLY = {"reconnect_backoff_ms", "reconnect_backoff_max_ms", "tcp_keepalive"}
+_CLIENT_ONLY = {
+    "reconnect_backoff_ms",
+    "reconnect_backoff_max_ms",
+    "tcp_keepalive",
+    "metadata_recovery_strategy",
+    "metadata_recovery_rebootstrap_trigger_ms",
+}
 
 
 @pytest.mark.parametrize(

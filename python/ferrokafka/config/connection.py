@@ -162,6 +162,23 @@ class ConnectionConfig:
     """The most ``reconnect_backoff_ms`` grows to, in milliseconds. Default 1000. Java:
     ``reconnect.backoff.max.ms``; not an option of aiokafka's clients."""
 
+    metadata_recovery_strategy: str = field(
+        default="rebootstrap", metadata=checked(one_of("none", "rebootstrap"))
+    )
+    """What to do when no broker the client knows can be reached (or no metadata came for
+    ``metadata_recovery_rebootstrap_trigger_ms``): ``"rebootstrap"`` asks the
+    ``bootstrap_servers`` again (their names resolved anew), so a client outlives a cluster
+    whose brokers were all replaced (KIP-899, KIP-1102); ``"none"`` keeps trying the brokers it
+    knows. Default ``"rebootstrap"``. Java: ``metadata.recovery.strategy``; not an option of
+    aiokafka's clients."""
+
+    metadata_recovery_rebootstrap_trigger_ms: int = field(
+        default=300000, metadata=checked(positive_int)
+    )
+    """Milliseconds without any metadata after which the client rebootstraps even if a known
+    broker still accepts connections. Default 300000 (5 min). Java:
+    ``metadata.recovery.rebootstrap.trigger.ms``; not an option of aiokafka's clients."""
+
     connections_max_idle_ms: int | None = field(default=540000, metadata=checked(_idle_ms))
     """Milliseconds after which a connection with nothing in flight is closed; None keeps
     idle connections open. Default 540000 (9 min). Java: ``connections.max.idle.ms``."""

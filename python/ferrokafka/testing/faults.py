@@ -15,6 +15,9 @@ then degrades one broker's network and heals it:
 - :meth:`~FaultProxy.refuse`: new connections are reset on accept;
 - :meth:`~FaultProxy.heal`: all of it undone (held data flows again).
 
+Assigning :attr:`~FaultProxy.upstream` points new connections elsewhere (a stable address in
+front of a cluster that is replaced).
+
 Each proxy runs its own event loop in a daemon thread, so it keeps working while a test's loop
 is busy or blocked, and its methods may be called from any thread.
 """
