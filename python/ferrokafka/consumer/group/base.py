@@ -187,6 +187,12 @@ class GroupMembership(OffsetsCoordinator, GroupMember):
     def polled(self) -> None:
         self._last_poll = time.monotonic()
 
+    def _poll_overdue(self) -> bool:
+        """Whether a subscribed member's application has not polled for
+        ``max_poll_interval_ms``."""
+        overdue = time.monotonic() - self._last_poll > self._max_poll_interval
+        return overdue and self._subscription.partitions_auto_assigned()
+
     def raise_if_failed(self) -> None:
         if self._fatal is not None:
             raise self._fatal
@@ -298,6 +304,11 @@ class GroupMembership(OffsetsCoordinator, GroupMember):
     async def _auto_commit_routine(self) -> None:
         while self._fatal is None:
             await asyncio.sleep(self._auto_commit_interval)
+            if self._poll_overdue():
+                # The application has not polled for max_poll_interval_ms (slow processing,
+                # or its code blocked the event loop): the records it holds may be
+                # unprocessed, and the member is leaving the group, so nothing is committed.
+                continue
             if self._may_auto_commit():
                 await self._try_commit(self._changed_positions(), "auto-commit", now=False)
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-import time
 from collections.abc import Callable, Coroutine, Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -476,7 +475,7 @@ class ClassicMember(GroupMembership):
             await asyncio.sleep(self._heartbeat_interval)
             if self.generation < 0 or self.rejoin_needed or self._fatal is not None:
                 continue
-            if time.monotonic() - self._last_poll > self._max_poll_interval:
+            if self._poll_overdue():
                 await self._poll_timeout()
                 continue
             body: HeartbeatRequest = {

@@ -166,7 +166,7 @@ class ConsumerProtocolMember(GroupMembership):
                 self._wake.clear()
                 await wait_event(self._wake, self._interval)
                 continue
-            if time.monotonic() - self._last_poll > self._max_poll_interval and self.generation:
+            if self._poll_overdue() and self.generation:
                 log.warning(
                     "group %s: no poll within max_poll_interval_ms; leaving the group",
                     self.group_id,
