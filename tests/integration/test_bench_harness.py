@@ -187,3 +187,18 @@ def test_consume_tls_reads_through_both_listeners_and_prints_its_table() -> None
     for client in clients:
         for listener in ("plaintext", "tls"):
             assert f"[W1 {listener} round 1/1] {client}: " in progress
+
+
+@pytest.mark.timeout(600)
+def test_load_scenarios_run_and_report() -> None:
+    """``benches/load.py --quick``: every scenario (many clients on one loop, one consumer on
+    many partitions, many groups at once) consumes everything and settles every group; its
+    tables are printed. Figures are not asserted."""
+    argv = [sys.executable, str(ROOT / "benches" / "load.py"), "--quick"]
+    proc = subprocess.run(argv, cwd=ROOT / "benches", capture_output=True, text=True, timeout=580)
+    assert proc.returncode == 0, f"exit {proc.returncode}:\n{proc.stdout}\n{proc.stderr[-4000:]}"
+    for title in ("### clients:", "### wide:", "### groups:"):
+        assert title in proc.stdout, proc.stdout
+    assert "| records consumed | 6,000 |" in proc.stdout
+    assert "| records consumed | 2,500 of 2,500 |" in proc.stdout
+    assert "| groups balanced after the second joins | 10 of 10 |" in proc.stdout

@@ -42,6 +42,11 @@ class FetchSession:
         self._known: dict[TopicPartition, FetchKey] = {}
 
     @property
+    def size(self) -> int:
+        """How many partitions the broker keeps in the session (0 without one)."""
+        return len(self._known)
+
+    @property
     def full(self) -> bool:
         """Whether the next request must name every wanted partition."""
         return self.session_id == 0 or self.epoch == 0
