@@ -21,7 +21,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 import pytest
-from ferrokafka.testing import QUICK_START_JVM_OPTIONS, ExternalKafka, KafkaBroker, KafkaCluster
+from ferrokafka.testing import (
+    QUICK_START_JVM_OPTIONS,
+    ExternalKafka,
+    KafkaBroker,
+    KafkaCluster,
+    kafka_version,
+)
+from ferrokafka.testing.distribution import kafka_release
 from ferrokafka.testing.kerberos import KerberosRealm
 from ferrokafka.testing.security import Security
 from ferrokafka.testing.spark import (
@@ -177,6 +184,23 @@ def kerberos_broker(kerberos_realm: KerberosRealm) -> Iterator[KafkaBroker]:
 def kerberos_ssl_broker(kerberos_realm: KerberosRealm) -> Iterator[KafkaBroker]:
     """``kerberos_broker`` over SASL_SSL (the CA in ``kerberos_ssl_broker.ca_file``)."""
     yield from _kerberos_broker(kerberos_realm, "sasl_ssl")
+
+
+# ---- broker versions --------------------------------------------------------------------------
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Skip a ``requires_kafka_4`` test when the run's broker (``FERROKAFKA_KAFKA_VERSION``) is
+    older, saying why; a mark without its reason is an error."""
+    mark = item.get_closest_marker("requires_kafka_4")
+    if mark is None:
+        return
+    reason = mark.args[0] if mark.args else mark.kwargs.get("reason")
+    if not reason:
+        pytest.fail(f"{item.nodeid}: requires_kafka_4 needs a reason", pytrace=False)
+    version = kafka_version()
+    if kafka_release(version) < (4, 0):
+        pytest.skip(f"needs Kafka 4.0+, the run's broker is {version}: {reason}")
 
 
 # ---- topics -----------------------------------------------------------------------------------

@@ -92,6 +92,7 @@ def test_second_resolve_is_cached_and_needs_no_maven(monkeypatch: pytest.MonkeyP
 # ---- one node ---------------------------------------------------------------------------------
 
 
+@pytest.mark.core
 def test_single_broker_runs_then_leaves_nothing_behind(tmp_path: Path) -> None:
     broker = KafkaBroker(base_dir=tmp_path, jvm_options=QUICK_START_JVM_OPTIONS)
     broker.start()

@@ -14,7 +14,7 @@ from ferrokafka.client import AIOKafkaClient
 from ferrokafka.protocol import ApiKey, coordinator_node_id
 from ferrokafka.structs import TopicPartition
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.core]
 
 
 async def test_metadata_of_a_created_topic(bootstrap_servers: str, make_topic: Any) -> None:

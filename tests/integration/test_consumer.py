@@ -13,7 +13,7 @@ from ferrokafka import errors as Errors
 
 from .produce_util import produce, produce_values, value_of
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.core]
 
 T0 = 1_700_000_000_000
 

@@ -17,7 +17,7 @@ from ferrokafka.testing import QUICK_START_JVM_OPTIONS, KafkaCluster
 from .produce_util import produce_values, value_of
 from .test_consumer import drain
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.core]
 
 
 async def leader_of(bootstrap: str, tp: TopicPartition) -> int:

@@ -12,7 +12,7 @@ from ferrokafka import errors as Errors
 from .produce_util import produce_values
 from .test_consumer import drain
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.core]
 
 
 async def test_commit_and_committed_without_membership(

@@ -26,9 +26,10 @@ from ferrokafka.coordinator.assignors.sticky.sticky_assignor import (
 )
 
 from .group_util import FAST, Writer, complete_split, members, poll_all, settle, until
+from .kafka_versions import CONSUMER_PROTOCOL
 from .produce_util import produce_values
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.core]
 
 
 @pytest.mark.parametrize(
@@ -205,7 +206,7 @@ async def test_pattern_subscription_picks_up_new_topics(
         await consumer.stop()
 
 
-@pytest.mark.parametrize("protocol", ["classic", "consumer"])
+@pytest.mark.parametrize("protocol", ["classic", CONSUMER_PROTOCOL])
 async def test_at_least_once_across_rebalances(
     bootstrap_servers: str, make_topic: Any, protocol: str
 ) -> None:
@@ -368,7 +369,7 @@ async def test_cooperative_sticky_revokes_only_what_moves(
 
 
 @pytest.mark.cluster
-@pytest.mark.parametrize("protocol", ["classic", "consumer"])
+@pytest.mark.parametrize("protocol", ["classic", CONSUMER_PROTOCOL])
 async def test_group_recovers_when_the_coordinator_broker_dies(
     kafka_cluster: Any, protocol: str
 ) -> None:
@@ -457,7 +458,7 @@ asyncio.run(main())
 """
 
 
-@pytest.mark.parametrize("protocol", ["classic", "consumer"])
+@pytest.mark.parametrize("protocol", ["classic", CONSUMER_PROTOCOL])
 async def test_at_least_once_when_a_member_dies(
     bootstrap_servers: str, make_topic: Any, protocol: str
 ) -> None:

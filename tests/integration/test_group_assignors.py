@@ -28,7 +28,7 @@ from ferrokafka.coordinator.protocol import (
 from .group_util import members, poll_all, settle, until
 from .produce_util import produce_values
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.core]
 
 
 class AllToTheVolunteer(AbstractPartitionAssignor):

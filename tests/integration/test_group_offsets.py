@@ -18,9 +18,10 @@ from ferrokafka.coordinator.assignors.sticky.sticky_assignor import (
 )
 
 from .group_util import committed_offsets, members, poll_all, settle, until
+from .kafka_versions import CONSUMER_PROTOCOL, KIP848
 from .produce_util import produce_values
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.core]
 
 NEVER = 600_000
 """An ``auto_commit_interval_ms`` that never fires during a test: any commit seen then was made
@@ -41,7 +42,7 @@ async def consume(
     return got
 
 
-@pytest.mark.parametrize("protocol", ["classic", "consumer"])
+@pytest.mark.parametrize("protocol", ["classic", CONSUMER_PROTOCOL])
 async def test_auto_commit_every_interval(
     bootstrap_servers: str, make_topic: Any, protocol: str
 ) -> None:
@@ -86,7 +87,7 @@ async def until_async(
     [
         ("classic", RoundRobinPartitionAssignor),
         ("classic", CooperativeStickyPartitionAssignor),
-        ("consumer", None),
+        pytest.param("consumer", None, marks=KIP848),
     ],
     ids=["eager", "cooperative", "kip848"],
 )
@@ -134,7 +135,7 @@ async def test_auto_commit_before_revocation(
         await a.stop()
 
 
-@pytest.mark.parametrize("protocol", ["classic", "consumer"])
+@pytest.mark.parametrize("protocol", ["classic", CONSUMER_PROTOCOL])
 async def test_auto_commit_on_close(bootstrap_servers: str, make_topic: Any, protocol: str) -> None:
     topic = make_topic(partitions=2)
     group = f"g-{topic}"

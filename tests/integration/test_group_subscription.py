@@ -12,9 +12,10 @@ import pytest
 from ferrokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
 
 from .group_util import committed_offsets, members, poll_all, settle, until
+from .kafka_versions import CONSUMER_PROTOCOL
 from .produce_util import produce_values
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.core]
 
 NEVER = 600_000  # an auto-commit interval that does not fire during the test
 
@@ -36,7 +37,7 @@ def leader_first(consumers: list[AIOKafkaConsumer[Any, Any]]) -> list[AIOKafkaCo
     return sorted(consumers, key=lambda c: c._coordinator.member_id != leader)
 
 
-@pytest.mark.parametrize("protocol", ["classic", "consumer"])
+@pytest.mark.parametrize("protocol", ["classic", CONSUMER_PROTOCOL])
 async def test_subscription_change_rebalances_onto_the_new_topics(
     bootstrap_servers: str, make_topic: Any, protocol: str
 ) -> None:
@@ -93,7 +94,7 @@ async def test_subscription_change_rebalances_onto_the_new_topics(
             await c.stop()
 
 
-@pytest.mark.parametrize("protocol", ["classic", "consumer"])
+@pytest.mark.parametrize("protocol", ["classic", CONSUMER_PROTOCOL])
 async def test_unsubscribe_gives_up_the_partitions_and_leaves_the_group(
     bootstrap_servers: str, make_topic: Any, protocol: str
 ) -> None:

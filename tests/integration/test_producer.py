@@ -25,7 +25,7 @@ from ferrokafka.records import decode_records
 from ferrokafka.structs import RecordMetadata, TopicPartition
 from ferrokafka.testing import resolve_kafka
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.core]
 
 ROOT = Path(__file__).resolve().parents[2]
 JAVA_CONSUMER = ROOT / "tools" / "java" / "InteropConsumer.java"

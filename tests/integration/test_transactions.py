@@ -16,7 +16,7 @@ from ferrokafka.structs import OffsetAndMetadata, TopicPartition
 
 from ..conftest import TopicFactory
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.core]
 
 
 def _txn_id() -> str:

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import asyncio
 from collections import defaultdict
-from collections.abc import Awaitable, Callable, Iterable
-from typing import TYPE_CHECKING, TypeVar
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import errors as Errors
 from ..protocol import Api
@@ -96,12 +96,6 @@ class GroupOperations(AdminBase):
         is the server assignor; members carry no metadata/assignment bytes). A group the
         coordinator does not know raises ``GroupIdNotFound`` naming it.
         """
-        by_node: dict[int, list[str]] = defaultdict(list)
-        for group_id in dict.fromkeys(group_ids):
-            node = group_coordinator_id
-            if node is None:
-                node = await self.find_coordinator(group_id)
-            by_node[node].append(group_id)
 
         async def describe_on(node: int, groups: list[str]) -> Body:
             request: DescribeGroupsRequest = {
@@ -112,6 +106,8 @@ class GroupOperations(AdminBase):
             described: list[Body] = []
             for found in response["groups"]:
                 group = plain(found)
+                if _unknown(group):
+                    group["error_code"] = Errors.GroupIdNotFound.errno
                 if group["error_code"] == Errors.GroupIdNotFound.errno:
                     group = await self._describe_consumer_protocol_group(
                         node, group["group_id"], include_authorized_operations
@@ -126,18 +122,43 @@ class GroupOperations(AdminBase):
             result["groups"] = described
             return result
 
-        return list(await asyncio.gather(*(describe_on(node, gs) for node, gs in by_node.items())))
+        async def attempt() -> list[Body]:
+            # Coordinators are looked up again on each attempt: a NOT_COORDINATOR answer
+            # (the group moved, or its offsets partition is still being loaded) is retried.
+            by_node: dict[int, list[str]] = defaultdict(list)
+            for group_id in dict.fromkeys(group_ids):
+                node = group_coordinator_id
+                if node is None:
+                    node = await self.find_coordinator(group_id)
+                by_node[node].append(group_id)
+            described = (describe_on(node, gs) for node, gs in by_node.items())
+            return list(await asyncio.gather(*described))
+
+        return await self._retrying(attempt)
 
     async def _describe_consumer_protocol_group(
         self, node: int, group_id: str, include_authorized_operations: bool
     ) -> Body:
-        """A KIP-848 group, described with ConsumerGroupDescribe in DescribeGroups' shape."""
+        """A KIP-848 group, described with ConsumerGroupDescribe in DescribeGroups' shape;
+        on a broker without ConsumerGroupDescribe, the group is not found."""
+        conn = await self._client.ready(node)
+        try:
+            conn.version_for(Api.CONSUMER_GROUP_DESCRIBE.key)
+        except Errors.IncompatibleBrokerVersion:
+            return {
+                "error_code": Errors.GroupIdNotFound.errno,
+                "error_message": None,
+                "group_id": group_id,
+            }
         request: ConsumerGroupDescribeRequest = {
             "group_ids": [group_id],
             "include_authorized_operations": include_authorized_operations,
         }
         response = await self._client.send(node, Api.CONSUMER_GROUP_DESCRIBE, request)
         group = response["groups"][0]
+        if group["error_code"] == Errors.UnsupportedVersionError.errno:
+            # A broker that lists the API but runs no KIP-848 coordinator (3.9 by default).
+            return {**plain(group), "error_code": Errors.GroupIdNotFound.errno}
         if group["error_code"]:
             return plain(group)
         return {
@@ -232,3 +253,15 @@ def _committed(
             tp = TopicPartition(t["name"], p["partition_index"])
             out[tp] = OffsetAndMetadata(p["committed_offset"], p["metadata"] or "")
     return out
+
+
+def _unknown(group: Mapping[str, Any]) -> bool:
+    """Whether DescribeGroups described a group its coordinator does not know: before v6
+    (KIP-1043) the answer is a ``Dead`` group with no protocol and no members rather than
+    GROUP_ID_NOT_FOUND."""
+    return (
+        group["error_code"] == 0
+        and group.get("group_state") == "Dead"
+        and not group.get("protocol_type")
+        and not group.get("members")
+    )

@@ -29,7 +29,7 @@ replication and the harness's own operations use the direct ``INTERNAL`` listene
 
 Environment:
 
-* ``FERROKAFKA_KAFKA_VERSION`` overrides :data:`KAFKA_VERSION` (4.x only);
+* ``FERROKAFKA_KAFKA_VERSION`` overrides :data:`KAFKA_VERSION` (3.9 or 4.x);
 * ``FERROKAFKA_JAVA`` or ``JAVA_HOME`` chooses the JVM;
 * ``FERROKAFKA_KEEP_BROKER_DIRS=1`` keeps the nodes' directories (logs, data) after stop.
 """
@@ -566,6 +566,7 @@ class _LocalKafka(LocalHarness, TopicOps):
                 replication_factor=self.replication_factor,
                 min_insync_replicas=self.min_insync_replicas,
                 overrides=(listeners, self._config, self._node_configs.get(node.node_id, {})),
+                version=self.version,
             )
             node.config_path.write_text(render_properties(config))
         flags = self._format_flags()

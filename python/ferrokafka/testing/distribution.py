@@ -13,9 +13,12 @@ from .maven import ResolvedJars, resolve_jars
 __all__ = [
     "KAFKA_VERSION",
     "SCALA_BINARY_VERSION",
+    "SUPPORTED_KAFKA",
     "BrokerStartError",
     "find_java",
+    "kafka_release",
     "kafka_version",
+    "logs_through_log4j2",
     "resolve_kafka",
 ]
 
@@ -24,6 +27,11 @@ KAFKA_VERSION = "4.2.0"
 SCALA_BINARY_VERSION = "2.13"
 #: Kafka logs through slf4j 1.x; a newer slf4j-api pulled in transitively would find no binding.
 SLF4J_VERSION = "1.7.36"
+#: The log4j 1.x API Kafka 3.9 logs through (reload4j), the version its release ships.
+RELOAD4J_VERSION = "1.2.25"
+#: The releases the harness runs, all in KRaft mode.
+SUPPORTED_KAFKA = "Apache Kafka 3.9 and 4.x (KRaft)"
+_OLDEST = (3, 9)
 
 
 class BrokerStartError(RuntimeError):
@@ -36,7 +44,8 @@ def kafka_version() -> str:
     return os.environ.get("FERROKAFKA_KAFKA_VERSION") or KAFKA_VERSION
 
 
-def _major_minor(version: str) -> tuple[int, int]:
+def kafka_release(version: str) -> tuple[int, int]:
+    """``(major, minor)`` of a Kafka release version such as ``"3.9.1"``."""
     parts = version.split(".")
     try:
         return int(parts[0]), int(parts[1])
@@ -44,26 +53,39 @@ def _major_minor(version: str) -> tuple[int, int]:
         raise ValueError(f"not a Kafka release version: {version!r}") from None
 
 
-def _log4j_version(version: str) -> str:
-    # The log4j2 release each Kafka line was built against (Kafka does not declare it in the
-    # broker's POM, so it has to be added by hand).
-    return "2.25.3" if _major_minor(version) >= (4, 2) else "2.24.3"
+def logs_through_log4j2(version: str) -> bool:
+    """Kafka 4.0 moved the broker from log4j 1.x (reload4j) to log4j2 (KIP-653)."""
+    return kafka_release(version) >= (4, 0)
+
+
+def _logging_artifacts(version: str) -> list[str]:
+    # The broker's POM declares only slf4j-api; the binding and its backend come from the
+    # release tarball, so they are added by hand at the versions each release line ships.
+    if not logs_through_log4j2(version):
+        return [
+            f"ch.qos.reload4j:reload4j:{RELOAD4J_VERSION}",
+            f"org.slf4j:slf4j-reload4j:{SLF4J_VERSION}",
+        ]
+    log4j = "2.25.3" if kafka_release(version) >= (4, 2) else "2.24.3"
+    return [
+        f"org.apache.logging.log4j:log4j-api:{log4j}",
+        f"org.apache.logging.log4j:log4j-core:{log4j}",
+        f"org.apache.logging.log4j:log4j-slf4j-impl:{log4j}",
+    ]
 
 
 def resolve_kafka(version: str | None = None) -> ResolvedJars:
-    """The broker's jars (``kafka_2.13`` at runtime scope plus log4j2), resolved with Maven and
-    cached; a second call is instant and offline."""
+    """The broker's jars (``kafka_2.13`` at runtime scope plus its logging backend), resolved
+    with Maven and cached; a second call is instant and offline. Raises ValueError for a
+    release the harness does not run (see :data:`SUPPORTED_KAFKA`)."""
     version = version or kafka_version()
-    if _major_minor(version) < (4, 0):
-        raise ValueError(f"the harness runs Kafka 4.x (KRaft + log4j2), not {version}")
-    log4j = _log4j_version(version)
+    if kafka_release(version) < _OLDEST:
+        raise ValueError(
+            f"the harness runs {SUPPORTED_KAFKA}, not Kafka {version}: before 3.9 the storage "
+            "formatter has no --standalone (KIP-853), which a single-node broker is formatted with"
+        )
     return resolve_jars(
-        [
-            f"org.apache.kafka:kafka_{SCALA_BINARY_VERSION}:{version}",
-            f"org.apache.logging.log4j:log4j-api:{log4j}",
-            f"org.apache.logging.log4j:log4j-core:{log4j}",
-            f"org.apache.logging.log4j:log4j-slf4j-impl:{log4j}",
-        ],
+        [f"org.apache.kafka:kafka_{SCALA_BINARY_VERSION}:{version}", *_logging_artifacts(version)],
         managed=[f"org.slf4j:slf4j-api:{SLF4J_VERSION}"],
         scope="runtime",
     )

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from ._process import LOOPBACK
+from .distribution import KAFKA_VERSION, kafka_release
 
 __all__ = [
     "DEFAULT_JVM_OPTIONS",
@@ -81,6 +82,12 @@ def static_quorum(controllers: Iterable[tuple[int, int]]) -> dict[str, str]:
     return {"controller.quorum.voters": voters}
 
 
+# Settings the harness gives 4.x nodes that 3.9 does not know: share groups' state topic and
+# streams groups came later. 3.9 would ignore them, but a node's file should hold only what its
+# broker reads.
+_AFTER_3_9 = ("share.coordinator.", "group.streams.")
+
+
 def node_config(
     *,
     node_id: int,
@@ -91,8 +98,10 @@ def node_config(
     replication_factor: int,
     min_insync_replicas: int,
     overrides: Iterable[Mapping[str, str]] = (),
+    version: str = KAFKA_VERSION,
 ) -> dict[str, str]:
-    """One node's ``server.properties``; each of ``overrides`` is applied on top, in order."""
+    """One node's ``server.properties`` for Kafka ``version``; each of ``overrides`` is applied
+    on top, in order."""
     rf = str(replication_factor)
     isr = str(min_insync_replicas)
     listeners = f"PLAINTEXT://{LOOPBACK}:{port},CONTROLLER://{LOOPBACK}:{controller_port}"
@@ -140,6 +149,8 @@ def node_config(
         "broker.heartbeat.interval.ms": "1000",
         "broker.session.timeout.ms": "6000",
     }
+    if kafka_release(version) < (4, 0):
+        config = {k: v for k, v in config.items() if not k.startswith(_AFTER_3_9)}
     for values in overrides:
         config.update(values)
     return config

@@ -14,13 +14,16 @@ from pathlib import Path
 
 from ._harness import PortTaken
 from ._process import LOOPBACK, TrackedProcess, log_tail, spawn
-from .distribution import BrokerStartError
+from .distribution import BrokerStartError, logs_through_log4j2
 from .kraft import FORMAT_JVM_OPTIONS
 
 __all__ = ["STARTED_LINE", "KafkaJvm", "Node", "NodeInfo", "wait_for_started_line"]
 
 STARTED_LINE = b"Kafka Server started"
-_LOG4J2_RESOURCE = "log4j2.properties"
+# Kafka 4.x logs through log4j2, 3.9 through log4j 1.x (reload4j); each reads its own file
+# from its own system property and ignores the other's.
+_LOG4J2 = ("log4j2.properties", "-Dlog4j2.configurationFile={}")
+_LOG4J1 = ("log4j.properties", "-Dlog4j.configuration=file:{}")
 _FORMAT_TIMEOUT_S = 120
 _POLL_S = 0.05
 
@@ -98,28 +101,25 @@ class Node:
 
 @dataclass(frozen=True)
 class KafkaJvm:
-    """How a harness runs Kafka: the ``java`` binary, the jars' class path and the log4j2
-    configuration (written into the harness's directory by :meth:`in_directory`)."""
+    """How a harness runs Kafka: the ``java`` binary, the jars' class path and the logging
+    configuration (written into the harness's directory by :meth:`in_directory`), given to the
+    JVM by ``log4j_option``."""
 
     java: str
     classpath: str
     log4j_config: Path
     version: str
+    log4j_option: str
 
     @classmethod
     def in_directory(cls, root: Path, java: str, classpath: str, version: str) -> KafkaJvm:
-        log4j = resources.files(__package__ or "ferrokafka.testing") / _LOG4J2_RESOURCE
-        (root / _LOG4J2_RESOURCE).write_bytes(log4j.read_bytes())
-        return cls(java, classpath, root / _LOG4J2_RESOURCE, version)
+        name, option = _LOG4J2 if logs_through_log4j2(version) else _LOG4J1
+        log4j = resources.files(__package__ or "ferrokafka.testing") / name
+        (root / name).write_bytes(log4j.read_bytes())
+        return cls(java, classpath, root / name, version, option.format(root / name))
 
     def argv(self, *options: str) -> list[str]:
-        return [
-            self.java,
-            *options,
-            f"-Dlog4j2.configurationFile={self.log4j_config}",
-            "-cp",
-            self.classpath,
-        ]
+        return [self.java, *options, self.log4j_option, "-cp", self.classpath]
 
     def format_storage(self, nodes: Iterable[Node], cluster_id: str, flags: Sequence[str]) -> None:
         """Format every node's storage, the nodes in parallel; raise BrokerStartError with the
