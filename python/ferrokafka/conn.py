@@ -201,18 +201,29 @@ class Connection:
                 f"cannot connect to node {self.node_id} at {self.host}:{self.port}: {exc!r}"
             ) from exc
         self._protocol = protocol
-        sock = transport.get_extra_info("socket")
-        if sock is not None:
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            if self._tcp_keepalive:
-                sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
         try:
+            self._set_socket_options(transport.get_extra_info("socket"))
             await self._negotiate_versions()
             if self._sasl_config is not None:
                 await self._authenticate(self._sasl_config)
         except BaseException as exc:
             self.close(exc if isinstance(exc, Exception) else None)
             raise
+
+    def _set_socket_options(self, sock: socket.socket | None) -> None:
+        """TCP_NODELAY (and keep-alive). A peer that reset the connection as it opened makes
+        these fail (``EBADF``): that is a lost connection like any other, not a bug."""
+        if sock is None:
+            return
+        try:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            if self._tcp_keepalive:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+        except OSError as exc:
+            raise Errors.KafkaConnectionError(
+                f"connection to node {self.node_id} at {self.host}:{self.port} was lost as it "
+                f"opened: {exc!r}"
+            ) from exc
 
     async def _negotiate_versions(self) -> None:
         api = Api.API_VERSIONS

@@ -174,3 +174,25 @@ async def test_older_broker_unsupported_api_versions_is_retried_lower() -> None:
         conn.close()
     finally:
         await broker.stop()
+
+
+async def test_a_socket_reset_as_it_opens_is_a_typed_connection_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A peer that resets the connection right after accepting it makes setting TCP_NODELAY
+    fail with EBADF (seen behind a proxy in front of a killed broker): ``connect`` raises
+    ``KafkaConnectionError`` and the connection is closed, as for any lost connection."""
+    import asyncio.trsock
+
+    def reset(self: object, *args: object) -> None:
+        raise OSError(9, "Bad file descriptor")
+
+    broker = await FakeBroker(_answer_metadata).start()
+    try:
+        monkeypatch.setattr(asyncio.trsock.TransportSocket, "setsockopt", reset)
+        conn = Connection("127.0.0.1", broker.port, node_id=3)
+        with pytest.raises(Errors.KafkaConnectionError, match="node 3 .* lost as it opened"):
+            await conn.connect(timeout=2)
+        assert conn.closed
+    finally:
+        await broker.stop()

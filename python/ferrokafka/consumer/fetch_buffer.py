@@ -136,7 +136,7 @@ class FetchBuffer:
             bufs
             and (wanted is None or tp in wanted)
             and self._subs.is_assigned(tp)
-            and not self._subs.state(tp).paused
+            and not self._subs.state(tp).held
             for tp, bufs in self._buffers.items()
         )
 
@@ -164,7 +164,7 @@ class FetchBuffer:
                 self.drop(tp)
                 continue
             st = self._subs.state(tp)
-            if st.paused:
+            if st.held:
                 continue
             taken = None
             while queue and budget != 0:

@@ -168,7 +168,7 @@ class Fetcher:
         unauthorized: set[str] = set()
         for tp, st in self._subs.items():
             if (
-                st.paused
+                st.held
                 or st.error is not None
                 or not st.has_valid_position
                 or tp in self._in_flight

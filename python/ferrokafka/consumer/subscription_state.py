@@ -74,6 +74,14 @@ class TopicPartitionState:
     preferred_read_replica_until: float = 0.0
     error: Errors.KafkaError | None = None
     """An error to raise to the application on its next poll (then cleared)."""
+    revoking: bool = False
+    """Set while the partition is being given up in a rebalance: no record of it is handed
+    out from then on (its position is what gets committed, and the next owner starts there)."""
+
+    @property
+    def held(self) -> bool:
+        """Whether no record of the partition may be handed out now (paused or revoking)."""
+        return self.paused or self.revoking
 
     @property
     def awaiting_reset(self) -> bool:
@@ -223,6 +231,8 @@ class SubscriptionState:
     def _replace_assignment(self, wanted: set[TopicPartition]) -> None:
         old = self._sub.assignment
         self._sub.assignment = {tp: old.get(tp) or TopicPartitionState() for tp in sorted(wanted)}
+        for st in self._sub.assignment.values():
+            st.revoking = False  # kept after all: its records may be handed out again
         self._bump()
 
     def unsubscribe(self) -> None:

@@ -275,11 +275,20 @@ class GroupMembership(OffsetsCoordinator, GroupMember):
             log.warning("group %s: %s failed: %s", self.group_id, what, exc)
 
     async def _revoke(self, partitions: set[TopicPartition]) -> None:
-        """Give ``partitions`` up in a rebalance: commit their positions first (with
-        auto-commit), then ``on_partitions_revoked``."""
+        """Give ``partitions`` up in a rebalance: stop handing out their records, commit their
+        positions (with auto-commit), then ``on_partitions_revoked``."""
+        self._hold(partitions)
         if self._auto_commit:
             await self._try_commit(self._changed_positions(partitions), "commit before revocation")
         await self._call_listener("on_partitions_revoked", partitions)
+
+    def _hold(self, partitions: set[TopicPartition]) -> None:
+        """No record of ``partitions`` is handed out any more: the revocation runs beside the
+        application's polls, and a record handed out after the commit and the listener would
+        be processed again by the next owner (the Java consumer revokes inside its poll)."""
+        for tp in partitions:
+            if self._subscription.is_assigned(tp):
+                self._subscription.state(tp).revoking = True
 
     async def _revoke_unsubscribed(self) -> None:
         """Revoke the partitions a subscription change or ``unsubscribe()`` took out of the

@@ -294,5 +294,6 @@ class ConsumerProtocolMember(GroupMembership):
     async def _lose_all(self, why: str) -> None:
         lost = self._subscription.assigned_partitions()
         if lost:
+            self._hold(lost)
             await self._call_listener("on_partitions_revoked", lost)
             self._subscription.assign_from_subscribed(set())
