@@ -191,7 +191,7 @@ async def test_a_socket_reset_as_it_opens_is_a_typed_connection_error(
     try:
         monkeypatch.setattr(asyncio.trsock.TransportSocket, "setsockopt", reset)
         conn = Connection("127.0.0.1", broker.port, node_id=3)
-        with pytest.raises(Errors.KafkaConnectionError, match="node 3 .* lost as it opened"):
+        with pytest.raises(Errors.KafkaConnectionError, match=r"node 3 .* lost as it opened"):
             await conn.connect(timeout=2)
         assert conn.closed
     finally:
