@@ -72,9 +72,6 @@ class _Backoff:
         """Whether the last attempt to reach ``key`` failed."""
         return key in self._failures
 
-    def forget(self, key: int) -> None:
-        self.succeeded(key)
-
 
 class AIOKafkaClient:
     """Connections to a Kafka cluster, and its metadata.
@@ -121,24 +118,8 @@ class AIOKafkaClient:
         """Reach a bootstrap node (-1, -2, ... in order) and load the cluster metadata."""
         if self._closed:
             raise Errors.IllegalStateError("client is closed")
-        failures: list[str] = []
-        for node_id in self.cluster.bootstrap_ids():
-            try:
-                conn = await self.ready(node_id)
-                response = await conn.send(Api.METADATA, self._metadata_request())
-            except AUTHENTICATION_ERRORS:
-                # Wrong credentials or mechanism: every broker will refuse them alike, and
-                # the caller's start() must say so rather than a generic "cannot connect".
-                raise
-            except Errors.KafkaError as exc:
-                failures.append(f"node {node_id} {self._addresses[node_id]}: {exc}")
-                continue
-            self._install_metadata(response)
-            break
-        else:
-            raise Errors.KafkaConnectionError(
-                "unable to bootstrap from any of " + "; ".join(failures)
-            )
+        response = await self._metadata_from_bootstrap("unable to bootstrap from any of")
+        self._install_metadata(response)
         if not self._started:
             self._started = True
             self._tasks.append(asyncio.create_task(self._metadata_refresher()))
@@ -450,22 +431,27 @@ class AIOKafkaClient:
             cause,
             ", ".join(f"{h}:{p}" for h, p in self._bootstrap_addresses),
         )
+        for node_id in self.cluster.bootstrap_ids():
+            self._backoff.succeeded(node_id)  # a fresh start for each bootstrap address
+        response = await self._metadata_from_bootstrap("rebootstrap failed: unable to reach any of")
+        log.info("rebootstrapped from %s", self._bootstrap_addresses)
+        return response
+
+    async def _metadata_from_bootstrap(self, failed: str) -> MetadataResponse:
+        """Metadata from the first bootstrap node (-1, -2, ... in order) that answers; raises
+        ``KafkaConnectionError`` (``failed`` + each node's failure) if none does."""
         failures: list[str] = []
         for node_id in self.cluster.bootstrap_ids():
-            self._backoff.forget(node_id)
             try:
                 conn = await self.ready(node_id)
-                response = await conn.send(Api.METADATA, self._metadata_request())
+                return await conn.send(Api.METADATA, self._metadata_request())
             except AUTHENTICATION_ERRORS:
+                # Wrong credentials or mechanism: every broker will refuse them alike, and
+                # the caller must say so rather than a generic "cannot connect".
                 raise
             except Errors.KafkaError as exc:
                 failures.append(f"node {node_id} {self._addresses[node_id]}: {exc}")
-                continue
-            log.info("rebootstrapped from node %s %s", node_id, self._addresses[node_id])
-            return response
-        raise Errors.KafkaConnectionError(
-            "rebootstrap failed: unable to reach any of " + "; ".join(failures)
-        )
+        raise Errors.KafkaConnectionError(f"{failed} " + "; ".join(failures))
 
     force_metadata_update = refresh_metadata
 
