@@ -1,5 +1,5 @@
-"""What the secured-listener tests share: a group consumer, a commit and an admin call over a
-listener, a client start that must be refused, and OAUTHBEARER client options."""
+"""What the secured-listener tests share: a produce, a group consumer, a commit and an admin
+call over a listener, a client start that must be refused, and OAUTHBEARER client options."""
 
 from __future__ import annotations
 
@@ -8,11 +8,37 @@ import uuid
 from typing import Any
 
 import pytest
-from ferrokafka import AIOKafkaConsumer, TopicPartition
+from ferrokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from ferrokafka import errors as Errors
 from ferrokafka.admin import AIOKafkaAdminClient
+from ferrokafka.conn import Connection
 from ferrokafka.testing import KafkaBroker
 from ferrokafka.testing.security import UnsecuredTokenProvider
+
+
+def where(broker: KafkaBroker) -> str:
+    """How errors name ``broker``'s bootstrap node."""
+    return f"node -1 at {broker.bootstrap_servers}"
+
+
+async def round_trip(broker: KafkaBroker, options: dict[str, Any], label: str) -> list[Connection]:
+    """Produce ten records to a new two-partition topic with ``options``, then read, commit and
+    list them (:func:`consume_commit_and_list`): the producer's connections, for the caller's
+    checks of how they authenticated."""
+    topic = f"fk-{label}-{uuid.uuid4().hex[:10]}"
+    await broker.acreate_topic(topic, partitions=2)
+    try:
+        values = [f"{label}-{i}".encode() for i in range(10)]
+        async with AIOKafkaProducer(**options) as producer:
+            for i, value in enumerate(values):
+                await producer.send(topic, value, partition=i % 2)
+            await producer.flush()
+            connections = list(producer.client.connections.values())
+        assert connections
+        await consume_commit_and_list(options, topic, values)
+        return connections
+    finally:
+        await broker.adelete_topic(topic)
 
 
 async def consume_commit_and_list(options: dict[str, Any], topic: str, values: list[bytes]) -> None:

@@ -17,7 +17,7 @@ from ferrokafka.admin import AIOKafkaAdminClient
 from ferrokafka.config import ConsumerConfig, ProducerConfig
 from ferrokafka.testing import QUICK_START_JVM_OPTIONS, SASL_MECHANISMS, KafkaBroker
 
-from .secure_util import consume_commit_and_list, start_fails
+from .secure_util import round_trip, start_fails, where
 
 pytestmark = pytest.mark.integration
 
@@ -30,37 +30,13 @@ COMBINATIONS = [
 IDS = [f"{listener.removesuffix('_broker')}-{m}" for listener, m in COMBINATIONS]
 
 
-@pytest.fixture
-def listener(request: pytest.FixtureRequest) -> KafkaBroker:
-    broker: KafkaBroker = request.getfixturevalue(request.param)
-    return broker
-
-
-def _where(broker: KafkaBroker) -> str:
-    return f"node -1 at {broker.bootstrap_servers}"
-
-
 @pytest.mark.parametrize(("listener", "mechanism"), COMBINATIONS, indirect=["listener"], ids=IDS)
 async def test_produce_group_consume_commit_admin(listener: KafkaBroker, mechanism: str) -> None:
     options = listener.client_options(mechanism=mechanism)
     assert options["security_protocol"] in ("SASL_PLAINTEXT", "SASL_SSL")
-    topic = f"fk-sasl-{uuid.uuid4().hex[:10]}"
-    await listener.acreate_topic(topic, partitions=2)
-    try:
-        values = [f"{mechanism}-{i}".encode() for i in range(10)]
-        async with AIOKafkaProducer(**options) as producer:
-            for i, value in enumerate(values):
-                await producer.send(topic, value, partition=i % 2)
-            await producer.flush()
-            connections = list(producer.client.connections.values())
-            assert connections
-            for conn in connections:
-                assert conn.sasl_authenticated_at is not None
-                assert conn.sasl_session_lifetime_ms == 0  # no connections.max.reauth.ms
-
-        await consume_commit_and_list(options, topic, values)
-    finally:
-        await listener.adelete_topic(topic)
+    for conn in await round_trip(listener, options, "sasl"):
+        assert conn.sasl_authenticated_at is not None
+        assert conn.sasl_session_lifetime_ms == 0  # no connections.max.reauth.ms
 
 
 def _clients(options: dict[str, Any]) -> list[Any]:
@@ -86,13 +62,13 @@ async def _assert_refused(
             error = await start_fails(client)
             assert isinstance(error, Errors.SaslAuthenticationFailed), repr(error)
             message = str(error)
-            assert mechanism in message and _where(broker) in message, message
+            assert mechanism in message and where(broker) in message, message
             assert "[Error 58]" in message and "invalid" in message.lower(), message
             assert secret not in message and secret not in repr(error)
     for record in caplog.records:
         assert secret not in record.getMessage(), record.getMessage()
     assert secret not in caplog.text
-    assert any(_where(broker) in r.getMessage() for r in caplog.records)  # it was logged
+    assert any(where(broker) in r.getMessage() for r in caplog.records)  # it was logged
 
 
 @pytest.mark.parametrize(("listener", "mechanism"), COMBINATIONS, indirect=["listener"], ids=IDS)
@@ -152,7 +128,7 @@ async def test_a_mechanism_the_listener_does_not_enable(
         error = await start_fails(client)
         assert isinstance(error, Errors.UnsupportedSaslMechanismError), repr(error)
         message = str(error)
-        assert f"SASL mechanism {mechanism} is not enabled on {_where(broker)}" in message
+        assert f"SASL mechanism {mechanism} is not enabled on {where(broker)}" in message
         assert message.endswith("its listener enables: SCRAM-SHA-512"), message
         assert options["sasl_plain_password"] not in message
 

@@ -20,7 +20,7 @@ from ferrokafka.admin import AIOKafkaAdminClient
 from ferrokafka.testing import QUICK_START_JVM_OPTIONS, KafkaBroker
 from ferrokafka.testing.kerberos import KerberosRealm
 
-from .secure_util import consume_commit_and_list, start_fails
+from .secure_util import round_trip, start_fails, where
 from .test_sasl_reauthentication import REAUTH_MS, busy_clients_outlive_their_sessions
 
 pytestmark = pytest.mark.integration
@@ -29,12 +29,6 @@ LISTENERS = ["kerberos_broker", "kerberos_ssl_broker"]
 IDS = ["sasl_plaintext", "sasl_ssl"]
 # The brokers' principal is kafka/localhost; they advertise 127.0.0.1.
 DOMAIN = "localhost"
-
-
-@pytest.fixture
-def listener(request: pytest.FixtureRequest) -> KafkaBroker:
-    broker: KafkaBroker = request.getfixturevalue(request.param)
-    return broker
 
 
 @pytest.fixture
@@ -61,10 +55,6 @@ def gssapi_options(broker: KafkaBroker, **overrides: Any) -> dict[str, Any]:
     return options
 
 
-def _where(broker: KafkaBroker) -> str:
-    return f"node -1 at {broker.bootstrap_servers}"
-
-
 def _clients(options: dict[str, Any]) -> list[Any]:
     # A long request timeout: a failure must come from Kerberos, not from a timeout.
     slow = {**options, "request_timeout_ms": 30_000}
@@ -89,7 +79,7 @@ async def _assert_refused(
             assert time.monotonic() - began < 3
             assert isinstance(error, Errors.AuthenticationFailedError), repr(error)
             message = str(error)
-            assert f"GSSAPI authentication with {_where(broker)} failed" in message, message
+            assert f"GSSAPI authentication with {where(broker)} failed" in message, message
             assert reason in message, message
             attempts = [r for r in caplog.records if "authentication" in r.getMessage()]
             assert len(attempts) <= 3, [r.getMessage() for r in attempts]
@@ -99,23 +89,9 @@ async def _assert_refused(
 async def test_produce_group_consume_commit_admin(
     listener: KafkaBroker, alice: KerberosRealm
 ) -> None:
-    options = gssapi_options(listener)
-    topic = f"fk-gssapi-{uuid.uuid4().hex[:10]}"
-    await listener.acreate_topic(topic, partitions=2)
-    try:
-        values = [f"gssapi-{i}".encode() for i in range(10)]
-        async with AIOKafkaProducer(**options) as producer:
-            for i, value in enumerate(values):
-                await producer.send(topic, value, partition=i % 2)
-            await producer.flush()
-            connections = list(producer.client.connections.values())
-            assert connections
-            for conn in connections:
-                assert conn.sasl_authentications == 1
-                assert conn.sasl_session_lifetime_ms is not None
-        await consume_commit_and_list(options, topic, values)
-    finally:
-        await listener.adelete_topic(topic)
+    for conn in await round_trip(listener, gssapi_options(listener), "gssapi"):
+        assert conn.sasl_authentications == 1
+        assert conn.sasl_session_lifetime_ms is not None
 
 
 @pytest.mark.parametrize("listener", LISTENERS, indirect=True, ids=IDS)

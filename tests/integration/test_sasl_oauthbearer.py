@@ -16,40 +16,21 @@ from ferrokafka.admin import AIOKafkaAdminClient
 from ferrokafka.testing import KafkaBroker
 from ferrokafka.testing.security import UnsecuredTokenProvider
 
-from .secure_util import consume_commit_and_list, oauth_options, start_fails
+from .secure_util import oauth_options, round_trip, start_fails
 
 pytestmark = pytest.mark.integration
 
 LISTENERS = ["sasl_plaintext_broker", "sasl_ssl_broker"]
 
 
-@pytest.fixture
-def listener(request: pytest.FixtureRequest) -> KafkaBroker:
-    broker: KafkaBroker = request.getfixturevalue(request.param)
-    return broker
-
-
 @pytest.mark.parametrize("listener", LISTENERS, indirect=True)
 async def test_produce_group_consume_commit_admin(listener: KafkaBroker) -> None:
     provider = UnsecuredTokenProvider("alice", extensions={"traceId": "t-1"})
     options = oauth_options(listener, provider)
-    topic = f"fk-oauth-{uuid.uuid4().hex[:10]}"
-    await listener.acreate_topic(topic, partitions=2)
-    try:
-        values = [f"oauth-{i}".encode() for i in range(10)]
-        async with AIOKafkaProducer(**options) as producer:
-            for i, value in enumerate(values):
-                await producer.send(topic, value, partition=i % 2)
-            await producer.flush()
-            connections = list(producer.client.connections.values())
-            assert connections
-            assert all(c.sasl_authentications == 1 for c in connections)
-        # One token per authentication: every connection asked the provider.
-        assert provider.calls >= len(connections)
-
-        await consume_commit_and_list(options, topic, values)
-    finally:
-        await listener.adelete_topic(topic)
+    connections = await round_trip(listener, options, "oauth")
+    assert all(c.sasl_authentications == 1 for c in connections)
+    # One token per authentication: every connection asked the provider.
+    assert provider.calls >= len(connections)
 
 
 @pytest.mark.parametrize("listener", LISTENERS, indirect=True)
