@@ -18,7 +18,7 @@ import uuid
 from collections.abc import Generator, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import pytest
 from ferrokafka.testing import (
@@ -67,6 +67,18 @@ KEEP_DATA = {"log.retention.ms": "-1"}
 at the broker's next retention check (every 5 minutes), in the middle of a test."""
 
 
+Node = TypeVar("Node", KafkaBroker, KafkaCluster)
+
+
+def _running(node: Node) -> Iterator[Node]:
+    """Start ``node`` (a broker or a cluster), yield it, stop it: a session fixture's body."""
+    node.start()
+    try:
+        yield node
+    finally:
+        node.stop()
+
+
 @pytest.fixture(scope="session")
 def kafka_broker() -> Iterator[KafkaBroker | ExternalKafka]:
     """One real broker for the whole session (or the external one named by
@@ -75,12 +87,7 @@ def kafka_broker() -> Iterator[KafkaBroker | ExternalKafka]:
     if external:
         yield ExternalKafka(external).start()
         return
-    broker = KafkaBroker(jvm_options=QUICK_START_JVM_OPTIONS, config=KEEP_DATA)
-    broker.start()
-    try:
-        yield broker
-    finally:
-        broker.stop()
+    yield from _running(KafkaBroker(jvm_options=QUICK_START_JVM_OPTIONS, config=KEEP_DATA))
 
 
 @pytest.fixture(scope="session")
@@ -92,12 +99,7 @@ def bootstrap_servers(kafka_broker: KafkaBroker | ExternalKafka) -> str:
 def kafka_cluster() -> Iterator[KafkaCluster]:
     """A three-node KRaft cluster (replication factor 3, min ISR 2), started on first use.
     Tests may kill and restart its nodes; they should restart what they kill."""
-    cluster = KafkaCluster(3, jvm_options=QUICK_START_JVM_OPTIONS, config=KEEP_DATA)
-    cluster.start()
-    try:
-        yield cluster
-    finally:
-        cluster.stop()
+    yield from _running(KafkaCluster(3, jvm_options=QUICK_START_JVM_OPTIONS, config=KEEP_DATA))
 
 
 # Secured brokers: one per listener kind, each started on first use and kept for the session.
@@ -105,14 +107,11 @@ def kafka_cluster() -> Iterator[KafkaCluster]:
 
 
 def _secured_broker(security: Security, **options: Any) -> Iterator[KafkaBroker]:
-    broker = KafkaBroker(
-        jvm_options=QUICK_START_JVM_OPTIONS, config=KEEP_DATA, security=security, **options
+    yield from _running(
+        KafkaBroker(
+            jvm_options=QUICK_START_JVM_OPTIONS, config=KEEP_DATA, security=security, **options
+        )
     )
-    broker.start()
-    try:
-        yield broker
-    finally:
-        broker.stop()
 
 
 @pytest.fixture(scope="session")
@@ -164,12 +163,7 @@ def kerberos_realm() -> Iterator[KerberosRealm]:
 
 def _kerberos_broker(realm: KerberosRealm, security: Security) -> Iterator[KafkaBroker]:
     options = realm.broker_options(security, config=KEEP_DATA, jvm_options=QUICK_START_JVM_OPTIONS)
-    broker = KafkaBroker(**options)
-    broker.start()
-    try:
-        yield broker
-    finally:
-        broker.stop()
+    yield from _running(KafkaBroker(**options))
 
 
 @pytest.fixture(scope="session")
