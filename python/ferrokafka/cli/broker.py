@@ -1,9 +1,6 @@
-"""The ``ferrokafka`` command.
-
-``ferrokafka broker start|stop|status`` runs a local Apache Kafka broker (or KRaft cluster) that
-outlives the command, for trying the client by hand, the demo and benchmarks. Each subcommand
-registers itself through a small ``add_*_command`` function listed in :data:`COMMANDS`.
-"""
+"""``ferrokafka broker start|stop|status``: a local Apache Kafka broker (or KRaft cluster) that
+outlives the command, for trying the client by hand, the demo and benchmarks. Its state file
+(``<cache>/run/<name>.json``) is also how the other subcommands find their default bootstrap."""
 
 from __future__ import annotations
 
@@ -13,11 +10,10 @@ import os
 import re
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .testing.broker import (
+from ..testing.broker import (
     BrokerStartError,
     KafkaBroker,
     KafkaCluster,
@@ -25,13 +21,13 @@ from .testing.broker import (
     kafka_version,
     stop_detached,
 )
-from .testing.maven import cache_root
-from .testing.security import SECURITY_OPTIONS
+from ..testing.maven import cache_root
+from ..testing.security import SECURITY_OPTIONS
 
 if TYPE_CHECKING:
     Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]
 
-__all__ = ["COMMANDS", "add_broker_command", "add_demo_command", "build_parser", "main"]
+__all__ = ["add_broker_command", "local_bootstrap", "read_state", "usage"]
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
@@ -59,7 +55,7 @@ def _positive(value: str) -> int:
     return number
 
 
-def _read_state(path: Path) -> dict[str, Any] | None:
+def read_state(path: Path) -> dict[str, Any] | None:
     try:
         state = json.loads(path.read_text())
     except (OSError, ValueError):
@@ -86,7 +82,7 @@ def _err(message: str) -> None:
 def _broker_start(args: argparse.Namespace) -> int:
     name: str = args.name
     path = _state_path(name)
-    previous = _read_state(path)
+    previous = read_state(path)
     if previous is not None:
         alive = [pid for pid in detached_status(previous).values() if pid is not None]
         if alive:
@@ -187,7 +183,7 @@ def _client_summary(bootstrap: str, security: dict[str, Any]) -> str:
 
 def _broker_stop(args: argparse.Namespace) -> int:
     path = _state_path(args.name)
-    state = _read_state(path)
+    state = read_state(path)
     if state is None:
         _err(f"no broker named {args.name!r} (no {path})")
         return 1
@@ -207,7 +203,7 @@ def _broker_status(args: argparse.Namespace) -> int:
         return 0
     all_running = True
     for path in paths:
-        state = _read_state(path)
+        state = read_state(path)
         if state is None:
             print(
                 f"{path.stem}: not started"
@@ -235,7 +231,7 @@ def add_broker_command(subcommands: Subcommands) -> None:
     broker = subcommands.add_parser(
         "broker", help="run a local Apache Kafka broker or KRaft cluster (needs java and mvn)"
     )
-    broker.set_defaults(handler=lambda _args: _usage(broker))
+    broker.set_defaults(handler=lambda _args: usage(broker))
     actions = broker.add_subparsers(metavar="ACTION")
 
     start = actions.add_parser(
@@ -271,40 +267,19 @@ def add_broker_command(subcommands: Subcommands) -> None:
     status.set_defaults(handler=_broker_status)
 
 
-def _usage(parser: argparse.ArgumentParser) -> int:
+def usage(parser: argparse.ArgumentParser) -> int:
+    """A command given without its action: its help, on stderr, exit 2."""
     parser.print_help(sys.stderr)
     return 2
 
 
-#: Every subcommand's registration function, in help order.
-def _demo(args: argparse.Namespace) -> int:
-    from .demo import run_demo
-
-    return run_demo(sys.stdout)
-
-
-def add_demo_command(subcommands: Subcommands) -> None:
-    demo = subcommands.add_parser(
-        "demo", help="the main job: start a local broker, create a topic, show the cluster"
-    )
-    demo.set_defaults(handler=_demo)
-
-
-COMMANDS: list[Callable[[Subcommands], None]] = [add_broker_command, add_demo_command]
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="ferrokafka", description="ferrokafka: an asyncio Kafka client with a Rust core"
-    )
-    parser.set_defaults(handler=lambda _args: _usage(parser))
-    subcommands = parser.add_subparsers(metavar="COMMAND")
-    for register in COMMANDS:
-        register(subcommands)
-    return parser
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    handler: Callable[[argparse.Namespace], int] = args.handler
-    return handler(args)
+def local_bootstrap(name: str = "default") -> str | None:
+    """The bootstrap address of the broker ``ferrokafka broker start --name NAME`` left running,
+    or None. A secured one is reached through its PLAINTEXT listener, so that the default works
+    without security flags."""
+    state = read_state(_state_path(name))
+    if state is None or not any(pid is not None for pid in detached_status(state).values()):
+        return None
+    security = state.get("security") or {}
+    address = security.get("plaintext_bootstrap_servers") or state.get("bootstrap_servers")
+    return address if isinstance(address, str) else None

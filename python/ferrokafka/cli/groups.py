@@ -1,0 +1,282 @@
+"""``ferrokafka groups list|describe|reset-offsets``: consumer groups, their members, committed
+offsets and lag, and moving a group's committed offsets while it has no members (as Kafka's
+``kafka-consumer-groups.sh --reset-offsets`` does)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import TYPE_CHECKING, Any
+
+from ..admin import AIOKafkaAdminClient
+from ..consumer import AIOKafkaConsumer
+from ..coordinator.protocol import ConsumerProtocolMemberAssignment
+from ..structs import TopicPartition
+from .admin import format_parent, handle_with_admin
+from .broker import usage
+from .errors import CliError, UsageError
+from .names import add_name
+from .offsets import LogOffsets, Plan, plan_reset
+from .options import client_options, connection_parent
+from .output import Output
+from .parsing import parse_timestamp
+
+if TYPE_CHECKING:
+    Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]
+
+__all__ = ["add_groups_command"]
+
+_EMPTY_STATES = ("Empty", "Dead")
+
+
+def add_groups_command(subcommands: Subcommands) -> None:
+    groups = subcommands.add_parser(
+        "groups", help="list and describe consumer groups, reset their offsets"
+    )
+    groups.set_defaults(handler=lambda _args: usage(groups))
+    actions = groups.add_subparsers(metavar="ACTION")
+    parent = connection_parent()
+    formats = format_parent()
+
+    listing = actions.add_parser("list", parents=[parent], help="group ids, one per line")
+    handle_with_admin(listing, _list)
+
+    describe = actions.add_parser(
+        "describe",
+        parents=[parent, formats],
+        help="state, members and their assignments, committed offsets and lag",
+    )
+    add_name(describe, "group", help="the group's id")
+    handle_with_admin(describe, _describe)
+
+    reset = actions.add_parser(
+        "reset-offsets",
+        parents=[parent, formats],
+        help="move a group's committed offsets (the group must have no members)",
+        usage="%(prog)s [-h] [connection options] [--format {table,json}] [--dry-run]\n"
+        "    (-t TOPIC | --all-topics)\n"
+        "    (--to-earliest | --to-latest | --to-datetime TIME | --to-offset N | --shift-by N)\n"
+        "    (GROUP | -g GROUP)",
+        description="Prints the plan (GROUP TOPIC PARTITION CURRENT-OFFSET NEW-OFFSET) and, "
+        "unless --dry-run, commits it. New offsets are kept within each partition's log.",
+    )
+    add_name(reset, "group", help="the group's id")
+    which = reset.add_mutually_exclusive_group(required=True)
+    which.add_argument(
+        "-t", "--topic", action="append", help="every partition of this topic (repeatable)"
+    )
+    which.add_argument(
+        "--all-topics", action="store_true", help="every partition the group committed"
+    )
+    to = reset.add_mutually_exclusive_group(required=True)
+    to.add_argument("--to-earliest", action="store_true", help="each partition's first offset")
+    to.add_argument("--to-latest", action="store_true", help="each partition's end offset")
+    to.add_argument(
+        "--to-datetime",
+        type=parse_timestamp,
+        metavar="TIME",
+        help="the first offset at or after TIME (ms or ISO-8601; no zone: local time)",
+    )
+    to.add_argument("--to-offset", type=int, metavar="N", help="offset N in every partition")
+    to.add_argument(
+        "--shift-by",
+        type=int,
+        metavar="N",
+        help="committed offset + N (may be negative; from the earliest where nothing is committed)",
+    )
+    reset.add_argument("--dry-run", action="store_true", help="print the plan, change nothing")
+    handle_with_admin(reset, _reset)
+
+
+async def _list(admin: AIOKafkaAdminClient, args: argparse.Namespace, out: Output) -> int:
+    for group_id, _protocol in sorted(await admin.list_consumer_groups()):
+        out.line(group_id)
+    return 0
+
+
+async def _group(admin: AIOKafkaAdminClient, group_id: str) -> dict[str, Any]:
+    for response in await admin.describe_consumer_groups([group_id]):
+        for group in response["groups"]:
+            if group["group_id"] == group_id:
+                return dict(group)
+    raise CliError(f"group {group_id!r} not found")
+
+
+def _assignment(member: dict[str, Any]) -> list[TopicPartition]:
+    if "assignment" in member:  # KIP-848 groups come decoded
+        return sorted(member["assignment"])
+    data = member.get("member_assignment") or b""
+    if not data:
+        return []
+    decoded = ConsumerProtocolMemberAssignment.decode(data)
+    return sorted(TopicPartition(t, p) for t, p in decoded.partitions())
+
+
+async def _log_offsets(args: argparse.Namespace, partitions: list[TopicPartition]) -> LogOffsets:
+    """Earliest and latest offsets (and lookups by time) through a consumer without a group."""
+    consumer: AIOKafkaConsumer[bytes, bytes] = AIOKafkaConsumer(
+        **client_options(args, AIOKafkaConsumer)
+    )
+    await consumer.start()
+    try:
+        earliest = await consumer.beginning_offsets(partitions) if partitions else {}
+        latest = await consumer.end_offsets(partitions) if partitions else {}
+        at_time: dict[TopicPartition, int] = {}
+        when = getattr(args, "to_datetime", None)
+        if when is not None and partitions:
+            found = await consumer.offsets_for_times(dict.fromkeys(partitions, when))
+            at_time = {tp: latest[tp] if hit is None else hit.offset for tp, hit in found.items()}
+        return LogOffsets(earliest, latest, at_time)
+    finally:
+        await consumer.stop()
+
+
+async def _describe(admin: AIOKafkaAdminClient, args: argparse.Namespace, out: Output) -> int:
+    group = await _group(admin, args.group)
+    members = [
+        {
+            "member_id": m["member_id"],
+            "client_id": m["client_id"],
+            "host": m["client_host"],
+            "assignment": _assignment(m),
+        }
+        for m in group.get("members") or []
+    ]
+    owner = {tp: m for m in members for tp in m["assignment"]}
+    committed = await admin.list_consumer_group_offsets(args.group)
+    partitions = sorted(set(committed) | set(owner))
+    ends = (await _log_offsets(args, partitions)).latest
+    offsets = []
+    for tp in partitions:
+        om = committed.get(tp)
+        current = om.offset if om is not None and om.offset >= 0 else None
+        end = ends.get(tp)
+        member = owner.get(tp)
+        offsets.append(
+            {
+                "topic": tp.topic,
+                "partition": tp.partition,
+                "committed": current,
+                "log_end": end,
+                "lag": None if current is None or end is None else max(end - current, 0),
+                "member_id": member["member_id"] if member else None,
+                "client_id": member["client_id"] if member else None,
+                "host": member["host"] if member else None,
+            }
+        )
+    state = group.get("group_state")
+    if args.format == "json":
+        entry = {
+            "group": args.group,
+            "state": state,
+            "protocol_type": group.get("protocol_type"),
+            "protocol": group.get("protocol_data"),
+            "members": [
+                {**m, "assignment": [[tp.topic, tp.partition] for tp in m["assignment"]]}
+                for m in members
+            ],
+            "offsets": offsets,
+        }
+        out.line(json.dumps(entry))
+        return 0
+    out.rows(
+        ["GROUP", "STATE", "PROTOCOL-TYPE", "PROTOCOL", "MEMBERS"],
+        [[args.group, state, group.get("protocol_type"), group.get("protocol_data"), len(members)]],
+    )
+    if members:
+        out.rows(
+            ["MEMBER-ID", "CLIENT-ID", "HOST", "ASSIGNMENT"],
+            [
+                [
+                    m["member_id"],
+                    m["client_id"],
+                    m["host"],
+                    [f"{tp.topic}-{tp.partition}" for tp in m["assignment"]],
+                ]
+                for m in members
+            ],
+        )
+    out.rows(
+        ["TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CLIENT-ID", "HOST"],
+        [
+            [
+                o["topic"],
+                o["partition"],
+                o["committed"],
+                o["log_end"],
+                o["lag"],
+                o["client_id"],
+                o["host"],
+            ]
+            for o in offsets
+        ],
+    )
+    return 0
+
+
+async def _reset(admin: AIOKafkaAdminClient, args: argparse.Namespace, out: Output) -> int:
+    group = await _group(admin, args.group)
+    active = group.get("members") or []
+    if active or group.get("group_state") not in _EMPTY_STATES:
+        raise CliError(
+            f"group {args.group!r} has {len(active)} active member(s) (state "
+            f"{group.get('group_state')}): offsets can only be reset while it has none; "
+            "stop its consumers first"
+        )
+    committed = await admin.list_consumer_group_offsets(args.group)
+    if args.all_topics:
+        partitions = sorted(committed)
+    else:
+        partitions = []
+        described = await admin.describe_topics(list(args.topic))
+        for topic in described:
+            partitions += [
+                TopicPartition(topic["name"], p["partition_index"]) for p in topic["partitions"]
+            ]
+        partitions.sort()
+    if not partitions:
+        raise UsageError(f"group {args.group!r} has no committed offsets to reset")
+    log = await _log_offsets(args, partitions)
+    current = {tp: om.offset for tp, om in committed.items() if om.offset >= 0}
+    plan = plan_reset(partitions, current, log, _target(args))
+    _print_plan(args, plan, out)
+    if not args.dry_run:
+        await _commit(args, plan)
+        out.note(f"committed {len(plan)} offset(s) for group {args.group!r}")
+    return 0
+
+
+def _target(args: argparse.Namespace) -> tuple[str, int]:
+    if args.to_earliest:
+        return ("earliest", 0)
+    if args.to_latest:
+        return ("latest", 0)
+    if args.to_datetime is not None:
+        return ("datetime", args.to_datetime)
+    if args.to_offset is not None:
+        return ("offset", args.to_offset)
+    return ("shift", args.shift_by)
+
+
+def _print_plan(args: argparse.Namespace, plan: list[Plan], out: Output) -> None:
+    out.rows(
+        ["group", "topic", "partition", "current", "new"]
+        if args.format == "json"
+        else ["GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "NEW-OFFSET"],
+        [[args.group, p.partition.topic, p.partition.partition, p.current, p.new] for p in plan],
+        args.format,
+    )
+
+
+async def _commit(args: argparse.Namespace, plan: list[Plan]) -> None:
+    """Commit as a consumer of the group that assigns itself the partitions: with no
+    generation, which the coordinator accepts only while the group is empty."""
+    options = client_options(args, AIOKafkaConsumer)
+    options["enable_auto_commit"] = False
+    consumer: AIOKafkaConsumer[bytes, bytes] = AIOKafkaConsumer(group_id=args.group, **options)
+    await consumer.start()
+    try:
+        consumer.assign([p.partition for p in plan])
+        await consumer.commit({p.partition: p.new for p in plan})
+    finally:
+        await consumer.stop()

@@ -1,0 +1,184 @@
+"""``ferrokafka produce``: one record per line of stdin (or ``--file``), the key split off at
+``-K``, the same headers on each; exits non-zero if any record was not written."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import io
+import os
+import sys
+import threading
+from collections.abc import AsyncIterator
+from typing import IO, TYPE_CHECKING, Any
+
+from ..producer import AIOKafkaProducer
+from ..structs import RecordMetadata
+from .errors import CliError, UsageError
+from .options import client_options, connection_parent, parse_assignment
+from .output import Output
+from .parsing import non_negative
+
+if TYPE_CHECKING:
+    Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]
+
+__all__ = ["add_produce_command", "split_line"]
+
+_CHUNK = 1 << 16
+_IN_FLIGHT = 10_000  # records sent before waiting for their acknowledgements
+_COMPRESSION = ("none", "gzip", "snappy", "lz4", "zstd")
+
+_EPILOG = """\
+examples:
+  echo hello | ferrokafka produce -t events
+  ferrokafka produce -t events -K : -H source=cli < lines.txt      # "key:value" lines
+  ferrokafka produce -t events --file dump.txt --compression-type zstd --acks all
+"""
+
+
+def _header(text: str) -> tuple[str, bytes]:
+    key, value = parse_assignment(text, "-H")
+    return key, value.encode()
+
+
+def add_produce_command(subcommands: Subcommands) -> None:
+    parser = subcommands.add_parser(
+        "produce",
+        parents=[connection_parent()],
+        help="write one record per line of stdin (or a file) to a topic",
+        description="Write one record per input line (the line without its newline).",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("-t", "--topic", required=True)
+    parser.add_argument("--file", type=argparse.FileType("rb"), help="read lines from FILE")
+    parser.add_argument(
+        "-K",
+        "--key-separator",
+        metavar="SEP",
+        help="split each line at the first SEP into key and value (a line without SEP is an error)",
+    )
+    parser.add_argument(
+        "-H",
+        "--header",
+        dest="headers",
+        metavar="KEY=VALUE",
+        action="append",
+        type=_header,
+        default=[],
+        help="a header on every record (repeatable)",
+    )
+    parser.add_argument(
+        "-p", "--partition", type=non_negative, help="default: the partitioner's choice"
+    )
+    parser.add_argument("--compression-type", choices=_COMPRESSION, default="none")
+    parser.add_argument("--acks", choices=("0", "1", "all", "-1"), default="all")
+    parser.add_argument("--linger-ms", type=non_negative, default=5, help="default 5")
+    parser.set_defaults(handler=run_produce)
+
+
+def run_produce(args: argparse.Namespace) -> int:
+    source: IO[bytes] = args.file or sys.stdin.buffer
+    try:
+        return asyncio.run(_produce(args, source, Output()))
+    finally:
+        if args.file is not None:
+            args.file.close()
+
+
+def split_line(line: bytes, separator: bytes | None, number: int) -> tuple[bytes | None, bytes]:
+    """A line (its newline removed) as ``(key, value)``."""
+    if separator is None:
+        return None, line
+    key, sep, value = line.partition(separator)
+    if not sep:
+        raise CliError(f"line {number}: no key separator {separator.decode()!r}")
+    return key, value
+
+
+async def _lines(source: IO[bytes]) -> AsyncIterator[bytes]:
+    """The lines of ``source`` without their newline (``\n`` or ``\r\n``)."""
+    partial = b""
+    async for chunk in _chunks(source):
+        lines = (partial + chunk).split(b"\n")
+        partial = lines.pop()
+        for line in lines:
+            yield line[:-1] if line.endswith(b"\r") else line
+    if partial:
+        yield partial[:-1] if partial.endswith(b"\r") else partial
+
+
+async def _chunks(source: IO[bytes]) -> AsyncIterator[bytes]:
+    """What ``source`` holds, as it arrives. A daemon thread reads its file descriptor (not the
+    buffered file, whose lock a thread still reading at exit would hold), so that a terminal or a
+    slow pipe never blocks the sender and Ctrl-C never waits for a read to return."""
+    try:
+        fd = source.fileno()
+    except (AttributeError, OSError, io.UnsupportedOperation):
+        while chunk := source.read(_CHUNK):  # in memory: reading never blocks
+            yield chunk
+        return
+    loop = asyncio.get_running_loop()
+    chunks: asyncio.Queue[bytes] = asyncio.Queue(maxsize=16)
+
+    def read() -> None:
+        while True:
+            chunk = os.read(fd, _CHUNK)
+            asyncio.run_coroutine_threadsafe(chunks.put(chunk), loop).result()
+            if not chunk:
+                return
+
+    threading.Thread(target=read, name="ferrokafka-produce-input", daemon=True).start()
+    while chunk := await chunks.get():
+        yield chunk
+
+
+async def _produce(args: argparse.Namespace, source: IO[bytes], out: Output) -> int:
+    if args.key_separator == "":
+        raise UsageError("-K: the key separator must not be empty")
+    options: dict[str, Any] = client_options(args, AIOKafkaProducer)
+    options.setdefault("acks", args.acks if args.acks in ("all", "-1") else int(args.acks))
+    options.setdefault("linger_ms", args.linger_ms)
+    if args.compression_type != "none":
+        options.setdefault("compression_type", args.compression_type)
+    separator = None if args.key_separator is None else args.key_separator.encode()
+    producer = AIOKafkaProducer(**options)
+    await producer.start()
+    pending: list[asyncio.Future[RecordMetadata]] = []
+    failures: list[BaseException] = []
+    try:
+        with out.progress("produced") as meter:
+            number = 0
+            async for line in _lines(source):
+                number += 1
+                key, value = split_line(line, separator, number)
+                pending.append(
+                    await producer.send(
+                        args.topic,
+                        value=value,
+                        key=key,
+                        partition=args.partition,
+                        headers=args.headers or None,
+                    )
+                )
+                meter.add(1, len(line))
+                if len(pending) >= _IN_FLIGHT:
+                    failures += await _settle(pending)
+            await producer.flush()
+            failures += await _settle(pending)
+        sent = meter.records - len(failures)
+        out.note(meter.summary().replace(f"{meter.records:,} records", f"{sent:,} records", 1))
+    finally:
+        await producer.stop()
+    if failures:
+        raise CliError(
+            f"{len(failures)} of {meter.records} records were not written; first: "
+            f"{type(failures[0]).__name__}: {failures[0]}"
+        )
+    return 0
+
+
+async def _settle(pending: list[asyncio.Future[RecordMetadata]]) -> list[BaseException]:
+    results = await asyncio.gather(*pending, return_exceptions=True)
+    pending.clear()
+    return [r for r in results if isinstance(r, BaseException)]
