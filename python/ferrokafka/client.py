@@ -24,6 +24,8 @@ from . import errors as Errors
 from .cluster import ClusterMetadata
 from .config.connection import DEFAULT_PORT, ConnectionConfig, parse_bootstrap_servers
 from .conn import AUTHENTICATION_ERRORS, Body, Connection
+from .metrics import Metrics
+from .metrics.network import NetworkMetrics
 from .protocol import Api, coordinator_node_id, key_of
 from .waits import SharedCall, finish_tasks, wait_event
 
@@ -81,12 +83,25 @@ class AIOKafkaClient:
     client): ``AIOKafkaClient(bootstrap_servers="host:9092")``.
     """
 
-    def __init__(self, config: ConnectionConfig | None = None, /, **options: Any) -> None:
+    def __init__(
+        self,
+        config: ConnectionConfig | None = None,
+        /,
+        *,
+        metric_group_prefix: str = "client",
+        **options: Any,
+    ) -> None:
         if config is None:
             config = ConnectionConfig(**options)
         elif options:
             raise TypeError("AIOKafkaClient takes a ConnectionConfig or keyword options, not both")
         self.config = config
+        self.metrics = Metrics(config.client_id or "", metric_group_prefix)
+        """This client's metrics (its owner, a consumer or producer, adds its own)."""
+        self._network = NetworkMetrics(
+            self.metrics, lambda: sum(1 for c in self._conns.values() if c.connected)
+        )
+        self._ever_connected: set[int] = set()
         self._bootstrap_addresses = parse_bootstrap_servers(config.bootstrap_servers)
         self._metadata_max_age = config.metadata_max_age_ms / 1000
         self._retry_backoff = config.retry_backoff_ms / 1000
@@ -197,6 +212,7 @@ class AIOKafkaClient:
             node_id=node_id,
             config=self.config,
             on_close=self._on_connection_closed,
+            sensors=self._network.node(node_id),
         )
         try:
             await conn.connect()
@@ -212,14 +228,25 @@ class AIOKafkaClient:
             conn.close()
             raise Errors.KafkaConnectionError(f"client closed while connecting to node {node_id}")
         self._conns[node_id] = conn
+        self._network.created.record()
+        again = node_id in self._ever_connected
+        self._ever_connected.add(node_id)
+        log.info("%sconnected to node %s at %s:%s", "re" if again else "", node_id, host, port)
         return conn
 
     def _on_connection_closed(self, conn: Connection, reason: BaseException | None) -> None:
         if self._conns.get(conn.node_id) is conn:
             del self._conns[conn.node_id]
+        self._network.closed.record()
         if reason is not None and not self._closed:
             self._backoff.failed(conn.node_id)
-            log.info("connection to node %s closed: %s", conn.node_id, reason)
+            log.info(
+                "connection to node %s at %s:%s closed: %s",
+                conn.node_id,
+                conn.host,
+                conn.port,
+                reason,
+            )
 
     async def coordinator_connection(self, broker_id: int) -> Connection:
         """The dedicated connection to ``broker_id`` as a group coordinator."""

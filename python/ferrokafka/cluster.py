@@ -140,6 +140,7 @@ class ClusterMetadata:
                 log.log(
                     level, "metadata for topic %r: %s (%s)", name, error.message, error.description
                 )
+        _log_leader_changes(self._topics, topics)
         self._brokers = brokers
         self._topics = topics
         self._topic_errors = errors
@@ -222,3 +223,22 @@ class ClusterMetadata:
             for p in t.partitions.values()
             if p.leader == broker_id
         }
+
+
+def _log_leader_changes(old: dict[str, TopicInfo], new: dict[str, TopicInfo]) -> None:
+    """One INFO line per partition whose leader moved (a partition first seen is not news)."""
+    for name, info in new.items():
+        before = old.get(name)
+        if before is None or before is info:
+            continue
+        for index, p in info.partitions.items():
+            q = before.partitions.get(index)
+            if q is not None and q.leader != p.leader:
+                log.info(
+                    "partition %s[%s]: leader %s -> %s (leader epoch %s)",
+                    name,
+                    index,
+                    q.leader,
+                    p.leader,
+                    p.leader_epoch,
+                )

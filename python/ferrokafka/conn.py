@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
 from . import _native
 from . import errors as Errors
 from .config.connection import ConnectionConfig
+from .metrics.network import NodeSensors
 from .protocol import Api, key_of
 from .sasl import PASSWORD_MECHANISMS, new_mechanism
 from .waits import wait_for
@@ -137,6 +138,7 @@ class Connection:
         config: ConnectionConfig | None = None,
         max_frame_size: int = _native.DEFAULT_MAX_FRAME_SIZE,
         on_close: Callable[[Connection, BaseException | None], None] | None = None,
+        sensors: NodeSensors | None = None,
     ) -> None:
         if config is None:
             config = ConnectionConfig()
@@ -162,6 +164,7 @@ class Connection:
         self._reauthentication: asyncio.Task[None] | None = None
         self._tcp_keepalive = config.tcp_keepalive
         self._on_close = on_close
+        self._sensors = sensors
         self._protocol: _FrameProtocol | None = None
         self._pending: dict[int, _Pending] = {}
         self._next_correlation_id = 0
@@ -561,8 +564,12 @@ class Connection:
         self._next_correlation_id = (correlation_id + 1) & 0x7FFFFFFF
         frame = _native.encode_request(api_key, version, correlation_id, self._client_id, body)
         transport = self._protocol.transport
+        sent_at = time.monotonic()
         if activity:
-            self.last_activity = time.monotonic()
+            self.last_activity = sent_at
+        sensors = self._sensors
+        if sensors is not None:
+            sensors.sent(len(frame), sent_at)
         if not expect_response:
             transport.write(frame)
             return b""
@@ -573,12 +580,20 @@ class Connection:
         self._pending[correlation_id] = _Pending(api_key, version, future, timer)
         transport.write(frame)
         try:
-            return await future
+            response = await future
+        except Errors.KafkaError:
+            if sensors is not None:
+                sensors.failed(time.monotonic())
+            raise
         finally:
             self._pending.pop(correlation_id, None)
             timer.cancel()
+            done = time.monotonic()
             if activity:
-                self.last_activity = time.monotonic()
+                self.last_activity = done
+        if sensors is not None:
+            sensors.received(len(response), (done - sent_at) * 1000, done)
+        return response
 
     def _on_frame(self, frame: Frame) -> None:
         try:

@@ -25,6 +25,7 @@ from ..abc import AbstractTokenProvider
 from ..client import AIOKafkaClient
 from ..config import AdminConfig
 from ..config.connection import keyword_options
+from ..metrics import MetricName
 from .acls import AclOperations
 from .configs import ConfigOperations
 from .groups import GroupOperations
@@ -74,13 +75,18 @@ class AIOKafkaAdminClient(
         config = self._config = AdminConfig(**options)
         self._request_timeout_ms = config.request_timeout_ms
         self._retry_backoff = config.retry_backoff_ms / 1000
-        self._client = AIOKafkaClient(config)
+        self._client = AIOKafkaClient(config, metric_group_prefix="admin-client")
         self._started = False
         self._closed = False
 
     @property
     def client(self) -> AIOKafkaClient:
         return self._client
+
+    def metrics(self) -> dict[MetricName, float]:
+        """Request and connection metrics (``admin-client-metrics``,
+        ``admin-client-node-metrics``), as the Java admin client names them."""
+        return self._client.metrics.read()
 
     # -- lifecycle -------------------------------------------------------------------------
 

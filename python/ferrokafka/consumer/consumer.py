@@ -12,7 +12,7 @@ import logging
 import re
 import time
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Generic
 
 from .. import _native, memory
@@ -22,6 +22,8 @@ from ..client import AIOKafkaClient
 from ..config import ConsumerConfig
 from ..config.checks import positive_int
 from ..config.connection import LOOP_DEPRECATED, keyword_options
+from ..metrics import MetricName
+from ..metrics.consumer import FetchMetrics
 from ..options import commit_offsets
 from ..structs import ConsumerRecord, OffsetAndMetadata, OffsetAndTimestamp, TopicPartition
 from ..waits import wait_any
@@ -109,10 +111,13 @@ class AIOKafkaConsumer(Generic[KT, VT]):
         self._started = False
         self._closed = False
         config = self._config = ConsumerConfig(**options)
-        self._client = AIOKafkaClient(config)
+        self._client = AIOKafkaClient(config, metric_group_prefix="consumer")
         self._max_poll_records = config.max_poll_records
 
         self._subscription = SubscriptionState()
+        self._fetch_metrics = FetchMetrics(
+            self._client.metrics, self._subscription, read_committed=config.read_committed
+        )
         self._fetcher: Fetcher | None = None
         self._coordinator: GroupMember = group_member(
             self._client, self._subscription, self._config
@@ -146,6 +151,7 @@ class AIOKafkaConsumer(Generic[KT, VT]):
             self._subscription,
             self._config,
             committed_lookup=self._coordinator.committed_positions,
+            metrics=self._fetch_metrics,
         )
         await self._coordinator.start()
         self._fetcher.start()
@@ -399,7 +405,7 @@ class AIOKafkaConsumer(Generic[KT, VT]):
 
     async def commit(
         self,
-        offsets: dict[TopicPartition, int | tuple[int, str] | OffsetAndMetadata] | None = None,
+        offsets: Mapping[TopicPartition, int | tuple[int, str] | OffsetAndMetadata] | None = None,
     ) -> None:
         """Commit ``offsets`` (the next offset to read, optionally with metadata), or the
         positions of every assigned partition."""
@@ -429,6 +435,13 @@ class AIOKafkaConsumer(Generic[KT, VT]):
     def partitions_for_topic(self, topic: str) -> set[int] | None:
         """The partition ids of ``topic`` from the metadata in hand (None if unknown)."""
         return self._client.cluster.partitions_for_topic(topic)
+
+    def metrics(self) -> dict[MetricName, float]:
+        """This consumer's metrics, named as the Java consumer's (``consumer-metrics``,
+        ``consumer-node-metrics``, ``consumer-fetch-manager-metrics``,
+        ``consumer-coordinator-metrics``): a snapshot, computed now. ``flatten()`` from
+        ``ferrokafka.metrics`` gives string keys."""
+        return self._client.metrics.read()
 
     # -- records -------------------------------------------------------------------------------
 

@@ -89,6 +89,7 @@ class FetchBuffer:
         *,
         on_drop: Callable[[TopicPartition], None],
         on_taken: Callable[[], None] | None = None,
+        on_consumed: Callable[[int, int], None] | None = None,
     ) -> None:
         self._subs = subscriptions
         # The options each take reads, as attributes.
@@ -98,6 +99,8 @@ class FetchBuffer:
         self._value_deserializer = config.value_deserializer
         self._on_drop = on_drop
         self._on_taken = on_taken
+        self._on_consumed = on_consumed
+        """Told (records, bytes) of each poll that hands out records."""
         self._buffers: dict[TopicPartition, deque[Buffered]] = {}
 
     def add(self, buf: Buffered) -> None:
@@ -200,6 +203,8 @@ class FetchBuffer:
                 self._buffers[tp] = self._buffers.pop(tp)
             if taken is not None:
                 out[tp] = taken
+        if records_taken and self._on_consumed is not None:
+            self._on_consumed(records_taken, bytes_taken)
         return out
 
     def drop(self, tp: TopicPartition) -> None:
@@ -285,6 +290,6 @@ class FetchBuffer:
 def _concat(a: Any, b: Any, form: str) -> Any:
     if form == "records":
         return a + b
-    import pyarrow  # type: ignore[import-untyped]
+    import pyarrow
 
     return pyarrow.concat_batches([a, b])

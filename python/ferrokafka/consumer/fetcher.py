@@ -37,6 +37,7 @@ from .subscription_state import OffsetResetStrategy, SubscriptionState, TopicPar
 
 if TYPE_CHECKING:
     from .._native import FetchEpochEndOffset, FetchRequest, FetchResponse
+    from ..metrics.consumer import FetchMetrics
 
 __all__ = ["Fetcher", "OffsetLookup"]
 
@@ -69,8 +70,10 @@ class Fetcher:
         config: ConsumerConfig,
         *,
         committed_lookup: OffsetLookup | None = None,
+        metrics: FetchMetrics | None = None,
     ) -> None:
         self._client = client
+        self._metrics = metrics
         self._subs = subscriptions
         # The options each fetch reads, as attributes.
         self._min_bytes = config.fetch_min_bytes
@@ -86,7 +89,13 @@ class Fetcher:
         self._positions = Positions(
             client, subscriptions, config, committed_lookup=committed_lookup, fail=self._fail
         )
-        self._buffer = FetchBuffer(subscriptions, config, on_drop=self._dropped, on_taken=self.wake)
+        self._buffer = FetchBuffer(
+            subscriptions,
+            config,
+            on_drop=self._dropped,
+            on_taken=self.wake,
+            on_consumed=None if metrics is None else metrics.consumed,
+        )
         # Handing out what was fetched is the buffer's: the consumer calls it directly.
         self.drain = self._buffer.drain
         self._fetch_pos: dict[TopicPartition, tuple[int, int]] = {}
@@ -268,12 +277,14 @@ class Fetcher:
                 isolation_level=self._isolation,
                 rack_id=self._rack,
             )
+            sent_at = time.monotonic()
             response = await conn.send(
                 Api.FETCH,
                 body,
                 version=version,
                 timeout_ms=self._request_timeout_ms + self._max_wait_ms,
             )
+            fetched_at = time.monotonic()
             error = response["error_code"]
             if error:
                 node.session.reset()
@@ -283,7 +294,14 @@ class Fetcher:
             else:
                 node.session.succeeded(response["session_id"], wanted)
                 by_id = {v: k for k, v in ids.items()}
-                self._handle_response(node_id, response, wanted, dict(parts), by_id)
+                size = self._handle_response(node_id, response, wanted, dict(parts), by_id)
+                if self._metrics is not None:
+                    self._metrics.fetched(
+                        (fetched_at - sent_at) * 1000,
+                        size,
+                        response.get("throttle_time_ms", 0),
+                        fetched_at,
+                    )
         except asyncio.CancelledError:
             raise
         except Errors.KafkaError as exc:
@@ -315,10 +333,12 @@ class Fetcher:
         wanted: dict[TopicPartition, FetchKey],
         states: dict[TopicPartition, TopicPartitionState],
         by_id: dict[bytes, str],
-    ) -> None:
+    ) -> int:
+        """Buffer what came; return how many bytes of records came."""
         now = time.monotonic()
         now_ms = int(time.time() * 1000)
         got_data = False
+        size = 0
         for topic_resp in response["responses"]:
             topic = topic_resp.get("topic") or by_id.get(bytes(topic_resp.get("topic_id") or b""))
             if topic is None:
@@ -356,6 +376,7 @@ class Fetcher:
                 raw = p.get("records")
                 if not raw:
                     continue
+                size += len(raw)
                 end = _native.records_end(raw)
                 if end is None:
                     continue  # only a partial batch: the next fetch tries again
@@ -377,6 +398,7 @@ class Fetcher:
                 got_data = True
         if got_data:
             self.data_ready.set()
+        return size
 
     def _partition_error(
         self,

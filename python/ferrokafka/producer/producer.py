@@ -13,7 +13,7 @@ import logging
 import operator
 import ssl
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from .. import errors as Errors
@@ -22,6 +22,7 @@ from ..cluster import TopicInfo
 from ..config import ProducerConfig
 from ..config.connection import LOOP_DEPRECATED, keyword_options
 from ..config.producer import DEFAULT_ACKS, DEFAULT_PARTITIONER, Partitioner, Serializer
+from ..metrics import MetricName
 from ..options import commit_offsets, epoch_ms
 from ..partitioner import DefaultPartitioner, StickyPartitions
 from ..retry import polling
@@ -117,7 +118,7 @@ class AIOKafkaProducer:
         self._partition_lists: dict[str, tuple[TopicInfo | None, list[int], list[int]]] = {}
         self._tps: dict[str, dict[int, TopicPartition]] = {}
 
-        self.client = AIOKafkaClient(config)
+        self.client = AIOKafkaClient(config, metric_group_prefix="producer")
         self._metadata = self.client.cluster
         self._idempotence = ProducerIdState() if config.enable_idempotence else None
         self._txn: TransactionManager | None = None
@@ -201,6 +202,12 @@ class AIOKafkaProducer:
         await self.stop()
 
     # -- metadata --------------------------------------------------------------------------
+
+    def metrics(self) -> dict[MetricName, float]:
+        """This producer's metrics, named as the Java producer's (``producer-metrics``,
+        ``producer-node-metrics``): a snapshot, computed now. ``flatten()`` from
+        ``ferrokafka.metrics`` gives string keys."""
+        return self.client.metrics.read()
 
     async def partitions_for(self, topic: str) -> set[int]:
         """The topic's partition ids, waiting for metadata if needed."""
@@ -491,7 +498,7 @@ class AIOKafkaProducer:
 
     async def send_offsets_to_transaction(
         self,
-        offsets: dict[TopicPartition, int | tuple[int, str] | OffsetAndMetadata],
+        offsets: Mapping[TopicPartition, int | tuple[int, str] | OffsetAndMetadata],
         group_id: str,
     ) -> None:
         """Commit ``offsets`` (the next offsets to read) of consumer group ``group_id`` with

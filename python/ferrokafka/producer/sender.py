@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 from .. import errors as Errors
 from ..client import AIOKafkaClient
 from ..config import ProducerConfig
+from ..metrics.producer import ProducerMetrics
 from ..protocol import Api
 from ..structs import TopicPartition
 from ..waits import finish_tasks
@@ -95,6 +96,7 @@ class Sender:
         self._last_metadata_request = 0.0
         self._pid_reset_needed = False
         self._task: asyncio.Task[None] | None = None
+        self.metrics = ProducerMetrics(client.metrics, lambda: sum(self._node_in_flight.values()))
 
     @property
     def task(self) -> asyncio.Task[None] | None:
@@ -184,7 +186,20 @@ class Sender:
         return batch.encode(ids.producer_id, ids.producer_epoch, base)
 
     def _start_request(self, node_id: int, batches: list[ProducerBatch]) -> None:
-        payload = [(batch, self._prepare(batch)) for batch in batches]
+        metrics = self.metrics
+        now = time.monotonic()
+        payload: list[tuple[ProducerBatch, bytes]] = []
+        records = 0
+        for batch in batches:
+            first = batch.attempts == 0
+            uncompressed = batch.builder.size() if first else 0
+            data = self._prepare(batch)
+            payload.append((batch, data))
+            count = batch.record_count
+            records += count
+            if first:
+                metrics.batch_sent(count, len(data), uncompressed, batch.created, now)
+        metrics.per_request.record(records, now)
         self._node_in_flight[node_id] = self._node_in_flight.get(node_id, 0) + 1
         for batch in batches:
             self._tp_in_flight[batch.tp] = self._tp_in_flight.get(batch.tp, 0) + 1
@@ -234,6 +249,7 @@ class Sender:
             response = await conn.send(
                 Api.PRODUCE, body, version=version, timeout_ms=2 * self._request_timeout_ms
             )
+            self.metrics.throttle.record(response.get("throttle_time_ms", 0))
         except Errors.KafkaError as exc:
             log.warning("produce request to node %s failed: %s", node_id, exc)
             if exc.invalid_metadata:
@@ -329,7 +345,7 @@ class Sender:
                 # Nothing ahead of it is pending: the broker lost our sequence state.
                 log.error("%s (sequence %s): taking a new producer id", exc, batch.base_sequence)
                 self._sequence_lost(exc)
-                batch.failure(exc)
+                self._give_up(batch, exc)
                 return
             if batch.producer_id == ids.producer_id and ids.behind_acked(tp, batch.base_sequence):
                 # Batches numbered after it are in the log: under this id it can never be
@@ -340,14 +356,14 @@ class Sender:
                 return
             if self._expired(batch):
                 self._sequence_lost(exc)
-                batch.failure(exc)
+                self._give_up(batch, exc)
                 return
             self._retry(batch, exc)  # refused: an earlier batch is being retried
             return
         if cls is Errors.UnknownProducerId and ids is not None:
             self._sequence_lost(exc)
         if cls is Errors.InvalidProducerEpoch or cls is Errors.ProducerFencedError:
-            batch.failure(Errors.ProducerFenced(f"{tp.topic}[{tp.partition}]: {detail}"))
+            self._give_up(batch, Errors.ProducerFenced(f"{tp.topic}[{tp.partition}]: {detail}"))
             return
         if exc.invalid_metadata:
             self._refresh_metadata(force=True)
@@ -362,7 +378,7 @@ class Sender:
             # Retriable: the broker may or may not have the batch. Not: it does not, and the
             # batches after it carry sequences with a gap. Either way the sequence is lost.
             self._sequence_lost(exc)
-        batch.failure(exc)
+        self._give_up(batch, exc)
 
     def _expired(self, batch: ProducerBatch) -> bool:
         """Whether ``batch`` has outlived its time to be delivered (``request_timeout_ms``)."""
@@ -376,8 +392,14 @@ class Sender:
         else:
             self._pid_reset_needed = True
 
+    def _give_up(self, batch: ProducerBatch, exc: BaseException) -> None:
+        """Fail ``batch``'s records for good."""
+        self.metrics.failed(batch.record_count)
+        batch.failure(exc)
+
     def _retry(self, batch: ProducerBatch, reason: BaseException) -> None:
         log.info("retrying %r after %s", batch, reason)
+        self.metrics.retried(batch.record_count)
         batch.retry_at = time.monotonic() + self._retry_backoff
         self._accumulator.reenqueue(batch)
 

@@ -227,7 +227,7 @@ class _Range:
 
 def _cut(batch: Any, until: int) -> Any:
     """The rows of ``batch`` below offset ``until`` (offsets ascend)."""
-    import pyarrow.compute as pc  # type: ignore[import-untyped]
+    import pyarrow.compute as pc
 
     keep = pc.sum(pc.less(batch.column(4), until)).as_py() or 0
     return batch.slice(0, keep)

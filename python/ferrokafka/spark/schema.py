@@ -22,7 +22,7 @@ def spark_schema(include_headers: bool) -> str:
 
 def arrow_schema(include_headers: bool) -> Any:
     """The Arrow schema of the batches: every field nullable, timestamps in microseconds UTC."""
-    import pyarrow as pa  # type: ignore[import-untyped]
+    import pyarrow as pa
 
     fields = [
         pa.field("key", pa.binary()),

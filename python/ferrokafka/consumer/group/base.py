@@ -16,6 +16,7 @@ from ... import errors as Errors
 from ...abc import ConsumerRebalanceListener
 from ...client import AIOKafkaClient
 from ...conn import AUTHENTICATION_ERRORS
+from ...metrics.consumer import CoordinatorMetrics
 from ...structs import OffsetAndMetadata, TopicPartition
 from ...waits import finish_tasks
 from ..subscription_state import SubscriptionState
@@ -110,6 +111,8 @@ class GroupMembership(OffsetsCoordinator, GroupMember):
             group_instance_id=config.group_instance_id,
         )
         self._subscription = subscription
+        self.group_metrics = CoordinatorMetrics(client.metrics, subscription)
+        self.commit_sensor = self.group_metrics.commit
         self._auto_commit = config.auto_commit
         self._auto_commit_interval = config.auto_commit_interval_ms / 1000
         self._max_poll_interval = config.max_poll_interval_ms / 1000
@@ -298,6 +301,7 @@ class GroupMembership(OffsetsCoordinator, GroupMember):
             return
         commit = self._auto_commit and self._in_group()
         states, listener = self._subscription.take_unsubscribed()
+        log.info("group %s: partitions revoked (unsubscribed): %s", self.group_id, sorted(states))
         if commit:
             offsets = {
                 tp: OffsetAndMetadata(st.position, "")
@@ -308,6 +312,13 @@ class GroupMembership(OffsetsCoordinator, GroupMember):
         await call_listener(listener, "on_partitions_revoked", set(states), self.group_id)
 
     async def _call_listener(self, method: str, partitions: set[TopicPartition]) -> None:
+        log.info(
+            "group %s: generation %s, partitions %s: %s",
+            self.group_id,
+            self.generation,
+            "assigned" if method == "on_partitions_assigned" else "revoked",
+            partitions_text(partitions),
+        )
         await call_listener(self._subscription.listener, method, partitions, self.group_id)
 
     async def _auto_commit_routine(self) -> None:
@@ -320,6 +331,11 @@ class GroupMembership(OffsetsCoordinator, GroupMember):
                 continue
             if self._may_auto_commit():
                 await self._try_commit(self._changed_positions(), "auto-commit", now=False)
+
+
+def partitions_text(partitions: Iterable[TopicPartition]) -> str:
+    """``topic[0], topic[1]``: partitions for a log line, in order."""
+    return ", ".join(f"{tp.topic}[{tp.partition}]" for tp in sorted(partitions)) or "none"
 
 
 async def call_listener(

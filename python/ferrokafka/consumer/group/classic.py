@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import time
 from collections.abc import Callable, Coroutine, Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -35,7 +36,7 @@ from ...protocol import Api
 from ...structs import OffsetAndMetadata, TopicPartition
 from ...waits import wait_event
 from ..subscription_state import SubscriptionState
-from .base import GroupMembership
+from .base import GroupMembership, partitions_text
 from .offsets import COORDINATOR_MOVED
 
 if TYPE_CHECKING:
@@ -186,7 +187,10 @@ class ClassicMember(GroupMembership):
             try:
                 if self._subscription.partitions_auto_assigned():
                     if self.rejoin_needed and not self._poll_timeout_left:
+                        started = time.monotonic()
                         await self._rebalance()
+                        if self.assignment_ready.is_set():
+                            self.group_metrics.rebalanced(started)
                     self._check_metadata()
                 else:
                     await self._give_up_membership()
@@ -197,6 +201,7 @@ class ClassicMember(GroupMembership):
                 return
             except Errors.KafkaError as exc:
                 log.info("group %s: rebalance failed (%s); retrying", self.group_id, exc)
+                self.group_metrics.failed_rebalance.record()
                 self._retrying_after(exc)
                 self.rejoin_needed = True
                 await asyncio.sleep(self._retry_backoff)
@@ -307,6 +312,7 @@ class ClassicMember(GroupMembership):
         # The coordinator holds a JoinGroup until every member has joined (up to the rebalance
         # timeout), so this request may wait that long.
         timeout_ms = self._rebalance_timeout_ms + 5000
+        started = time.monotonic()
         for _ in range(3):
             response, _ = await self.coordinator_request(
                 Api.JOIN_GROUP, body, timeout_ms=timeout_ms
@@ -316,6 +322,7 @@ class ClassicMember(GroupMembership):
                 self.member_id = body["member_id"] = response["member_id"]
                 continue
             break
+        self.group_metrics.join.record((time.monotonic() - started) * 1000)
         if code:
             self._join_error(code)
             return None
@@ -371,7 +378,9 @@ class ClassicMember(GroupMembership):
             "protocol_name": self.protocol,
             "assignments": assignments,
         }
+        started = time.monotonic()
         response, _ = await self.coordinator_request(Api.SYNC_GROUP, body)
+        self.group_metrics.sync.record((time.monotonic() - started) * 1000)
         code = response["error_code"]
         if code:
             cls = Errors.for_code(code)
@@ -416,7 +425,7 @@ class ClassicMember(GroupMembership):
         log.info(
             "group %s: leader assigned %s",
             self.group_id,
-            {m: sorted(a.partitions()) for m, a in result.items()},
+            {m: partitions_text(a.partitions()) for m, a in result.items()},
         )
         return [{"member_id": m, "assignment": a.encode()} for m, a in result.items()]
 
@@ -485,7 +494,9 @@ class ClassicMember(GroupMembership):
                 "group_instance_id": self.group_instance_id,
             }
             try:
+                started = time.monotonic()
                 response, _ = await self.coordinator_request(Api.HEARTBEAT, body)
+                self.group_metrics.heartbeat_done(started)
             except _FATAL as exc:  # e.g. FindCoordinator refused: not authorized for the group
                 self._fail(exc)
                 return

@@ -28,7 +28,7 @@ from ...protocol import Api
 from ...structs import OffsetAndMetadata, TopicPartition
 from ...waits import wait_event, wait_for
 from ..subscription_state import SubscriptionState
-from .base import GroupMembership
+from .base import GroupMembership, partitions_text
 from .offsets import COORDINATOR_MOVED, commit_failed
 
 if TYPE_CHECKING:
@@ -215,9 +215,11 @@ class ConsumerProtocolMember(GroupMembership):
                 {"topic_id": tid, "partitions": sorted(ps)} for tid, ps in owned.items()
             ],
         }
+        started = time.monotonic()
         response, _ = await self.coordinator_request(Api.CONSUMER_GROUP_HEARTBEAT, body)
         if epoch < 0:
             return
+        self.group_metrics.heartbeat_done(started)
         code = response["error_code"]
         if code:
             await self._on_error(code, response.get("error_message"))
@@ -273,13 +275,22 @@ class ConsumerProtocolMember(GroupMembership):
             target.update(TopicPartition(topic, p) for p in entry["partitions"])
         current = self._subscription.assigned_partitions()
         revoked, added = current - target, target - current
+        started = time.monotonic()
         if revoked:
             await self._revoke(revoked)
         self._subscription.assign_from_subscribed(target)
         if added:
             await self._call_listener("on_partitions_assigned", added)
         if revoked or added:
-            log.info("group %s: epoch %s, now %s", self.group_id, self.generation, sorted(target))
+            # A reconciliation is this protocol's rebalance, as the Java consumer counts it.
+            self.group_metrics.rebalanced(started)
+            log.info(
+                "group %s: epoch %s as %s, now %s",
+                self.group_id,
+                self.generation,
+                self.member_id,
+                partitions_text(target),
+            )
             self._wake.set()  # acknowledge at once
 
     def _topic_names_by_id(self) -> dict[bytes, str]:

@@ -14,11 +14,13 @@ offset never lands after a newer one.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ... import errors as Errors
 from ...client import AIOKafkaClient
+from ...metrics import Sensor
 from ...protocol import Api
 from ...retry import retrying
 from ...structs import OffsetAndMetadata, TopicPartition
@@ -89,6 +91,9 @@ class OffsetsCoordinator:
         self._commit_sequence = 0
         self._latest_commit: dict[TopicPartition, int] = {}
         """Per partition, the sequence number of the last commit that included it."""
+        self.commit_sensor: Sensor | None = None
+        """Records each commit's latency (retries included), when a consumer has metrics."""
+        self._announced_coordinator: int | None = None
 
     # -- the coordinator ---------------------------------------------------------------------
 
@@ -125,6 +130,18 @@ class OffsetsCoordinator:
             self._find_coordinator_once, f"no coordinator found for group {self.group_id!r}"
         )
         self.coordinator_id = node
+        if node != self._announced_coordinator:
+            broker = self._client.cluster.broker_metadata(node)
+            log.info(
+                "group %s: coordinator is node %s%s%s",
+                self.group_id,
+                node,
+                "" if broker is None else f" at {broker.host}:{broker.port}",
+                ""
+                if self._announced_coordinator is None
+                else f" (was node {self._announced_coordinator})",
+            )
+            self._announced_coordinator = node
         return node
 
     async def _find_coordinator_once(self) -> int:
@@ -195,9 +212,14 @@ class OffsetsCoordinator:
                 await self._commit_once(current, leader_epochs or {})
             return current
 
-        return await self._retrying(
+        started = time.monotonic()
+        committed = await self._retrying(
             attempt, f"committing offsets for group {self.group_id!r} failed"
         )
+        if self.commit_sensor is not None:
+            now = time.monotonic()
+            self.commit_sensor.record((now - started) * 1000, now)
+        return committed
 
     async def _commit_once(
         self,

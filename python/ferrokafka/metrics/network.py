@@ -1,0 +1,118 @@
+"""Request and connection figures, client-wide (``<prefix>-metrics``) and per broker
+connection (``<prefix>-node-metrics``, tag ``node-id`` = ``node-<id>`` as the Java client's:
+``node--1`` is the first bootstrap address, ``node-2147483646`` the dedicated coordinator
+connection to broker 1)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .registry import Metrics
+from .sensor import Sensor
+
+
+class NodeSensors:
+    """What one connection records: per request sent, per response or failure."""
+
+    __slots__ = (
+        "_all_errors",
+        "_all_in",
+        "_all_latency",
+        "_all_out",
+        "_errors",
+        "_in",
+        "_latency",
+        "_out",
+    )
+
+    def __init__(self, net: NetworkMetrics, node_id: int) -> None:
+        m = net.metrics
+        group = m.group("node-metrics")
+        tag = f"node-{node_id}"
+        self._out = m.sensor(
+            group,
+            avg="request-size-avg",
+            max="request-size-max",
+            rate="outgoing-byte-rate",
+            total="outgoing-byte-total",
+            count_rate="request-rate",
+            count_total="request-total",
+            node_id=tag,
+        )
+        self._in = m.sensor(
+            group,
+            rate="incoming-byte-rate",
+            total="incoming-byte-total",
+            count_rate="response-rate",
+            count_total="response-total",
+            node_id=tag,
+        )
+        self._latency = m.sensor(
+            group, avg="request-latency-avg", max="request-latency-max", node_id=tag
+        )
+        self._errors = m.sensor(
+            group, count_rate="request-error-rate", count_total="request-error-total", node_id=tag
+        )
+        self._all_out = net.out
+        self._all_in = net.incoming
+        self._all_latency = net.latency
+        self._all_errors = net.errors
+
+    def sent(self, size: int, now: float) -> None:
+        self._out.record(size, now)
+        self._all_out.record(size, now)
+
+    def received(self, size: int, latency_ms: float, now: float) -> None:
+        self._in.record(size, now)
+        self._all_in.record(size, now)
+        self._latency.record(latency_ms, now)
+        self._all_latency.record(latency_ms, now)
+
+    def failed(self, now: float) -> None:
+        self._errors.record(1.0, now)
+        self._all_errors.record(1.0, now)
+
+
+class NetworkMetrics:
+    """The client-wide request and connection figures, and each node's sensors."""
+
+    def __init__(self, metrics: Metrics, open_connections: Callable[[], int]) -> None:
+        self.metrics = metrics
+        group = metrics.group("metrics")
+        self.out: Sensor = metrics.sensor(
+            group,
+            avg="request-size-avg",
+            max="request-size-max",
+            rate="outgoing-byte-rate",
+            total="outgoing-byte-total",
+            count_rate="request-rate",
+            count_total="request-total",
+        )
+        self.incoming: Sensor = metrics.sensor(
+            group,
+            rate="incoming-byte-rate",
+            total="incoming-byte-total",
+            count_rate="response-rate",
+            count_total="response-total",
+        )
+        self.latency: Sensor = metrics.sensor(
+            group, avg="request-latency-avg", max="request-latency-max"
+        )
+        self.errors: Sensor = metrics.sensor(
+            group, count_rate="request-error-rate", count_total="request-error-total"
+        )
+        self.created: Sensor = metrics.sensor(
+            group, count_rate="connection-creation-rate", count_total="connection-creation-total"
+        )
+        self.closed: Sensor = metrics.sensor(
+            group, count_rate="connection-close-rate", count_total="connection-close-total"
+        )
+        metrics.add(metrics.name("connection-count", group), lambda _now: float(open_connections()))
+        self._nodes: dict[int, NodeSensors] = {}
+
+    def node(self, node_id: int) -> NodeSensors:
+        """The sensors of connection key ``node_id`` (kept across reconnections)."""
+        sensors = self._nodes.get(node_id)
+        if sensors is None:
+            sensors = self._nodes[node_id] = NodeSensors(self, node_id)
+        return sensors
