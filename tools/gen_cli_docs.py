@@ -20,6 +20,9 @@ PAGE = Path("docs/cli.md")
 WIDTH = 100
 
 sys.path.insert(0, str(ROOT / "python"))
+sys.path.insert(0, str(ROOT / "tools"))  # when imported by a test, not run
+
+from generated import write_or_check  # noqa: E402
 
 INTRO = """\
 # The command line
@@ -168,17 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="exit 1 when the page is stale")
     args = parser.parse_args(argv)
     text = render()
-    path = ROOT / PAGE
-    current = path.read_text(encoding="utf-8") if path.exists() else None
-    if current == text:
-        return 0
-    if args.check:
-        print(f"{PAGE} is stale: run python tools/gen_cli_docs.py", file=sys.stderr)
-        return 1
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    print(f"wrote {PAGE}")
-    return 0
+    return write_or_check(ROOT, PAGE, text, check=args.check, tool="gen_cli_docs.py")
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PAGE = Path("docs/reference/configuration.md")
 
 sys.path.insert(0, str(ROOT / "python"))
+sys.path.insert(0, str(ROOT / "tools"))  # when imported by a test, not run
 
 from ferrokafka.config import (  # noqa: E402
     AdminConfig,
@@ -33,6 +34,7 @@ from ferrokafka.config import (  # noqa: E402
     ConsumerConfig,
     ProducerConfig,
 )
+from generated import write_or_check  # noqa: E402
 
 # Options aiokafka 0.14's clients do not take (tests/unit/test_config_docs.py checks this set
 # against aiokafka's own signatures); every other option has aiokafka's name and meaning.
@@ -241,17 +243,7 @@ def main(argv: list[str] | None = None) -> int:
     except DocError as exc:
         print(f"gen_config_docs: {exc}", file=sys.stderr)
         return 1
-    path = ROOT / PAGE
-    current = path.read_text(encoding="utf-8") if path.exists() else None
-    if current == text:
-        return 0
-    if args.check:
-        print(f"{PAGE} is stale: run python tools/gen_config_docs.py", file=sys.stderr)
-        return 1
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    print(f"wrote {PAGE}")
-    return 0
+    return write_or_check(ROOT, PAGE, text, check=args.check, tool="gen_config_docs.py")
 
 
 if __name__ == "__main__":
