@@ -7,6 +7,7 @@ import argparse
 import base64
 import io
 import json
+import logging
 import ssl
 import subprocess
 import sys
@@ -344,3 +345,12 @@ def test_a_missing_or_doubled_name_is_a_usage_error(
 ) -> None:
     assert main(argv) == 2
     assert capsys.readouterr().err.strip() == f"ferrokafka: error: {message}"
+
+
+def test_main_puts_the_ferrokafka_logger_back() -> None:
+    # A command silences the client's log; an application (or pytest) calling main() in its
+    # own process gets its logging back as it was.
+    logger = logging.getLogger("ferrokafka")
+    before = (logger.handlers[:], logger.level, logger.propagate)
+    assert main(["topics", "create"]) == 2
+    assert (logger.handlers[:], logger.level, logger.propagate) == before

@@ -18,7 +18,7 @@ from .bench import add_bench_command, run_harness
 from .broker import add_broker_command, usage
 from .consume import add_consume_command
 from .demo import add_demo_command
-from .errors import configure_logging, run_handler
+from .errors import command_logging, run_handler
 from .groups import add_groups_command
 from .names import resolve_names
 from .produce import add_produce_command
@@ -73,6 +73,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     if harness is not None:
         return run_handler(lambda _args: run_harness(harness), argparse.Namespace(debug=False))
     args = build_parser().parse_args(arguments)
-    configure_logging(args.verbose, args.debug)
     handler: Callable[[argparse.Namespace], int] = args.handler
-    return run_handler(lambda parsed: handler(resolve_names(parsed)), args)
+    with command_logging(args.verbose, args.debug):
+        return run_handler(lambda parsed: handler(resolve_names(parsed)), args)

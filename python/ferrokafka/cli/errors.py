@@ -4,10 +4,11 @@ a traceback unless ``--debug``; Ctrl-C exits 130 once the handler has closed its
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 __all__ = [
     "EXIT_ERROR",
@@ -15,7 +16,7 @@ __all__ = [
     "EXIT_USAGE",
     "CliError",
     "UsageError",
-    "configure_logging",
+    "command_logging",
     "run_handler",
 ]
 
@@ -37,9 +38,12 @@ class UsageError(CliError):
     exit_code = EXIT_USAGE
 
 
-def configure_logging(verbose: int, debug: bool) -> None:
-    """The client's own log lines (reconnect warnings among them) stay quiet unless asked
-    for: a failed command says what failed in its one error line."""
+@contextlib.contextmanager
+def command_logging(verbose: int, debug: bool) -> Iterator[None]:
+    """While a command runs, the client's own log lines (reconnect warnings among them) stay
+    quiet unless asked for: a failed command says what failed in its one error line. The
+    ``ferrokafka`` logger is put back as it was afterwards, for callers of ``main()`` in a
+    process of their own (an application's logging, pytest's capture)."""
     level = (
         logging.DEBUG
         if debug
@@ -48,9 +52,16 @@ def configure_logging(verbose: int, debug: bool) -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     logger = logging.getLogger("ferrokafka")
+    handlers, old_level, propagate = logger.handlers[:], logger.level, logger.propagate
     logger.handlers[:] = [handler]
     logger.setLevel(level)
     logger.propagate = False
+    try:
+        yield
+    finally:
+        logger.handlers[:] = handlers
+        logger.setLevel(old_level)
+        logger.propagate = propagate
 
 
 def describe(exc: BaseException) -> str:
