@@ -297,16 +297,18 @@ class FaultProxy:
                 room = f.cut_after - self.forwarded_bytes
                 if room < len(data):
                     if room > 0:
-                        writer.write(data[:room])
                         self.forwarded_bytes += room
+                        writer.write(data[:room])
                         with contextlib.suppress(ConnectionError):
                             await writer.drain()
                     f.cut_after = None
                     self._reset_all()
                     return
-            writer.write(data)
+            # Counted before the write: a peer on another thread may read the bytes before
+            # this thread runs again, and must never see a count behind what it read.
             if answers:
                 self.forwarded_bytes += len(data)
+            writer.write(data)
             try:
                 await writer.drain()
             except ConnectionError:
