@@ -174,6 +174,122 @@ fn snappy_decode(data: &[u8], limit: usize, base_offset: i64, out: &mut Vec<u8>)
     Ok(filled)
 }
 
+/// Where a gzip member's deflate stream starts (RFC 1952 header: the fixed ten bytes, then the
+/// optional extra field, name and comment); None for a header this does not read (bad, or
+/// with a header CRC), which the streaming decoder then reads (and reports on) instead.
+fn gzip_body(member: &[u8]) -> Option<usize> {
+    const FEXTRA: u8 = 4;
+    const FNAME: u8 = 8;
+    const FCOMMENT: u8 = 16;
+    if member.len() < 10 || member[..3] != [0x1f, 0x8b, 8] {
+        return None;
+    }
+    let flags = member[3];
+    if flags & !(FEXTRA | FNAME | FCOMMENT) != 0 {
+        return None;
+    }
+    let mut pos = 10;
+    if flags & FEXTRA != 0 {
+        let len = member.get(pos..pos + 2)?;
+        pos += 2 + usize::from(u16::from_le_bytes([len[0], len[1]]));
+    }
+    for flag in [FNAME, FCOMMENT] {
+        if flags & flag != 0 {
+            pos += member.get(pos..)?.iter().position(|&b| b == 0)? + 1;
+        }
+    }
+    (pos <= member.len()).then_some(pos)
+}
+
+/// gzip members inflated straight from `data` into `out[..n]`, each member's CRC-32 and size
+/// checked; returns `n`. None when the first header is not one [`gzip_body`] reads. The
+/// streaming decoder copies its input through a buffer of its own.
+fn gzip_direct(
+    data: &[u8],
+    limit: usize,
+    base_offset: i64,
+    out: &mut Vec<u8>,
+) -> Option<Result<usize>> {
+    let mut at = gzip_body(data)?;
+    Some(gzip_members(data, &mut at, limit, base_offset, out))
+}
+
+fn gzip_members(
+    data: &[u8],
+    at: &mut usize,
+    limit: usize,
+    base_offset: i64,
+    out: &mut Vec<u8>,
+) -> Result<usize> {
+    let bad = |why: &dyn std::fmt::Display| failed(base_offset, Codec::Gzip, why);
+    // At most one byte past the limit is written: that byte says the limit is passed.
+    let cap = limit.saturating_add(1);
+    // Deflate cannot inflate by more than 1032 to 1: the size a trailer claims is trusted only
+    // that far (and never past the limit).
+    let claimed = data.len().checked_sub(4).map_or(0, |end| {
+        u32::from_le_bytes(data[end..].try_into().expect("4 bytes")) as usize
+    });
+    let first = claimed.min(data.len().saturating_mul(1032)).min(cap);
+    if out.len() < first {
+        out.resize(first, 0);
+    }
+    let mut inflate = flate2::Decompress::new(false);
+    let mut filled = 0usize;
+    loop {
+        let start = filled;
+        inflate.reset(false);
+        let body = &data[*at..];
+        loop {
+            if filled == out.len() {
+                let target = if out.capacity() > out.len() {
+                    out.capacity()
+                } else {
+                    out.len() + out.len().max(32 << 10)
+                };
+                out.resize(target.min(cap), 0);
+            }
+            let (before_in, before_out) = (inflate.total_in(), inflate.total_out());
+            let consumed = before_in as usize;
+            let status = inflate
+                .decompress(
+                    &body[consumed..],
+                    &mut out[filled..],
+                    flate2::FlushDecompress::None,
+                )
+                .map_err(|e| bad(&e))?;
+            let produced = (inflate.total_out() - before_out) as usize;
+            filled += produced;
+            if filled > limit {
+                return Err(too_large(base_offset, Codec::Gzip, limit));
+            }
+            match status {
+                flate2::Status::StreamEnd => break,
+                _ if produced == 0 && inflate.total_in() == before_in && filled < out.len() => {
+                    return Err(bad(&"the deflate stream ends early"));
+                }
+                _ => {}
+            }
+        }
+        let end = *at + inflate.total_in() as usize;
+        let trailer = data
+            .get(end..end + 8)
+            .ok_or_else(|| bad(&"the gzip trailer is cut short"))?;
+        let mut crc = flate2::Crc::new();
+        crc.update(&out[start..filled]);
+        if crc.sum().to_le_bytes() != trailer[..4] {
+            return Err(bad(&"the gzip CRC-32 does not match"));
+        }
+        if ((filled - start) as u32).to_le_bytes() != trailer[4..] {
+            return Err(bad(&"the gzip size does not match"));
+        }
+        let next = end + 8;
+        if next == data.len() {
+            return Ok(filled);
+        }
+        *at = next + gzip_body(&data[next..]).ok_or_else(|| bad(&"a bad gzip member header"))?;
+    }
+}
+
 const LZ4_MAGIC: u32 = 0x184D_2204;
 
 /// An lz4 frame as Kafka's producers write it (one frame of independent blocks, no block or
@@ -312,14 +428,17 @@ pub fn decompress_reusing(
             out.extend_from_slice(data);
             Ok(data.len())
         }
-        Codec::Gzip => read_bounded(
-            flate2::read::MultiGzDecoder::new(data),
-            hint,
-            limit,
-            base_offset,
-            codec,
-            out,
-        ),
+        Codec::Gzip => match gzip_direct(data, limit, base_offset, out) {
+            Some(done) => done,
+            None => read_bounded(
+                flate2::read::MultiGzDecoder::new(data),
+                hint,
+                limit,
+                base_offset,
+                codec,
+                out,
+            ),
+        },
         Codec::Snappy => snappy_decode(data, limit, base_offset, out),
         Codec::Lz4 => match lz4_direct(data, limit, base_offset, out) {
             Some(done) => done,
@@ -412,6 +531,10 @@ mod tests {
             for codec in ALL {
                 let packed = compress(codec, &data).unwrap();
                 prop_assert_eq!(decompress(codec, &packed, data.len(), 0).unwrap(), data.clone());
+                // The limit is exact.
+                if !data.is_empty() && codec != Codec::None {
+                    prop_assert!(decompress(codec, &packed, data.len() - 1, 0).is_err());
+                }
             }
         }
 
@@ -604,6 +727,63 @@ mod tests {
                 "{err}"
             );
         }
+    }
+
+    #[test]
+    fn gzip_members_of_every_kind_decode_alike() {
+        let data: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
+        let member = |builder: flate2::GzBuilder, part: &[u8]| {
+            let mut enc = builder.write(Vec::new(), flate2::Compression::default());
+            enc.write_all(part).unwrap();
+            enc.finish().unwrap()
+        };
+        let plain = member(flate2::GzBuilder::new(), &data);
+        let named = member(
+            flate2::GzBuilder::new()
+                .filename("f")
+                .comment("c")
+                .extra(vec![1, 2, 3]),
+            &data,
+        );
+        let two = [
+            member(flate2::GzBuilder::new(), &data[..1000]),
+            member(flate2::GzBuilder::new().filename("x"), &data[1000..]),
+        ]
+        .concat();
+        for (name, packed) in [("plain", &plain), ("named", &named), ("two members", &two)] {
+            let mut out = vec![9u8; 5];
+            let n = gzip_direct(packed, usize::MAX, 0, &mut out)
+                .expect("read directly")
+                .unwrap();
+            assert!(out[..n] == data[..], "{name}");
+            assert_eq!(
+                decompress(Codec::Gzip, packed, data.len(), 0).unwrap(),
+                data
+            );
+            assert!(matches!(
+                decompress(Codec::Gzip, packed, data.len() - 1, 6),
+                Err(RecordsError::DecompressedTooLarge { base_offset: 6, .. })
+            ));
+        }
+        // A bad CRC, a bad size, a cut stream, garbage after a member: typed errors.
+        let mut bad_crc = plain.clone();
+        let n = bad_crc.len();
+        bad_crc[n - 8] ^= 1;
+        let mut bad_size = plain.clone();
+        bad_size[n - 1] ^= 1;
+        let cut = &plain[..n / 2];
+        let trailing = [&plain[..], b"garbage"].concat();
+        for bad in [&bad_crc[..], &bad_size[..], cut, &trailing[..]] {
+            let err = decompress(Codec::Gzip, bad, usize::MAX, 8).unwrap_err();
+            assert!(
+                matches!(err, RecordsError::Decompression { base_offset: 8, .. }),
+                "{err}"
+            );
+        }
+        // A header with its own CRC is left to the streaming decoder.
+        let mut with_hcrc = plain.clone();
+        with_hcrc[3] |= 2;
+        assert!(gzip_body(&with_hcrc).is_none());
     }
 
     #[test]
