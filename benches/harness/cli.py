@@ -28,6 +28,7 @@ from .workloads import (
     PRODUCERS,
     QUICK,
     SPARK_READERS,
+    W3_CASES,
     WORKLOADS,
     Context,
     Sizes,
@@ -49,7 +50,8 @@ def descriptions(sizes: Sizes) -> dict[str, str]:
         "W1": f"consume {sizes.w1.describe()}",
         "W2": f"consume {sizes.w2.describe()}",
         "W3": f"consume W1 compressed ({sizes.w1.records:,} records x {sizes.w1.value_size} B, "
-        f"{sizes.w1.partitions} partitions) with lz4 and with zstd",
+        f"{sizes.w1.partitions} partitions) and W2 compressed ({sizes.w2.records:,} records x "
+        f"{sizes.w2.value_size} B, the 1KiB cases) with lz4 and with zstd",
         "W4": f"consume {sizes.w4.describe()}",
         "W5": f"end-to-end latency at a fixed produce rate, {rates} after {sizes.w5_warmup:g} s "
         "of warm-up; 100-byte values, 8 partitions, produced by confluent-kafka "
@@ -76,8 +78,8 @@ def run_workload(ctx: Context, w: str, pick: Callable[[list[str]], list[str]]) -
     elif w == "W2":
         consume_workload(ctx, "W2", "none", sizes.w2, pick(CONSUMERS))
     elif w == "W3":
-        for codec in ("lz4", "zstd"):
-            consume_workload(ctx, "W3", codec, sizes.w3(codec), pick(CONSUMERS))
+        for case, codec, value_size in W3_CASES:
+            consume_workload(ctx, "W3", case, sizes.w3(codec, value_size), pick(CONSUMERS))
     elif w == "W4":
         consume_workload(ctx, "W4", "none", sizes.w4, pick(CONSUMERS))
     elif w == "W5":

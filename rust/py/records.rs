@@ -8,9 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString, PyTuple, PyType};
 
 use super::errors;
-use crate::records::{
-    decode_records as decode, DecodeOptions, DecodeSummary, DecodedRecords, Slot,
-};
+use crate::records::{decode_records_taking, DecodeOptions, DecodeSummary, DecodedRecords, Slot};
 
 /// A record read from Kafka (aiokafka's `ConsumerRecord` fields, in its order).
 ///
@@ -338,6 +336,75 @@ impl DecodedPartition {
     }
 }
 
+/// The Python objects of decompressed batches' keys, values and headers, made by
+/// [`decode_taking`] while each batch was in cache: by row (keys, values) and by header index;
+/// None where the row or header came from an uncompressed batch (or is null).
+#[derive(Default)]
+struct Made {
+    keys: Vec<Option<Py<PyAny>>>,
+    values: Vec<Option<Py<PyAny>>>,
+    headers: Vec<Option<MadeHeader>>,
+}
+
+/// A header's key (`str`) and value (`bytes`, or None for a null value).
+type MadeHeader = (Py<PyAny>, Option<Py<PyAny>>);
+
+/// Decode, making the `bytes` of every decompressed batch's keys, values and headers as soon
+/// as the batch is parsed (copied from the decompressed bytes while they are still in cache,
+/// and that buffer reused for the next batch). The GIL stays held: the objects are made during
+/// the decode.
+fn decode_taking(
+    py: Python<'_>,
+    input: &[u8],
+    topic: &str,
+    partition: i32,
+    opts: &DecodeOptions,
+) -> PyResult<(DecodedRecords, Made)> {
+    let mut made = Made::default();
+    let mut take = |d: &DecodedRecords, rows: std::ops::Range<usize>, data: &[u8]| {
+        let obj = |s: Slot| {
+            PyBytes::new(py, &data[s.start as usize..(s.start + s.len) as usize])
+                .into_any()
+                .unbind()
+        };
+        made.keys.resize_with(rows.start, || None);
+        made.values.resize_with(rows.start, || None);
+        for i in rows.clone() {
+            made.keys.push(d.keys[i].map(obj));
+            made.values.push(d.values[i].map(obj));
+        }
+        let headers = d.header_starts[rows.start] as usize..d.header_starts[rows.end] as usize;
+        made.headers.resize_with(headers.start, || None);
+        for h in &d.headers[headers] {
+            let key = &data[h.key.start as usize..(h.key.start + h.key.len) as usize];
+            let key = PyString::new(py, std::str::from_utf8(key).unwrap_or_default());
+            made.headers
+                .push(Some((key.into_any().unbind(), h.value.map(obj))));
+        }
+    };
+    let d = decode_records_taking(input, opts, &mut take)
+        .map_err(|e| errors::records_error(py, topic, partition, e))?;
+    Ok((d, made))
+}
+
+/// A key or value: made during the decode if its batch was compressed, else copied now.
+fn field<'py>(
+    py: Python<'py>,
+    d: &DecodedRecords,
+    input: &[u8],
+    slot: Option<Slot>,
+    made: &mut [Option<Py<PyAny>>],
+    i: usize,
+) -> Bound<'py, PyAny> {
+    match slot {
+        Some(s) if s.buffer == Slot::TAKEN => match made[i].take() {
+            Some(obj) => obj.into_bound(py),
+            None => unreachable!("a taken slot's object is made with it"),
+        },
+        _ => slot_bytes(py, d, input, slot),
+    }
+}
+
 fn slot_bytes<'py>(
     py: Python<'py>,
     d: &DecodedRecords,
@@ -414,23 +481,6 @@ fn deserialize<'py>(
     }
 }
 
-/// Decode with the GIL released for large inputs (small ones are not worth the handoff), and
-/// name the topic and partition in any error.
-pub(crate) fn decode_input(
-    py: Python<'_>,
-    input: &[u8],
-    topic: &str,
-    partition: i32,
-    opts: DecodeOptions,
-) -> PyResult<DecodedRecords> {
-    let result = if input.len() >= 64 * 1024 {
-        py.detach(|| decode(input, &opts))
-    } else {
-        decode(input, &opts)
-    };
-    result.map_err(|e| errors::records_error(py, topic, partition, e))
-}
-
 /// Decode one partition's raw `records` bytes (from a Fetch response) into `ConsumerRecord`s.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
@@ -450,19 +500,14 @@ pub fn decode_records<'py>(
 ) -> PyResult<DecodedPartition> {
     let input = super::buffers::as_bytes(records)?;
     let topic_name = topic.to_str()?;
-    let d = decode_input(
-        py,
-        input,
-        topic_name,
-        partition,
-        DecodeOptions {
-            check_crcs,
-            read_committed,
-            aborted_transactions: aborted_transactions.unwrap_or_default(),
-            start_offset,
-            max_decompressed_batch,
-        },
-    )?;
+    let opts = DecodeOptions {
+        check_crcs,
+        read_committed,
+        aborted_transactions: aborted_transactions.unwrap_or_default(),
+        start_offset,
+        max_decompressed_batch,
+    };
+    let (d, mut made) = decode_taking(py, input, topic_name, partition, &opts)?;
     let empty = PyTuple::empty(py);
     let mut out: Vec<Bound<'py, PyAny>> = Vec::with_capacity(d.len());
     let topic_obj = topic.clone().into_any().unbind();
@@ -473,29 +518,41 @@ pub fn decode_records<'py>(
         let headers = if d.header_starts[i] == d.header_starts[i + 1] {
             empty.clone()
         } else {
-            let items: Vec<Bound<'py, PyTuple>> = d.headers[d.header_range(i)]
-                .iter()
-                .map(|h| {
-                    let key = std::str::from_utf8(d.bytes(input, h.key)).unwrap_or_default();
-                    PyTuple::new(
-                        py,
-                        [
+            let items: Vec<Bound<'py, PyTuple>> = d
+                .header_range(i)
+                .map(|j| {
+                    let h = d.headers[j];
+                    let (key, value) = if h.key.buffer == Slot::TAKEN {
+                        match made.headers[j].take() {
+                            Some((k, v)) => (
+                                k.into_bound(py),
+                                v.map_or_else(|| py.None().into_bound(py), |v| v.into_bound(py)),
+                            ),
+                            None => unreachable!("a taken header's objects are made with it"),
+                        }
+                    } else {
+                        let key = std::str::from_utf8(d.bytes(input, h.key)).unwrap_or_default();
+                        (
                             PyString::new(py, key).into_any(),
                             slot_bytes(py, &d, input, h.value),
-                        ],
-                    )
+                        )
+                    };
+                    PyTuple::new(py, [key, value])
                 })
                 .collect::<PyResult<_>>()?;
             PyTuple::new(py, items)?
         };
         let key = d.keys[i];
         let value = d.values[i];
-        let key_obj = match deserialize(slot_bytes(py, &d, input, key), key_deserializer.as_ref()) {
+        let key_obj = match deserialize(
+            field(py, &d, input, key, &mut made.keys, i),
+            key_deserializer.as_ref(),
+        ) {
             Ok(k) => k,
             Err(e) => return stop_at(py, out, &d, i, "key", e, topic_name, partition),
         };
         let value_obj = match deserialize(
-            slot_bytes(py, &d, input, value),
+            field(py, &d, input, value, &mut made.values, i),
             value_deserializer.as_ref(),
         ) {
             Ok(v) => v,

@@ -12,7 +12,7 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashSet};
 
-use super::compression::{decompress_into, Codec};
+use super::compression::{decompress_reusing, Codec};
 use super::error::{RecordsError, Result};
 use crate::protocol::codec::Reader;
 
@@ -126,6 +126,9 @@ pub struct Slot {
 
 impl Slot {
     pub const INPUT: u32 = u32::MAX;
+    /// In a decompressed batch whose bytes a [`decode_records_taking`] hook took: in no
+    /// buffer of the output ([`DecodedRecords::bytes`] panics on it).
+    pub const TAKEN: u32 = u32::MAX - 1;
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -342,7 +345,9 @@ pub trait RecordSink {
     /// A header of the current record (its key is UTF-8: checked while parsing).
     fn header(&mut self, key: &str, value: Option<&[u8]>);
     fn end_record(&mut self);
-    /// The batch is done; `owned` is its decompressed records section (None if uncompressed).
+    /// The batch is done; `owned` is the buffer its records section was decompressed into
+    /// (None if uncompressed): that section is its first `BatchStart::data.len()` bytes (the
+    /// buffer may be longer: reused buffers are not shortened).
     fn end_batch(&mut self, owned: Option<Vec<u8>>);
     /// A buffer to decompress the next compressed batch into: a sink that does not keep
     /// `end_batch`'s buffers can hand them back here to reuse their memory.
@@ -351,21 +356,48 @@ pub trait RecordSink {
     }
 }
 
+/// Given a decompressed batch's rows (`rows` of the output so far) and its records section,
+/// which their slots point into; see [`decode_records_taking`].
+pub type TakeBatch<'t> = dyn FnMut(&DecodedRecords, std::ops::Range<usize>, &[u8]) + 't;
+
 /// The slots sink: fills a [`DecodedRecords`] with byte ranges into the input (uncompressed
-/// batches: no copy) or into the decompressed buffers it keeps.
-struct Slots<'d> {
+/// batches: no copy) or into the decompressed buffers it keeps (or hands to `take`).
+struct Slots<'d, 't> {
     out: &'d mut DecodedRecords,
+    take: Option<&'d mut TakeBatch<'t>>,
+    /// The last taken batch's buffer, reused for the next one.
+    spare: Vec<u8>,
     /// The current batch: its buffer id, where its data starts in that buffer and in memory,
     /// its CRC and timestamp type, and the number of records before it.
     buffer: u32,
     data_base: usize,
     data_addr: usize,
+    data_len: usize,
     crc: u32,
     timestamp_type: u8,
     first_row: usize,
 }
 
-impl Slots<'_> {
+impl Slots<'_, '_> {
+    /// Point the slots of `rows` (and of their headers) at no buffer: their bytes were taken.
+    fn mark_taken(&mut self, rows: std::ops::Range<usize>) {
+        let out = &mut *self.out;
+        for slot in out.keys[rows.clone()]
+            .iter_mut()
+            .chain(out.values[rows.clone()].iter_mut())
+            .flatten()
+        {
+            slot.buffer = Slot::TAKEN;
+        }
+        let headers = out.header_starts[rows.start] as usize..out.header_starts[rows.end] as usize;
+        for h in &mut out.headers[headers] {
+            h.key.buffer = Slot::TAKEN;
+            if let Some(v) = &mut h.value {
+                v.buffer = Slot::TAKEN;
+            }
+        }
+    }
+
     #[inline]
     fn slot(&self, bytes: &[u8]) -> Slot {
         // The parser checked that every field starts below 4 GiB in its buffer.
@@ -378,13 +410,14 @@ impl Slots<'_> {
     }
 }
 
-impl RecordSink for Slots<'_> {
+impl RecordSink for Slots<'_, '_> {
     fn begin_batch(&mut self, batch: &BatchStart<'_>) {
         (self.buffer, self.data_base) = match batch.at {
             BatchData::Input { start } => (Slot::INPUT, start),
             BatchData::Decompressed => (self.out.owned.len() as u32, 0),
         };
         self.data_addr = batch.data.as_ptr() as usize;
+        self.data_len = batch.data.len();
         self.crc = batch.header.crc;
         self.timestamp_type = batch.header.timestamp_type();
         self.first_row = self.out.len();
@@ -419,25 +452,68 @@ impl RecordSink for Slots<'_> {
     }
 
     fn end_batch(&mut self, owned: Option<Vec<u8>>) {
-        if let Some(v) = owned {
-            if self.out.len() > self.first_row {
+        let Some(v) = owned else { return };
+        let rows = self.first_row..self.out.len();
+        if rows.is_empty() {
+            self.spare = v;
+            return;
+        }
+        match self.take.as_mut() {
+            None => {
+                let mut v = v;
+                v.truncate(self.data_len);
                 self.out.owned.push(v);
             }
+            Some(take) => {
+                take(self.out, rows.clone(), &v);
+                self.mark_taken(rows);
+                self.spare = v;
+            }
         }
+    }
+
+    fn decompression_buffer(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.spare)
     }
 }
 
 /// Decode one partition's records bytes into slots.
 pub fn decode_records(input: &[u8], opts: &DecodeOptions) -> Result<DecodedRecords> {
+    decode_slots(input, opts, None)
+}
+
+/// Decode one partition's records bytes into slots, handing each decompressed batch to `take`
+/// as soon as its records are parsed, while its bytes are still in the CPU's cache, instead of
+/// keeping it: the slots of its rows become [`Slot::TAKEN`] afterwards, and its buffer is
+/// reused for the next batch. Uncompressed batches stay slots into the input.
+///
+/// A fetch of very compressible records inflates to tens of megabytes: kept whole and copied
+/// out afterwards, every byte of it is written to memory and read back from it.
+pub fn decode_records_taking(
+    input: &[u8],
+    opts: &DecodeOptions,
+    take: &mut TakeBatch<'_>,
+) -> Result<DecodedRecords> {
+    decode_slots(input, opts, Some(take))
+}
+
+fn decode_slots(
+    input: &[u8],
+    opts: &DecodeOptions,
+    take: Option<&mut TakeBatch<'_>>,
+) -> Result<DecodedRecords> {
     let mut out = DecodedRecords {
         header_starts: vec![0],
         ..Default::default()
     };
     let mut sink = Slots {
         out: &mut out,
+        take,
+        spare: Vec::new(),
         buffer: Slot::INPUT,
         data_base: 0,
         data_addr: 0,
+        data_len: 0,
         crc: 0,
         timestamp_type: 0,
         first_row: 0,
@@ -560,14 +636,14 @@ fn decode_batch<S: RecordSink>(
         Codec::None => None,
         _ => {
             let mut buffer = sink.decompression_buffer();
-            decompress_into(
+            let n = decompress_reusing(
                 codec,
                 &input[body_start..body_end],
                 opts.max_decompressed_batch,
                 base_offset,
                 &mut buffer,
             )?;
-            Some(buffer)
+            Some((buffer, n))
         }
     };
     let (data, at) = match &owned {
@@ -575,7 +651,7 @@ fn decode_batch<S: RecordSink>(
             &input[body_start..body_end],
             BatchData::Input { start: body_start },
         ),
-        Some(v) => (&v[..], BatchData::Decompressed),
+        Some((v, n)) => (&v[..*n], BatchData::Decompressed),
     };
     if let Some(tracker) = control_marker_owner {
         // A control batch: its one record's key says COMMIT or ABORT; it is never returned.
@@ -635,7 +711,7 @@ fn decode_batch<S: RecordSink>(
             count: data.len() - at_byte,
         });
     }
-    sink.end_batch(owned);
+    sink.end_batch(owned.map(|(buffer, _)| buffer));
     Ok(())
 }
 

@@ -70,9 +70,9 @@ fn too_large(base_offset: i64, codec: Codec, limit: usize) -> RecordsError {
     }
 }
 
-/// Read a streaming decoder to its end into `out`, failing once it produces more than `limit`
-/// bytes. `out`'s bytes are overwritten, not cleared first: a reused buffer is only
-/// zero-filled where it has to grow.
+/// Read a streaming decoder to its end into `out[..n]`, returning `n`; fails once it produces
+/// more than `limit` bytes. `out`'s bytes are overwritten, not cleared first: a reused buffer
+/// is only zero-filled where it has to grow (and is left longer than `n` if it was).
 fn read_bounded(
     mut reader: impl Read,
     hint: usize,
@@ -80,12 +80,28 @@ fn read_bounded(
     base_offset: i64,
     codec: Codec,
     out: &mut Vec<u8>,
-) -> Result<()> {
+) -> Result<usize> {
     // At most one byte past the limit is read: that byte says the limit is passed.
     let cap = limit.saturating_add(1);
     let mut filled = 0;
     loop {
         if filled == out.len() {
+            // Full: most often the stream is at its end, which a read into a few bytes on the
+            // stack says without zero-filling more room first (a reused buffer's spare
+            // capacity would be zero-filled on every batch).
+            let mut probe = [0u8; 64];
+            match reader.read(&mut probe) {
+                Ok(0) => break,
+                Ok(n) => {
+                    if filled + n > limit {
+                        return Err(too_large(base_offset, codec, limit));
+                    }
+                    out.extend_from_slice(&probe[..n]);
+                    filled += n;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(failed(base_offset, codec, e)),
+            }
             // The room a reused buffer already has first, then growing geometrically.
             let target = if out.capacity() > out.len() {
                 out.capacity()
@@ -106,8 +122,7 @@ fn read_bounded(
             Err(e) => return Err(failed(base_offset, codec, e)),
         }
     }
-    out.truncate(filled);
-    Ok(())
+    Ok(filled)
 }
 
 /// Append one raw snappy block to `out[..*filled]` (bytes past `filled` are overwritten).
@@ -134,7 +149,7 @@ fn snappy_block(
     Ok(())
 }
 
-fn snappy_decode(data: &[u8], limit: usize, base_offset: i64, out: &mut Vec<u8>) -> Result<()> {
+fn snappy_decode(data: &[u8], limit: usize, base_offset: i64, out: &mut Vec<u8>) -> Result<usize> {
     let mut filled = 0;
     if data.len() >= XERIAL_HEADER_LEN && data[..8] == XERIAL_MAGIC {
         let mut rest = &data[XERIAL_HEADER_LEN..];
@@ -156,8 +171,218 @@ fn snappy_decode(data: &[u8], limit: usize, base_offset: i64, out: &mut Vec<u8>)
     } else {
         snappy_block(data, out, &mut filled, limit, base_offset)?;
     }
-    out.truncate(filled);
-    Ok(())
+    Ok(filled)
+}
+
+/// Where a gzip member's deflate stream starts (RFC 1952 header: the fixed ten bytes, then the
+/// optional extra field, name and comment); None for a header this does not read (bad, or
+/// with a header CRC), which the streaming decoder then reads (and reports on) instead.
+fn gzip_body(member: &[u8]) -> Option<usize> {
+    const FEXTRA: u8 = 4;
+    const FNAME: u8 = 8;
+    const FCOMMENT: u8 = 16;
+    if member.len() < 10 || member[..3] != [0x1f, 0x8b, 8] {
+        return None;
+    }
+    let flags = member[3];
+    if flags & !(FEXTRA | FNAME | FCOMMENT) != 0 {
+        return None;
+    }
+    let mut pos = 10;
+    if flags & FEXTRA != 0 {
+        let len = member.get(pos..pos + 2)?;
+        pos += 2 + usize::from(u16::from_le_bytes([len[0], len[1]]));
+    }
+    for flag in [FNAME, FCOMMENT] {
+        if flags & flag != 0 {
+            pos += member.get(pos..)?.iter().position(|&b| b == 0)? + 1;
+        }
+    }
+    (pos <= member.len()).then_some(pos)
+}
+
+/// gzip members inflated straight from `data` into `out[..n]`, each member's CRC-32 and size
+/// checked; returns `n`. None when the first header is not one [`gzip_body`] reads. The
+/// streaming decoder copies its input through a buffer of its own.
+fn gzip_direct(
+    data: &[u8],
+    limit: usize,
+    base_offset: i64,
+    out: &mut Vec<u8>,
+) -> Option<Result<usize>> {
+    let mut at = gzip_body(data)?;
+    Some(gzip_members(data, &mut at, limit, base_offset, out))
+}
+
+fn gzip_members(
+    data: &[u8],
+    at: &mut usize,
+    limit: usize,
+    base_offset: i64,
+    out: &mut Vec<u8>,
+) -> Result<usize> {
+    let bad = |why: &dyn std::fmt::Display| failed(base_offset, Codec::Gzip, why);
+    // At most one byte past the limit is written: that byte says the limit is passed.
+    let cap = limit.saturating_add(1);
+    // Deflate cannot inflate by more than 1032 to 1: the size a trailer claims is trusted only
+    // that far (and never past the limit).
+    let claimed = data.len().checked_sub(4).map_or(0, |end| {
+        u32::from_le_bytes(data[end..].try_into().expect("4 bytes")) as usize
+    });
+    let first = claimed.min(data.len().saturating_mul(1032)).min(cap);
+    if out.len() < first {
+        out.resize(first, 0);
+    }
+    let mut inflate = flate2::Decompress::new(false);
+    let mut filled = 0usize;
+    loop {
+        let start = filled;
+        inflate.reset(false);
+        let body = &data[*at..];
+        loop {
+            if filled == out.len() {
+                let target = if out.capacity() > out.len() {
+                    out.capacity()
+                } else {
+                    out.len() + out.len().max(32 << 10)
+                };
+                out.resize(target.min(cap), 0);
+            }
+            let (before_in, before_out) = (inflate.total_in(), inflate.total_out());
+            let consumed = before_in as usize;
+            let status = inflate
+                .decompress(
+                    &body[consumed..],
+                    &mut out[filled..],
+                    flate2::FlushDecompress::None,
+                )
+                .map_err(|e| bad(&e))?;
+            let produced = (inflate.total_out() - before_out) as usize;
+            filled += produced;
+            if filled > limit {
+                return Err(too_large(base_offset, Codec::Gzip, limit));
+            }
+            match status {
+                flate2::Status::StreamEnd => break,
+                _ if produced == 0 && inflate.total_in() == before_in && filled < out.len() => {
+                    return Err(bad(&"the deflate stream ends early"));
+                }
+                _ => {}
+            }
+        }
+        let end = *at + inflate.total_in() as usize;
+        let trailer = data
+            .get(end..end + 8)
+            .ok_or_else(|| bad(&"the gzip trailer is cut short"))?;
+        let mut crc = flate2::Crc::new();
+        crc.update(&out[start..filled]);
+        if crc.sum().to_le_bytes() != trailer[..4] {
+            return Err(bad(&"the gzip CRC-32 does not match"));
+        }
+        if ((filled - start) as u32).to_le_bytes() != trailer[4..] {
+            return Err(bad(&"the gzip size does not match"));
+        }
+        let next = end + 8;
+        if next == data.len() {
+            return Ok(filled);
+        }
+        *at = next + gzip_body(&data[next..]).ok_or_else(|| bad(&"a bad gzip member header"))?;
+    }
+}
+
+const LZ4_MAGIC: u32 = 0x184D_2204;
+
+/// An lz4 frame as Kafka's producers write it (one frame of independent blocks, no block or
+/// content checksums, no dictionary), its blocks decompressed straight into `out[..n]`;
+/// returns `n`. None for any other frame (or a bad header), which the streaming decoder then
+/// reads (and reports on) instead: it copies every block out of a buffer of its own, allocated
+/// and zero-filled for each frame.
+fn lz4_direct(
+    data: &[u8],
+    limit: usize,
+    base_offset: i64,
+    out: &mut Vec<u8>,
+) -> Option<Result<usize>> {
+    let bad = |why: &str| Some(Err(failed(base_offset, Codec::Lz4, why)));
+    let over = || Some(Err(too_large(base_offset, Codec::Lz4, limit)));
+    if data.len() < 7 || data[..4] != LZ4_MAGIC.to_le_bytes() {
+        return None;
+    }
+    let (flg, bd) = (data[4], data[5]);
+    // Version 01 and independent blocks; any content size; nothing else.
+    const CONTENT_SIZE: u8 = 0x08;
+    if flg & !CONTENT_SIZE != 0x60 || bd & 0x8f != 0 || bd >> 4 < 4 {
+        return None;
+    }
+    let max_block = 1usize << (8 + 2 * usize::from(bd >> 4));
+    let header_len = if flg & CONTENT_SIZE != 0 { 15 } else { 7 };
+    let header = data.get(..header_len)?;
+    let check = twox_hash::XxHash32::oneshot(0, &header[4..header_len - 1]);
+    if (check >> 8) as u8 != header[header_len - 1] {
+        return None;
+    }
+    let content_size =
+        (header_len == 15).then(|| u64::from_le_bytes(header[6..14].try_into().expect("8 bytes")));
+    if let Some(size) = content_size {
+        if size > limit as u64 {
+            return over();
+        }
+    }
+    // At most one byte past the limit is written: that byte says the limit is passed.
+    let cap = limit.saturating_add(1);
+    let mut pos = header_len;
+    let mut filled = 0usize;
+    loop {
+        let Some(word) = data.get(pos..pos + 4) else {
+            return bad("the frame ends before its end mark");
+        };
+        let word = u32::from_le_bytes(word.try_into().expect("4 bytes"));
+        pos += 4;
+        if word == 0 {
+            break;
+        }
+        let len = (word & 0x7fff_ffff) as usize;
+        if len > max_block {
+            return bad("a block is larger than the frame's block size");
+        }
+        let Some(block) = data.get(pos..pos + len) else {
+            return bad("a block overruns its data");
+        };
+        pos += len;
+        if word & 0x8000_0000 != 0 {
+            if filled + len > limit {
+                return over();
+            }
+            if out.len() < filled + len {
+                out.resize(filled + len, 0);
+            }
+            out[filled..filled + len].copy_from_slice(block);
+            filled += len;
+            continue;
+        }
+        let room = max_block.min(cap - filled);
+        if out.len() < filled + room {
+            out.resize(filled + room, 0);
+        }
+        match lz4_flex::block::decompress_into(block, &mut out[filled..filled + room]) {
+            Ok(n) => filled += n,
+            Err(lz4_flex::block::DecompressError::OutputTooSmall { .. }) if room < max_block => {
+                return over()
+            }
+            Err(e) => return Some(Err(failed(base_offset, Codec::Lz4, e))),
+        }
+        if filled > limit {
+            return over();
+        }
+    }
+    if pos != data.len() {
+        // More frames (or bytes after the frame): the streaming decoder's business.
+        return None;
+    }
+    if content_size.is_some_and(|size| size != filled as u64) {
+        return bad("the frame's content size does not match its blocks");
+    }
+    Some(Ok(filled))
 }
 
 thread_local! {
@@ -181,30 +406,51 @@ pub fn decompress_into(
     base_offset: i64,
     out: &mut Vec<u8>,
 ) -> Result<()> {
+    let n = decompress_reusing(codec, data, limit, base_offset, out)?;
+    out.truncate(n);
+    Ok(())
+}
+
+/// Decompress one batch's records section into `out[..n]`, returning `n`; `limit` caps the
+/// output size. `out` keeps its length if that is more than `n`: a buffer reused batch after
+/// batch is zero-filled only when it grows, not again up to its length on every batch.
+pub fn decompress_reusing(
+    codec: Codec,
+    data: &[u8],
+    limit: usize,
+    base_offset: i64,
+    out: &mut Vec<u8>,
+) -> Result<usize> {
     let hint = data.len().saturating_mul(4);
     match codec {
         Codec::None => {
             out.clear();
             out.extend_from_slice(data);
-            Ok(())
+            Ok(data.len())
         }
-        Codec::Gzip => read_bounded(
-            flate2::read::MultiGzDecoder::new(data),
-            hint,
-            limit,
-            base_offset,
-            codec,
-            out,
-        ),
+        Codec::Gzip => match gzip_direct(data, limit, base_offset, out) {
+            Some(done) => done,
+            None => read_bounded(
+                flate2::read::MultiGzDecoder::new(data),
+                hint,
+                limit,
+                base_offset,
+                codec,
+                out,
+            ),
+        },
         Codec::Snappy => snappy_decode(data, limit, base_offset, out),
-        Codec::Lz4 => read_bounded(
-            lz4_flex::frame::FrameDecoder::new(data),
-            hint,
-            limit,
-            base_offset,
-            codec,
-            out,
-        ),
+        Codec::Lz4 => match lz4_direct(data, limit, base_offset, out) {
+            Some(done) => done,
+            None => read_bounded(
+                lz4_flex::frame::FrameDecoder::new(data),
+                hint,
+                limit,
+                base_offset,
+                codec,
+                out,
+            ),
+        },
         Codec::Zstd => ZSTD_CONTEXT.with(|cell| {
             // A decompression context costs more to create than a small batch costs to
             // decode, so each thread keeps one (reset before every frame).
@@ -285,6 +531,10 @@ mod tests {
             for codec in ALL {
                 let packed = compress(codec, &data).unwrap();
                 prop_assert_eq!(decompress(codec, &packed, data.len(), 0).unwrap(), data.clone());
+                // The limit is exact.
+                if !data.is_empty() && codec != Codec::None {
+                    prop_assert!(decompress(codec, &packed, data.len() - 1, 0).is_err());
+                }
             }
         }
 
@@ -382,6 +632,158 @@ mod tests {
                 "{codec:?}: {err}"
             );
         }
+    }
+
+    fn lz4_frame(data: &[u8], info: lz4_flex::frame::FrameInfo) -> Vec<u8> {
+        let mut enc = lz4_flex::frame::FrameEncoder::with_frame_info(info, Vec::new());
+        enc.write_all(data).unwrap();
+        enc.finish().unwrap()
+    }
+
+    #[test]
+    fn lz4_frames_of_every_kind_decode_alike() {
+        use lz4_flex::frame::{BlockMode, BlockSize, FrameInfo};
+        // Compressible, then incompressible (stored as uncompressed blocks), over several
+        // 64 KiB blocks.
+        let mut data: Vec<u8> = (0..150_000u32).map(|i| (i % 97) as u8).collect();
+        let mut x = 1u32;
+        data.extend((0..100_000).map(|_| {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            (x >> 16) as u8
+        }));
+        let independent = FrameInfo::new()
+            .block_size(BlockSize::Max64KB)
+            .block_mode(BlockMode::Independent);
+        // (frame info, whether the direct path reads it)
+        let kinds = [
+            (independent.clone(), true),
+            (
+                independent.clone().content_size(Some(data.len() as u64)),
+                true,
+            ),
+            (independent.clone().block_size(BlockSize::Max4MB), true),
+            (independent.clone().block_checksums(true), false),
+            (independent.clone().content_checksum(true), false),
+            (independent.clone().block_mode(BlockMode::Linked), false),
+        ];
+        for (info, direct) in kinds {
+            let packed = lz4_frame(&data, info.clone());
+            let mut out = vec![7u8; 10];
+            let got = lz4_direct(&packed, usize::MAX, 0, &mut out);
+            assert_eq!(got.is_some(), direct, "{info:?}");
+            if let Some(n) = got {
+                assert_eq!(&out[..n.unwrap()], &data[..], "{info:?}");
+            }
+            assert_eq!(
+                decompress(Codec::Lz4, &packed, data.len(), 0).unwrap(),
+                data,
+                "{info:?}"
+            );
+            assert!(matches!(
+                decompress(Codec::Lz4, &packed, data.len() - 1, 4),
+                Err(RecordsError::DecompressedTooLarge { base_offset: 4, .. })
+            ));
+            // Bytes after the frame: left to the streaming decoder, as before.
+            let twice = [packed.clone(), packed].concat();
+            let mut out = Vec::new();
+            assert!(lz4_direct(&twice, usize::MAX, 0, &mut out).is_none());
+        }
+    }
+
+    #[test]
+    fn lz4_direct_rejects_bad_frames() {
+        use lz4_flex::frame::FrameInfo;
+        let data = b"kafka lz4 ".repeat(1000);
+        let sized = lz4_frame(
+            &data,
+            FrameInfo::new().content_size(Some(data.len() as u64)),
+        );
+        // A content size that is not the blocks' total (header checksum made to match).
+        let mut wrong = sized.clone();
+        wrong[6] ^= 1;
+        wrong[14] = (twox_hash::XxHash32::oneshot(0, &wrong[4..14]) >> 8) as u8;
+        let err = decompress(Codec::Lz4, &wrong, usize::MAX, 2).unwrap_err();
+        assert!(
+            matches!(err, RecordsError::Decompression { base_offset: 2, .. }),
+            "{err}"
+        );
+        // A content size beyond the limit fails before anything is decompressed.
+        let err = decompress(Codec::Lz4, &sized, 100, 2).unwrap_err();
+        assert!(
+            matches!(err, RecordsError::DecompressedTooLarge { limit: 100, .. }),
+            "{err}"
+        );
+        // A bad header checksum, a truncated frame, a block claiming more than the block
+        // size: typed errors, whichever decoder reads them.
+        let plain = lz4_frame(&data, FrameInfo::new());
+        let mut bad_check = plain.clone();
+        bad_check[6] ^= 0xff;
+        let mut huge_block = plain.clone();
+        huge_block[7..11].copy_from_slice(&0x7fff_fff0u32.to_le_bytes());
+        for bad in [&bad_check[..], &plain[..plain.len() - 3], &huge_block[..]] {
+            let err = decompress(Codec::Lz4, bad, usize::MAX, 1).unwrap_err();
+            assert!(
+                matches!(err, RecordsError::Decompression { base_offset: 1, .. }),
+                "{err}"
+            );
+        }
+    }
+
+    #[test]
+    fn gzip_members_of_every_kind_decode_alike() {
+        let data: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
+        let member = |builder: flate2::GzBuilder, part: &[u8]| {
+            let mut enc = builder.write(Vec::new(), flate2::Compression::default());
+            enc.write_all(part).unwrap();
+            enc.finish().unwrap()
+        };
+        let plain = member(flate2::GzBuilder::new(), &data);
+        let named = member(
+            flate2::GzBuilder::new()
+                .filename("f")
+                .comment("c")
+                .extra(vec![1, 2, 3]),
+            &data,
+        );
+        let two = [
+            member(flate2::GzBuilder::new(), &data[..1000]),
+            member(flate2::GzBuilder::new().filename("x"), &data[1000..]),
+        ]
+        .concat();
+        for (name, packed) in [("plain", &plain), ("named", &named), ("two members", &two)] {
+            let mut out = vec![9u8; 5];
+            let n = gzip_direct(packed, usize::MAX, 0, &mut out)
+                .expect("read directly")
+                .unwrap();
+            assert!(out[..n] == data[..], "{name}");
+            assert_eq!(
+                decompress(Codec::Gzip, packed, data.len(), 0).unwrap(),
+                data
+            );
+            assert!(matches!(
+                decompress(Codec::Gzip, packed, data.len() - 1, 6),
+                Err(RecordsError::DecompressedTooLarge { base_offset: 6, .. })
+            ));
+        }
+        // A bad CRC, a bad size, a cut stream, garbage after a member: typed errors.
+        let mut bad_crc = plain.clone();
+        let n = bad_crc.len();
+        bad_crc[n - 8] ^= 1;
+        let mut bad_size = plain.clone();
+        bad_size[n - 1] ^= 1;
+        let cut = &plain[..n / 2];
+        let trailing = [&plain[..], b"garbage"].concat();
+        for bad in [&bad_crc[..], &bad_size[..], cut, &trailing[..]] {
+            let err = decompress(Codec::Gzip, bad, usize::MAX, 8).unwrap_err();
+            assert!(
+                matches!(err, RecordsError::Decompression { base_offset: 8, .. }),
+                "{err}"
+            );
+        }
+        // A header with its own CRC is left to the streaming decoder.
+        let mut with_hcrc = plain.clone();
+        with_hcrc[3] |= 2;
+        assert!(gzip_body(&with_hcrc).is_none());
     }
 
     #[test]

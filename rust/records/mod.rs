@@ -8,8 +8,9 @@ pub mod compression;
 pub mod error;
 
 pub use batch::{
-    batch_position, decode_into, decode_records, records_end, BatchData, BatchHeader, BatchStart,
-    DecodeOptions, DecodeSummary, DecodedRecords, HeaderSlot, RecordFields, RecordSink, Slot,
+    batch_position, decode_into, decode_records, decode_records_taking, records_end, BatchData,
+    BatchHeader, BatchStart, DecodeOptions, DecodeSummary, DecodedRecords, HeaderSlot,
+    RecordFields, RecordSink, Slot, TakeBatch,
 };
 pub use builder::{build_batch, build_control_batch, BatchOptions, Record};
 pub use columns::{

@@ -93,6 +93,58 @@ proptest! {
     }
 
     #[test]
+    fn taken_batches_decode_alike(
+        batches in proptest::collection::vec(
+            (proptest::collection::vec(record_strategy(), 0..12), 0usize..5), 1..6),
+    ) {
+        // Batches of mixed codecs: uncompressed ones stay slots into the input, decompressed
+        // ones reach the hook (each while its buffer is the one being reused).
+        let mut input = Vec::new();
+        let mut base = 0i64;
+        for (records, codec_i) in &batches {
+            let opts = BatchOptions { base_offset: base, codec: CODECS[*codec_i], ..Default::default() };
+            input.extend(build_batch(records, &opts).unwrap());
+            base += records.len().max(1) as i64;
+        }
+        let opts = DecodeOptions::default();
+        let expected = decoded(&input, &decode_records(&input, &opts).unwrap());
+        let mut taken: Vec<Option<Decoded>> = Vec::new();
+        let mut take = |d: &DecodedRecords, rows: std::ops::Range<usize>, data: &[u8]| {
+            let b = |s: Slot| data[s.start as usize..(s.start + s.len) as usize].to_vec();
+            taken.resize(rows.start, None);
+            for i in rows {
+                let headers = d.headers[d.header_range(i)]
+                    .iter()
+                    .map(|h| (String::from_utf8(b(h.key)).unwrap(), h.value.map(b)))
+                    .collect();
+                taken.push(Some((d.offsets[i], d.timestamps[i], d.keys[i].map(b), d.values[i].map(b), headers)));
+            }
+        };
+        let d = decode_records_taking(&input, &opts, &mut take).unwrap();
+        prop_assert!(d.owned.is_empty());
+        let mut got = Vec::new();
+        for i in 0..d.len() {
+            let was_taken = taken.get(i).is_some_and(Option::is_some);
+            let slots = d.keys[i].iter().chain(d.values[i].iter())
+                .chain(d.headers[d.header_range(i)].iter().flat_map(|h| std::iter::once(&h.key).chain(h.value.iter())));
+            for s in slots {
+                prop_assert_eq!(s.buffer == Slot::TAKEN, was_taken);
+            }
+            if was_taken {
+                got.push(taken[i].clone().unwrap());
+            } else {
+                let b = |s: Option<Slot>| s.map(|s| d.bytes(&input, s).to_vec());
+                let headers = d.headers[d.header_range(i)]
+                    .iter()
+                    .map(|h| (String::from_utf8(d.bytes(&input, h.key).to_vec()).unwrap(), b(h.value)))
+                    .collect();
+                got.push((d.offsets[i], d.timestamps[i], b(d.keys[i]), b(d.values[i]), headers));
+            }
+        }
+        prop_assert_eq!(got, expected);
+    }
+
+    #[test]
     fn mutations_and_truncations_never_panic(
         records in proptest::collection::vec(record_strategy(), 1..10),
         codec_i in 0usize..5,
