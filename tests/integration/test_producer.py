@@ -20,6 +20,7 @@ from ferrokafka import errors as Errors
 from ferrokafka.client import AIOKafkaClient
 from ferrokafka.partitioner import partition_for_key
 from ferrokafka.producer import AIOKafkaProducer
+from ferrokafka.producer.batch import BATCH_OVERHEAD, estimate_record_size
 from ferrokafka.protocol import ApiKey
 from ferrokafka.records import decode_records
 from ferrokafka.structs import RecordMetadata, TopicPartition
@@ -270,6 +271,74 @@ async def test_unkeyed_records_stick_to_one_partition_per_batch(
     # Consecutive records share a partition until their batch is complete.
     runs = sum(1 for a, b in itertools.pairwise(metas) if a.partition != b.partition)
     assert runs < len(metas) // 2
+
+
+async def test_unkeyed_sends_mixed_with_others_keep_order_sizes_and_serializer_calls(
+    bootstrap_servers: str, make_topic: Any
+) -> None:
+    """Unkeyed records without headers join the sticky batch on send()'s shortest path; mixed
+    with records that take the full path they keep their order, their size estimate and one
+    serializer call each."""
+    topic = make_topic(partitions=1)
+    calls: list[object] = []
+
+    def serialize(value: object) -> object:
+        calls.append(value)
+        return value
+
+    lengths = [0, 1, 44, 45, 46, 47, 62, 63, 64, 65, 100, 1000, 7999, 8000, 8191, 8192, 9000]
+    sent: list[tuple[bytes | None, bytes]] = []
+    async with AIOKafkaProducer(
+        bootstrap_servers=bootstrap_servers,
+        linger_ms=60_000,
+        max_batch_size=1 << 20,
+        value_serializer=serialize,
+    ) as producer:
+        futures = []
+        for i, n in enumerate(lengths * 3):
+            value = bytes([65 + i % 26]) * n
+            if i % 4 == 3:
+                key: bytes | None = b"k%d" % i
+                futures.append(await producer.send(topic, value, key=key))
+            elif i % 4 == 2:
+                key = None
+                futures.append(await producer.send(topic, value, headers=[("h", b"1")]))
+            else:
+                key = None
+                futures.append(
+                    await producer.send(topic, bytearray(value) if i % 5 == 0 else value)
+                )
+            sent.append((key, value))
+        (batch,) = producer._message_accumulator._batches[TopicPartition(topic, 0)]
+        headers = [[("h", b"1")] if i % 4 == 2 else [] for i in range(len(sent))]
+        expected = BATCH_OVERHEAD + sum(
+            estimate_record_size(k, v, h) for (k, v), h in zip(sent, headers, strict=True)
+        )
+        assert batch.builder.size() == expected
+        await producer.flush()
+        metas = await asyncio.gather(*futures)
+    assert len(calls) == len(sent), "the serializer runs once per record"
+    assert [m.offset for m in metas] == list(range(len(sent)))
+    rows = read_confluent(bootstrap_servers, topic, 1, len(sent))
+    assert [(r[3], r[4]) for r in sorted(rows, key=lambda r: r[1])] == sent
+
+
+async def test_a_cancelled_record_future_leaves_the_others_and_stop_closes_the_short_path(
+    bootstrap_servers: str, make_topic: Any
+) -> None:
+    topic = make_topic(partitions=2)
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap_servers, linger_ms=200)
+    await producer.start()
+    try:
+        futures = [await producer.send(topic, b"r%d" % i) for i in range(10)]
+        futures[3].cancel()
+        metas = await asyncio.gather(*futures[4:])
+        assert [m.offset for m in metas] == [metas[0].offset + i for i in range(6)]
+        assert len({m.partition for m in metas}) == 1
+    finally:
+        await producer.stop()
+    with pytest.raises(Errors.ProducerClosed):
+        await producer.send(topic, b"after stop")
 
 
 async def test_linger_and_max_batch_size_shape_batches(

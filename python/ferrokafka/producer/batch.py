@@ -21,6 +21,7 @@ from ..structs import RecordMetadata, TopicPartition
 
 __all__ = [
     "BATCH_OVERHEAD",
+    "NO_HEADERS",
     "BatchBuilder",
     "BatchRecordMetadata",
     "ProducerBatch",
@@ -32,6 +33,9 @@ __all__ = [
 Header = tuple[str, bytes | None]
 Record = tuple[int, bytes | None, bytes | None, list[Header]]
 Serializer = Callable[[Any], Any]
+
+NO_HEADERS: list[Header] = []
+"""The checked headers of every record sent without any (shared, never changed)."""
 
 BATCH_OVERHEAD = 61
 """Bytes of a v2 record batch header (baseOffset through recordsCount)."""
@@ -237,7 +241,7 @@ class ProducerBatch:
         self.builder = builder
         self.created = time.monotonic()
         self._linger = linger
-        self._loop = loop
+        self.loop = loop
         self.future: asyncio.Future[RecordMetadata | None] = loop.create_future()
         self.record_futures: list[tuple[asyncio.Future[RecordMetadata | None], int, int]] = []
         self.drained: asyncio.Future[None] = loop.create_future()
@@ -275,7 +279,7 @@ class ProducerBatch:
         ts = builder._add(timestamp_ms, key, value, checked, size)
         if ts is None:
             return None
-        fut: asyncio.Future[RecordMetadata | None] = self._loop.create_future()
+        fut: asyncio.Future[RecordMetadata | None] = self.loop.create_future()
         self.record_futures.append((fut, len(builder._records) - 1, ts))
         return fut
 
@@ -316,8 +320,9 @@ class ProducerBatch:
         # __new__ a NamedTuple call goes through.
         make = tuple.__new__
         topic, partition = tp
+        known = base_offset >= 0
         for fut, delta, timestamp in self.record_futures:
-            if not fut.done():
+            try:
                 fut.set_result(
                     make(
                         RecordMetadata,
@@ -325,13 +330,15 @@ class ProducerBatch:
                             topic,
                             partition,
                             tp,
-                            base_offset + delta if base_offset >= 0 else -1,
+                            base_offset + delta if known else -1,
                             timestamp if timestamp_type == 0 else log_append_time,
                             timestamp_type,
                             log_start_offset,
                         ),
                     )
                 )
+            except asyncio.InvalidStateError:
+                pass  # cancelled by its owner
         self.mark_drained()
 
     def done_noack(self) -> None:

@@ -64,6 +64,10 @@ class MessageAccumulator:
         self._exception: BaseException | None = None
         self.wakeup = asyncio.Event()
         """Set when the sender has something new to look at."""
+        self.sticky_open: dict[str, tuple[ProducerBatch, BatchBuilder, object]] = {}
+        """Topic -> the open batch of its sticky partition (with the builder, and the topic's
+        metadata entry it was chosen under): where ``send()`` appends unkeyed records directly
+        while that batch is open and the metadata entry unchanged."""
 
     # -- the producer's side ---------------------------------------------------------------
 
@@ -100,6 +104,14 @@ class MessageAccumulator:
         if not future.cancelled() and future.exception() is not None:
             assert self._on_failure is not None
             self._on_failure(future.exception())  # type: ignore[arg-type]
+
+    def remember_sticky(self, topic: str, tp: TopicPartition, info: object) -> None:
+        """``tp`` is ``topic``'s sticky partition under metadata entry ``info``."""
+        queue = self._batches.get(tp)
+        if queue and not self._closed and self._exception is None:
+            batch = queue[-1]
+            if batch.encoded is None and not batch.builder.closed():
+                self.sticky_open[topic] = (batch, batch.builder, info)
 
     def append_now(
         self,
@@ -199,11 +211,13 @@ class MessageAccumulator:
 
     async def close(self) -> None:
         self._closed = True
+        self.sticky_open.clear()
         await self.flush()
 
     def fail_all(self, exc: BaseException) -> None:
         """The sender is gone: fail everything queued or in flight, and every later send."""
         self._exception = exc
+        self.sticky_open.clear()
         for batch in list(self._incomplete):
             batch.failure(copy.copy(exc))
         self._batches.clear()

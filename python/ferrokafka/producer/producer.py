@@ -12,6 +12,7 @@ import contextlib
 import logging
 import operator
 import ssl
+import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -27,7 +28,14 @@ from ..options import commit_offsets, epoch_ms
 from ..partitioner import DefaultPartitioner, StickyPartitions
 from ..retry import polling
 from ..structs import OffsetAndMetadata, RecordMetadata, TopicPartition
-from .batch import BATCH_OVERHEAD, BatchBuilder, as_bytes, check_headers, estimate_record_size
+from .batch import (
+    BATCH_OVERHEAD,
+    NO_HEADERS,
+    BatchBuilder,
+    as_bytes,
+    check_headers,
+    estimate_record_size,
+)
 from .idempotence import ProducerIdState
 from .message_accumulator import MessageAccumulator
 from .sender import Sender
@@ -116,6 +124,9 @@ class AIOKafkaProducer:
             StickyPartitions() if isinstance(config.partitioner, DefaultPartitioner) else None
         )
         self._partition_lists: dict[str, tuple[TopicInfo | None, list[int], list[int]]] = {}
+        # send()'s fast path takes unkeyed values shorter than this: their size estimate is
+        # then a closed formula and they always fit max_request_size.
+        self._fast_limit = min(8000, self._max_request_size - BATCH_OVERHEAD - 21)
         self._tps: dict[str, dict[int, TopicPartition]] = {}
 
         self.client = AIOKafkaClient(config, metric_group_prefix="producer")
@@ -259,13 +270,17 @@ class AIOKafkaProducer:
             raise Errors.IllegalStateError("the producer is not started: await start() first")
 
     def _serialize(
-        self, key: Any, value: Any, headers: list[tuple[str, bytes | None]]
+        self,
+        key: Any,
+        value: Any,
+        headers: list[tuple[str, bytes | None]],
+        value_serialized: bool = False,
     ) -> tuple[bytes | None, bytes | None, int]:
         """The key and value as bytes, and the record's ``estimate_record_size``; raises
         ``MessageSizeTooLargeError`` for a record that cannot fit ``max_request_size``."""
         if self._key_serializer is not None:
             key = self._key_serializer(key)
-        if self._value_serializer is not None:
+        if self._value_serializer is not None and not value_serialized:
             value = self._value_serializer(value)
         key_bytes = as_bytes("key", key)
         value_bytes = as_bytes("value", value)
@@ -347,7 +362,41 @@ class AIOKafkaProducer:
         """
         if value is None and key is None:
             raise ValueError("send: need at least one of key or value")
-        return await self.send_record(topic, value, key, partition, timestamp_ms, headers)
+        if (
+            key is None
+            and partition is None
+            and timestamp_ms is None
+            and not headers
+            and self._key_serializer is None
+        ):
+            # The common case, an unkeyed record joining the open batch of the topic's sticky
+            # partition, is done here without further calls: it is most of send()'s cost. The
+            # checks are those of _send_record for this case; anything else goes there.
+            fast = self._message_accumulator.sticky_open.get(topic)
+            if fast is not None and not self._closed:
+                serializer = self._value_serializer
+                if serializer is not None:
+                    value = serializer(value)
+                batch, builder, info = fast
+                if (
+                    type(value) is bytes
+                    and len(value) < self._fast_limit
+                    and not builder._closed
+                    and self._metadata._topics.get(topic) is info
+                ):
+                    # estimate_record_size(None, value, []) for len(value) < 8000.
+                    size = len(value) + (19 if len(value) < 64 else 20)
+                    size += 1 if size < 64 else 2
+                    if builder._size + size <= builder._batch_size:
+                        records = builder._records
+                        ts = int(time.time() * 1000)
+                        records.append((ts, None, value, NO_HEADERS))
+                        builder._size += size
+                        future: asyncio.Future[RecordMetadata] = asyncio.Future(loop=batch.loop)
+                        batch.record_futures.append((future, len(records) - 1, ts))  # type: ignore[arg-type]
+                        return future
+                return await self._send_record(topic, value, None, None, None, headers, True)
+        return await self._send_record(topic, value, key, partition, timestamp_ms, headers, False)
 
     async def send_record(
         self,
@@ -360,56 +409,72 @@ class AIOKafkaProducer:
     ) -> asyncio.Future[RecordMetadata]:
         """``send`` without aiokafka's refusal of a record whose key and value are both None
         (Kafka and the Java client accept one; Spark's Kafka sink writes one)."""
+        return await self._send_record(topic, value, key, partition, timestamp_ms, headers, False)
+
+    async def _send_record(
+        self,
+        topic: str,
+        value: Any,
+        key: Any,
+        partition: int | None,
+        timestamp_ms: int | None,
+        headers: Iterable[tuple[str, bytes | None]] | None,
+        value_serialized: bool,
+    ) -> asyncio.Future[RecordMetadata]:
+        """The whole of ``send`` (``value_serialized``: the value serializer was applied)."""
         if timestamp_ms is not None:
             timestamp_ms = epoch_ms("timestamp_ms", timestamp_ms)
         self._check_ready()
         txn = self._txn
         if txn is not None:
             txn.send_started()  # raises outside a transaction
+        accumulator = self._message_accumulator
+        # The sticky partition may change below; send()'s fast path waits for the outcome.
+        accumulator.sticky_open.pop(topic, None)
         try:
-            if self._metadata.partitions_for_topic(topic) is None:
+            if self._metadata.topic_info(topic) is None:
                 await self._wait_on_metadata(topic)
             checked = check_headers(headers) if headers else []
-            key_bytes, value_bytes, size = self._serialize(key, value, checked)
+            key_bytes, value_bytes, size = self._serialize(key, value, checked, value_serialized)
             chosen = self._partition(topic, partition, key, value, key_bytes, value_bytes)
-            accumulator = self._message_accumulator
             tp = self._topic_partition(topic, chosen)
             if txn is not None and tp not in txn.partitions:
                 await txn.add_partition(tp)
+            sticky = self._sticky is not None and partition is None and key_bytes is None
             # Most records fit the partition's open batch: no coroutine, no wait.
             future = accumulator.append_now(tp, key_bytes, value_bytes, timestamp_ms, checked, size)
-            if future is not None:
-                return future  # type: ignore[return-value]
-            timeout = self._request_timeout_ms / 1000
-            sticky = self._sticky is not None and partition is None and key_bytes is None
-
-            async def add(
-                tp: TopicPartition, abort_on_new_batch: bool
-            ) -> asyncio.Future[RecordMetadata | None] | None:
-                return await accumulator.add_message(
-                    tp,
-                    key_bytes,
-                    value_bytes,
-                    timeout,
-                    timestamp_ms=timestamp_ms,
-                    headers=checked,
-                    abort_on_new_batch=abort_on_new_batch,
-                    size=size,
-                )
-
-            future = await add(tp, sticky)
             if future is None:
-                # KIP-480: the sticky partition's batch is complete (full or sent), so this record
-                # starts a batch on another partition.
-                assert self._sticky is not None
-                all_partitions, available = self._partitions(topic)
-                tp = self._topic_partition(
-                    topic, self._sticky.switch(topic, chosen, all_partitions, available)
-                )
-                if txn is not None and tp not in txn.partitions:
-                    await txn.add_partition(tp)
-                future = await add(tp, False)
-                assert future is not None
+                timeout = self._request_timeout_ms / 1000
+
+                async def add(
+                    tp: TopicPartition, abort_on_new_batch: bool
+                ) -> asyncio.Future[RecordMetadata | None] | None:
+                    return await accumulator.add_message(
+                        tp,
+                        key_bytes,
+                        value_bytes,
+                        timeout,
+                        timestamp_ms=timestamp_ms,
+                        headers=checked,
+                        abort_on_new_batch=abort_on_new_batch,
+                        size=size,
+                    )
+
+                future = await add(tp, sticky)
+                if future is None:
+                    # KIP-480: the sticky partition's batch is complete (full or sent), so this
+                    # record starts a batch on another partition.
+                    assert self._sticky is not None
+                    all_partitions, available = self._partitions(topic)
+                    tp = self._topic_partition(
+                        topic, self._sticky.switch(topic, chosen, all_partitions, available)
+                    )
+                    if txn is not None and tp not in txn.partitions:
+                        await txn.add_partition(tp)
+                    future = await add(tp, False)
+                    assert future is not None
+            if sticky and txn is None:
+                accumulator.remember_sticky(topic, tp, self._metadata.topic_info(topic))
             return future  # type: ignore[return-value]
         finally:
             if txn is not None:
