@@ -542,3 +542,19 @@ async def test_idempotent_records_land_in_order_when_the_first_batch_is_refused(
         assert fake.log == [b"r%04d" % i for i in range(200)]
     finally:
         await fake.stop()
+
+
+async def test_a_failed_batch_takes_no_more_records() -> None:
+    # A batch failed while still open in the queue (no leader within its time to live) must
+    # refuse appends, so send()'s short path and append_now start a new batch instead of
+    # adding records to one that will never be sent.
+    acc = MessageAccumulator(AIOKafkaClient().cluster, ProducerConfig(max_batch_size=1000))
+    tp = TopicPartition(TOPIC, 0)
+    b = ProducerBatch(tp, acc.create_builder(), 0.0, loop=asyncio.get_running_loop())
+    first = b.append(None, None, b"v", [])
+    assert first is not None
+    b.failure(Errors.LeaderNotAvailableError("test: no leader"))
+    assert b.builder.closed()
+    assert b.append(None, None, b"w", []) is None
+    with pytest.raises(Errors.LeaderNotAvailableError):
+        await first

@@ -351,6 +351,9 @@ class ProducerBatch:
         self.mark_drained()
 
     def failure(self, exc: BaseException) -> None:
+        # A failed batch takes no more records: one still open (expired in the queue before
+        # the sender took it) would otherwise keep accepting records whose futures never end.
+        self.builder.close()
         if not self.future.done():
             self.future.set_exception(exc)
         if self.record_futures:
