@@ -173,3 +173,26 @@ def test_bench_harness_passes_its_arguments_on() -> None:
     done = spawn("bench", "harness", "--help")
     assert done.returncode == 0, done.stderr
     assert "usage: benches/harness.py" in done.stdout and "--workloads" in done.stdout
+
+
+def test_an_unreadable_input_is_one_line_not_a_hang(
+    bootstrap_servers: str, topic: str, tmp_path: Path
+) -> None:
+    # stdin is open for writing only: reading it fails (EBADF) in the reading thread, which
+    # must hand the error over instead of leaving the command waiting for input forever.
+    fd = os.open(tmp_path / "input", os.O_WRONLY | os.O_CREAT)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "ferrokafka", "produce", "-b", bootstrap_servers, "-t", topic],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+            stdin=fd,
+        )
+    finally:
+        os.close(fd)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.startswith("ferrokafka: error: cannot read the input: "), done.stderr
+    assert "Bad file descriptor" in done.stderr
+    assert len(done.stderr.splitlines()) == 1

@@ -119,18 +119,24 @@ async def _chunks(source: IO[bytes]) -> AsyncIterator[bytes]:
             yield chunk
         return
     loop = asyncio.get_running_loop()
-    chunks: asyncio.Queue[bytes] = asyncio.Queue(maxsize=16)
+    chunks: asyncio.Queue[bytes | OSError] = asyncio.Queue(maxsize=16)
 
     def read() -> None:
         while True:
-            chunk = os.read(fd, _CHUNK)
+            chunk: bytes | OSError
+            try:
+                chunk = os.read(fd, _CHUNK)
+            except OSError as exc:  # handed to the reader: it must not wait for input forever
+                chunk = exc
             asyncio.run_coroutine_threadsafe(chunks.put(chunk), loop).result()
-            if not chunk:
+            if not isinstance(chunk, bytes) or not chunk:
                 return
 
     threading.Thread(target=read, name="ferrokafka-produce-input", daemon=True).start()
-    while chunk := await chunks.get():
-        yield chunk
+    while item := await chunks.get():
+        if isinstance(item, OSError):
+            raise CliError(f"cannot read the input: {item}") from item
+        yield item
 
 
 async def _produce(args: argparse.Namespace, source: IO[bytes], out: Output) -> int:
