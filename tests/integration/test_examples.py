@@ -24,6 +24,8 @@ import pytest
 from ferrokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from ferrokafka.admin import AIOKafkaAdminClient
 
+from ..conftest import _require_pyspark
+
 if TYPE_CHECKING:
     from ..conftest import TopicFactory
 
@@ -294,15 +296,6 @@ async def test_spark_job_counts_records_per_key(
     written = await _read_all(bootstrap_servers, counts_topic, 1)
     assert {k.decode(): int(v) for _, _, k, v in written if k and v} == want
     assert len(written) == len(want)
-
-
-def _require_pyspark() -> None:
-    try:
-        import pyspark  # noqa: F401
-    except ImportError:
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail("PySpark is not installed; under CI=true the Spark example must run")
-        pytest.skip("PySpark is not installed (pip install 'ferrokafka[spark]')")
 
 
 @runs("fastapi_events.py")
