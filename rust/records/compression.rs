@@ -364,13 +364,30 @@ fn lz4_direct(
         if out.len() < filled + room {
             out.resize(filled + room, 0);
         }
-        match lz4_flex::block::decompress_into(block, &mut out[filled..filled + room]) {
-            Ok(n) => filled += n,
+        let n = match lz4_flex::block::decompress_into(block, &mut out[filled..filled + room]) {
+            Ok(n) => n,
+            // Near the limit the room is less than a block, and the decoder may call it too
+            // small for a block that would fit (it checks room before it knows the size), so
+            // the block is decoded again into a block of its own to say which it is.
             Err(lz4_flex::block::DecompressError::OutputTooSmall { .. }) if room < max_block => {
-                return over()
+                let mut whole = vec![0u8; max_block];
+                match lz4_flex::block::decompress_into(block, &mut whole) {
+                    Ok(n) if n <= room => {
+                        out[filled..filled + n].copy_from_slice(&whole[..n]);
+                        n
+                    }
+                    Ok(_) => return over(),
+                    Err(e) => return Some(Err(failed(base_offset, Codec::Lz4, e))),
+                }
             }
             Err(e) => return Some(Err(failed(base_offset, Codec::Lz4, e))),
+        };
+        // Producers never write an empty compressed block (lz4's own decoder rejects the
+        // shortest ones as truncated); read as nothing, it would hide the rest of the frame.
+        if n == 0 {
+            return bad("a compressed block holds no data");
         }
+        filled += n;
         if filled > limit {
             return over();
         }
@@ -442,14 +459,21 @@ pub fn decompress_reusing(
         Codec::Snappy => snappy_decode(data, limit, base_offset, out),
         Codec::Lz4 => match lz4_direct(data, limit, base_offset, out) {
             Some(done) => done,
-            None => read_bounded(
-                lz4_flex::frame::FrameDecoder::new(data),
-                hint,
-                limit,
-                base_offset,
-                codec,
-                out,
-            ),
+            None => {
+                let mut rest = data;
+                let mut frames = lz4_flex::frame::FrameDecoder::new(&mut rest);
+                let n = read_bounded(&mut frames, hint, limit, base_offset, codec, out)?;
+                // The frame decoder reports an empty block as the end of the data: bytes it
+                // has not read mean it stopped early, and what follows would be lost.
+                if !frames.get_ref().is_empty() {
+                    return Err(failed(
+                        base_offset,
+                        codec,
+                        "the frame decoder stopped before the end of the data",
+                    ));
+                }
+                Ok(n)
+            }
         },
         Codec::Zstd => ZSTD_CONTEXT.with(|cell| {
             // A decompression context costs more to create than a small batch costs to
@@ -688,6 +712,41 @@ mod tests {
             let mut out = Vec::new();
             assert!(lz4_direct(&twice, usize::MAX, 0, &mut out).is_none());
         }
+    }
+
+    #[test]
+    fn an_empty_lz4_block_is_an_error_at_any_limit() {
+        // Found by the fuzzer: a frame whose first compressed block is one byte that the
+        // block decoder reads as empty, then a stored block, then a second frame. Read as
+        // nothing, the empty block ended the streaming decoder's output there (an empty
+        // result with data unread), and the direct path called the limit 0 too small.
+        let data = include_bytes!("../../fuzz/regressions/decompress_lz4-empty-block");
+        for limit in [0, 1, 30, 1 << 20] {
+            let err = decompress(Codec::Lz4, data, limit, 6).unwrap_err();
+            assert!(
+                matches!(err, RecordsError::Decompression { base_offset: 6, .. }),
+                "limit {limit}: {err}"
+            );
+        }
+        // The same block in a frame the streaming decoder reads (block checksums on): its
+        // stopping early is an error too, not a short output.
+        use lz4_flex::frame::FrameInfo;
+        let mut framed = lz4_frame(b"", FrameInfo::new().block_checksums(true));
+        let end = framed.split_off(framed.len() - 4);
+        let block = [0x02u8];
+        framed.extend_from_slice(&1u32.to_le_bytes());
+        framed.extend_from_slice(&block);
+        framed.extend_from_slice(&twox_hash::XxHash32::oneshot(0, &block).to_le_bytes());
+        let stored = b"stored bytes";
+        framed.extend_from_slice(&(0x8000_0000u32 | stored.len() as u32).to_le_bytes());
+        framed.extend_from_slice(stored);
+        framed.extend_from_slice(&twox_hash::XxHash32::oneshot(0, stored).to_le_bytes());
+        framed.extend_from_slice(&end);
+        let err = decompress(Codec::Lz4, &framed, 1 << 20, 6).unwrap_err();
+        assert!(
+            matches!(err, RecordsError::Decompression { base_offset: 6, .. }),
+            "{err}"
+        );
     }
 
     #[test]
