@@ -11,12 +11,14 @@ import asyncio
 import contextlib
 import logging
 import operator
+import random
 import ssl
 import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from .. import _native
 from .. import errors as Errors
 from ..client import AIOKafkaClient
 from ..cluster import TopicInfo
@@ -28,6 +30,7 @@ from ..options import commit_offsets, epoch_ms
 from ..partitioner import DefaultPartitioner, StickyPartitions
 from ..retry import polling
 from ..structs import OffsetAndMetadata, RecordMetadata, TopicPartition
+from . import arrow
 from .batch import (
     BATCH_OVERHEAD,
     NO_HEADERS,
@@ -531,6 +534,65 @@ class AIOKafkaProducer:
                 batch, tp, self._request_timeout_ms / 1000
             )
         return future  # type: ignore[return-value]
+
+    async def send_arrow(
+        self, topic: str, data: Any
+    ) -> asyncio.Future[list[arrow.ArrowBatchResult]]:
+        """Queue every row of a pyarrow ``RecordBatch`` or ``Table`` as a record; return a
+        future resolved with one ``ArrowBatchResult`` per batch sent (partition, base offset,
+        record count) once the broker has them all.
+
+        Columns, in Spark's Kafka-sink names: ``value`` (binary or string, required), ``key``
+        (binary or string), ``headers`` (list<struct<key: string, value: binary>>),
+        ``partition`` (int32 or int64) and ``timestamp`` (timestamp, or int64 epoch ms); nulls
+        mean no key, no value, no headers, the partitioner's choice, now. A row without
+        partition goes where ``send()`` would put it with the default partitioner (murmur2 of
+        its key; unkeyed rows fill one partition's batch after another). Records are encoded in
+        Rust from the Arrow buffers; serializers and a custom partitioner are not applied.
+
+        Every row is checked before anything is queued: an unknown column or a column of the
+        wrong type raises ``TypeError``, a bad row (a partition out of range, a null header
+        key) ``ValueError``, a row larger than ``max_request_size``
+        ``MessageSizeTooLargeError``; each names the column or row (counted from 0 across a
+        Table's batches), and then nothing is sent.
+        """
+        self._check_ready()
+        batches = arrow.record_batches(data)
+        txn = self._txn
+        if txn is not None:
+            txn.send_started()  # raises outside a transaction
+        accumulator = self._message_accumulator
+        try:
+            if self._metadata.topic_info(topic) is None:
+                await self._wait_on_metadata(topic)
+            all_partitions, available = self._partitions(topic)
+            sticky = random.choice(available or all_partitions)
+            chunks: list[_native.ArrowRecordChunk] = []
+            first_row = 0
+            for batch in batches:
+                chunks += _native.plan_arrow_records(
+                    batch,
+                    num_partitions=len(all_partitions),
+                    sticky=sticky,
+                    batch_size=self._config.max_batch_size,
+                    max_request_size=self._max_request_size,
+                    first_row=first_row,
+                )
+                first_row += batch.num_rows
+            timeout = self._request_timeout_ms / 1000
+            futures = []
+            for chunk in chunks:
+                tp = self._topic_partition(topic, chunk.partition)
+                if txn is not None and tp not in txn.partitions:
+                    await txn.add_partition(tp)
+                builder = arrow.ArrowBatch(
+                    chunk, self._config.compression_type, transactional=txn is not None
+                )
+                futures.append(await accumulator.add_batch(builder, tp, timeout))
+        finally:
+            if txn is not None:
+                txn.send_finished()
+        return asyncio.ensure_future(arrow.results(topic, chunks, futures))
 
     # -- transactions ----------------------------------------------------------------------
 
