@@ -1,5 +1,5 @@
 """``AIOKafkaProducer.send_arrow`` against the real broker: Arrow columns in Spark's Kafka-sink
-names, produced in one call and read back exactly by ferrokafka's consumer."""
+names, produced in one call and read back exactly by ferrokafka's consumer and the Java one."""
 
 from __future__ import annotations
 
@@ -15,6 +15,8 @@ from ferrokafka.consumer import AIOKafkaConsumer
 from ferrokafka.partitioner import partition_for_key
 from ferrokafka.producer import AIOKafkaProducer
 from ferrokafka.structs import TopicPartition
+
+from .test_producer import read_java
 
 pytestmark = [pytest.mark.integration]
 
@@ -305,3 +307,44 @@ async def test_transactional_arrow_send_is_read_committed(
             await (await producer.send_arrow(topic, batch))
     got = await read_all(bootstrap_servers, topic, 2, 4)
     assert sorted(r[3] or b"" for r in got) == [b"1", b"2", b"3", b"4"]
+
+
+async def test_batch_size_sets_the_batches_of_one_call(
+    bootstrap_servers: str, make_topic: Any
+) -> None:
+    topic = make_topic(partitions=1)
+    batch = pa.record_batch({"value": pa.array([b"%0100d" % i for i in range(3000)])})
+    async with AIOKafkaProducer(bootstrap_servers=bootstrap_servers) as producer:
+        for bad in (0, 2_000_000, 1.5, True):
+            with pytest.raises(ValueError, match="send_arrow: batch_size must be an int"):
+                await producer.send_arrow(topic, batch, batch_size=bad)  # type: ignore[arg-type]
+        small = await (await producer.send_arrow(topic, batch))
+        large = await (await producer.send_arrow(topic, batch, batch_size=1_000_000))
+    # 3000 records of ~110 bytes: 16 KiB batches, or one batch under 1 MB.
+    assert len(small) > 15 and len(large) == 1
+    assert large[0].base_offset == 3000 and large[0].record_count == 3000
+    got = await read_all(bootstrap_servers, topic, 1, 6000)
+    assert [r[3] for r in got] == [b"%0100d" % i for i in range(3000)] * 2
+
+
+async def test_the_java_consumer_reads_what_send_arrow_wrote(
+    bootstrap_servers: str, make_topic: Any
+) -> None:
+    count = 3
+    topic = make_topic(partitions=count)
+    batch = pa.record_batch(
+        {
+            "key": pa.array(keys(N), pa.binary()),
+            "value": pa.array(values(N), pa.binary()),
+            "headers": pa.array(headers(N), HEADER_TYPE),
+            "partition": pa.array(partitions(N, count), pa.int64()),
+            "timestamp": pa.array(timestamps(N), pa.int64()),
+        }
+    )
+    async with AIOKafkaProducer(
+        bootstrap_servers=bootstrap_servers, compression_type="zstd"
+    ) as producer:
+        await (await producer.send_arrow(topic, batch))
+    ours = await read_all(bootstrap_servers, topic, count, N)
+    java = await asyncio.to_thread(read_java, bootstrap_servers, topic, N)
+    assert by_content([(p, ts, k, v, h) for p, _, ts, k, v, h in java]) == by_content(ours)

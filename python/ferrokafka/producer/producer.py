@@ -536,7 +536,7 @@ class AIOKafkaProducer:
         return future  # type: ignore[return-value]
 
     async def send_arrow(
-        self, topic: str, data: Any
+        self, topic: str, data: Any, *, batch_size: int | None = None
     ) -> asyncio.Future[list[arrow.ArrowBatchResult]]:
         """Queue every row of a pyarrow ``RecordBatch`` or ``Table`` as a record; return a
         future resolved with one ``ArrowBatchResult`` per batch sent (partition, base offset,
@@ -550,6 +550,9 @@ class AIOKafkaProducer:
         its key; unkeyed rows fill one partition's batch after another). Records are encoded in
         Rust from the Arrow buffers; serializers and a custom partitioner are not applied.
 
+        ``batch_size`` caps each batch's bytes for this call (default ``max_batch_size``; at
+        most ``max_request_size``): bulk data goes faster in larger batches.
+
         Every row is checked before anything is queued: an unknown column or a column of the
         wrong type raises ``TypeError``, a bad row (a partition out of range, a null header
         key) ``ValueError``, a row larger than ``max_request_size``
@@ -558,6 +561,17 @@ class AIOKafkaProducer:
         """
         self._check_ready()
         batches = arrow.record_batches(data)
+        if batch_size is None:
+            batch_size = self._config.max_batch_size
+        elif (
+            isinstance(batch_size, bool)
+            or not isinstance(batch_size, int)
+            or not 0 < batch_size <= self._max_request_size
+        ):
+            raise ValueError(
+                f"send_arrow: batch_size must be an int in 1..max_request_size "
+                f"({self._max_request_size}), got {batch_size!r}"
+            )
         txn = self._txn
         if txn is not None:
             txn.send_started()  # raises outside a transaction
@@ -574,7 +588,7 @@ class AIOKafkaProducer:
                     batch,
                     num_partitions=len(all_partitions),
                     sticky=sticky,
-                    batch_size=self._config.max_batch_size,
+                    batch_size=batch_size,
                     max_request_size=self._max_request_size,
                     first_row=first_row,
                 )
