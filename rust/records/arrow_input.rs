@@ -40,9 +40,10 @@ pub enum ArrowInputError {
 
 type Result<T> = std::result::Result<T, ArrowInputError>;
 
-/// A binary or string column.
+/// A binary or string column (or one of nulls only, Arrow's null type).
 #[derive(Debug, Clone)]
 enum Bytes {
+    Null,
     Binary(BinaryArray),
     LargeBinary(LargeBinaryArray),
     Utf8(StringArray),
@@ -52,6 +53,7 @@ enum Bytes {
 impl Bytes {
     fn from_array(column: &str, array: &ArrayRef) -> Result<Self> {
         Ok(match array.data_type() {
+            DataType::Null => Bytes::Null,
             DataType::Binary => Bytes::Binary(array.as_binary::<i32>().clone()),
             DataType::LargeBinary => Bytes::LargeBinary(array.as_binary::<i64>().clone()),
             DataType::Utf8 => Bytes::Utf8(array.as_string::<i32>().clone()),
@@ -68,6 +70,7 @@ impl Bytes {
     #[inline]
     fn get(&self, i: usize) -> Option<&[u8]> {
         match self {
+            Bytes::Null => None,
             Bytes::Binary(a) => a.is_valid(i).then(|| a.value(i)),
             Bytes::LargeBinary(a) => a.is_valid(i).then(|| a.value(i)),
             Bytes::Utf8(a) => a.is_valid(i).then(|| a.value(i).as_bytes()),
@@ -256,7 +259,8 @@ const RECORD_FIXED_MAX: usize = 1 + 10 + 5;
 impl ProduceColumns {
     /// Check `batch`'s columns: `value` (binary or string) is required; `key` (binary or
     /// string), `headers` (list of struct<key: string, value: binary>), `partition` (int32 or
-    /// int64) and `timestamp` (timestamp or int64 epoch ms) are optional; nothing else.
+    /// int64) and `timestamp` (timestamp or int64 epoch ms) are optional; nothing else. Any of
+    /// them may also be of the null type.
     pub fn new(batch: &RecordBatch, first_row: usize) -> Result<Self> {
         let mut key = None;
         let mut value = None;
@@ -265,7 +269,11 @@ impl ProduceColumns {
         let mut timestamp = None;
         for (field, array) in batch.schema().fields().iter().zip(batch.columns()) {
             let name = field.name().as_str();
+            // A column of Arrow's null type (what `pa.array([None, ...])` infers) is nulls
+            // only: for an optional column, as if it were not there.
+            let nulls_only = array.data_type() == &DataType::Null;
             match name {
+                "headers" | "partition" | "timestamp" if nulls_only => {}
                 "key" => key = Some(Bytes::from_array(name, array)?),
                 "value" => value = Some(Bytes::from_array(name, array)?),
                 "headers" => headers = Some(Headers::from_array(array)?),

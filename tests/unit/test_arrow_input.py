@@ -1,0 +1,120 @@
+"""Arrow input for the producer: ``_native.plan_arrow_records`` checks the columns and splits
+the rows per partition; each chunk encodes to a v2 batch that decodes back to the rows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyarrow as pa
+import pytest
+from ferrokafka import _native
+from ferrokafka import errors as Errors
+from ferrokafka.partitioner import partition_for_key
+from ferrokafka.records import decode_records
+
+HEADER_TYPE = pa.list_(pa.struct([("key", pa.string()), ("value", pa.binary())]))
+MB = 1 << 20
+
+
+def plan(data: Any, partitions: int = 1, **kw: Any) -> list[_native.ArrowRecordChunk]:
+    opts = {"sticky": 0, "batch_size": MB, "max_request_size": MB, **kw}
+    return _native.plan_arrow_records(data, num_partitions=partitions, **opts)
+
+
+def rows(chunk: _native.ArrowRecordChunk, now_ms: int = 42, **kw: Any) -> list[tuple[Any, ...]]:
+    encoded = chunk.encode(now_ms, **kw)
+    decoded = decode_records(encoded, "t", chunk.partition)
+    return [(r.timestamp, r.key, r.value, list(r.headers)) for r in decoded.records]
+
+
+def columns(n: int) -> dict[str, list[Any]]:
+    return {
+        "key": [None if i % 3 == 0 else f"k{i}".encode() for i in range(n)],
+        "value": [None if i % 4 == 0 else f"v{i}" for i in range(n)],
+        "headers": [
+            None if i % 2 else [{"key": "h", "value": None if i % 5 else str(i).encode()}]
+            for i in range(n)
+        ],
+        "timestamp": [None if i % 6 == 0 else 1000 * i + 999 for i in range(n)],
+    }
+
+
+def sample(n: int) -> pa.RecordBatch:
+    """Keys, large-string values, headers and microsecond timestamps, with nulls in each."""
+    c = columns(n)
+    return pa.record_batch(
+        {
+            "key": pa.array(c["key"], pa.binary()),
+            "value": pa.array(c["value"], pa.large_string()),
+            "headers": pa.array(c["headers"], HEADER_TYPE),
+            "timestamp": pa.array(c["timestamp"], pa.timestamp("us")),
+        }
+    )
+
+
+def expected(n: int, start: int = 0, now_ms: int = 42) -> list[tuple[Any, ...]]:
+    c = columns(n)
+    return [
+        (
+            now_ms if c["timestamp"][i] is None else c["timestamp"][i] // 1000,
+            c["key"][i],
+            None if c["value"][i] is None else c["value"][i].encode(),
+            [(h["key"], h["value"]) for h in c["headers"][i] or []],
+        )
+        for i in range(start, n)
+    ]
+
+
+@pytest.mark.parametrize("codec", ["none", "gzip", "snappy", "lz4", "zstd"])
+def test_rows_round_trip(codec: str) -> None:
+    batch = sample(100)
+    (chunk,) = plan(batch)
+    assert chunk.record_count == 100
+    assert rows(chunk, compression=codec) == expected(100)
+
+
+def test_a_slice_reads_its_own_rows() -> None:
+    (chunk,) = plan(sample(100).slice(7, 30))
+    assert rows(chunk) == expected(37, start=7)
+
+
+def test_an_empty_batch_plans_nothing() -> None:
+    assert plan(sample(0)) == []
+
+
+def test_columns_of_nulls_only_are_accepted() -> None:
+    batch = pa.record_batch(
+        {name: pa.nulls(3) for name in ("key", "value", "headers", "partition", "timestamp")}
+    )
+    (chunk,) = plan(batch)
+    assert rows(chunk) == [(42, None, None, [])] * 3
+
+
+def test_keyed_rows_go_where_send_puts_them() -> None:
+    keys = [b"key-%d" % i for i in range(200)]
+    batch = pa.record_batch({"key": pa.array(keys), "value": pa.array([b"v"] * 200)})
+    chunks = plan(batch, 5)
+    placed = {key: chunk.partition for chunk in chunks for _, key, _, _ in rows(chunk)}
+    assert placed == {k: partition_for_key(k, 5) for k in keys}
+
+
+def test_batches_stay_under_batch_size_and_sizes_bound_the_encoding() -> None:
+    batch = sample(1000)
+    chunks = plan(batch, 2, batch_size=2000)
+    assert len(chunks) > 5
+    for chunk in chunks:
+        assert chunk.size <= 2000
+        assert len(chunk.encode(0)) <= chunk.size
+    assert sum(c.record_count for c in chunks) == 1000
+
+
+def test_errors_name_the_column_or_row_with_first_row() -> None:
+    with pytest.raises(TypeError, match='column "key": must be binary or string, got Int64'):
+        plan(pa.record_batch({"key": pa.array([1]), "value": pa.array([b"x"])}))
+    big = pa.record_batch({"value": pa.array([b"x", b"y" * 2000])})
+    with pytest.raises(Errors.MessageSizeTooLargeError, match="row 11: "):
+        plan(big, max_request_size=1000, first_row=10)
+    with pytest.raises(TypeError, match="expected Arrow record batch"):
+        plan(object())
+    with pytest.raises(TypeError, match="struct array"):
+        plan(pa.array([b"x"]))
