@@ -215,19 +215,18 @@ class ArrowRecordChunk:
         producer id, epoch and base sequence default to -1, none)."""
 
 def plan_arrow_records(
-    data: Any,
+    batches: Sequence[Any],
     *,
     num_partitions: int,
     sticky: int,
     batch_size: int,
     max_request_size: int,
-    first_row: int = 0,
 ) -> list[ArrowRecordChunk]:
-    """Check an Arrow record batch of records to produce (columns ``key``, ``value``,
-    ``headers``, ``partition``, ``timestamp``) and split it into per-partition chunks of at
-    most ``batch_size`` bytes. TypeError for a bad column, ValueError for a bad row,
-    ``MessageSizeTooLargeError`` for a row over ``max_request_size``; rows are numbered from
-    ``first_row`` in errors."""
+    """Check Arrow record batches of records to produce (columns ``key``, ``value``,
+    ``headers``, ``partition``, ``timestamp``) and split their rows into per-partition chunks
+    of at most ``batch_size`` bytes. TypeError for a bad column, ValueError for a bad row,
+    ``MessageSizeTooLargeError`` for a row over ``max_request_size`` (rows numbered across the
+    batches); then no chunk is returned."""
 
 @final
 class DecodedPartition(Generic[_R]):

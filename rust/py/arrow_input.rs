@@ -12,7 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyCapsule, PyCapsuleMethods};
 
 use super::errors;
-use crate::records::arrow_input::{ArrowInputError, PlannedBatch, ProduceColumns};
+use crate::records::arrow_input::{ArrowInputError, PlannedBatch, ProduceRows};
 use crate::records::{BatchOptions, Codec};
 
 fn input_error(py: Python<'_>, err: ArrowInputError) -> PyErr {
@@ -118,31 +118,33 @@ impl ArrowRecordChunk {
     }
 }
 
-/// Check an Arrow record batch of records to produce and split it into per-partition chunks
-/// of at most `batch_size` bytes (see the producer's `send_arrow`). `first_row` numbers the
-/// batch's first row in errors. Raises TypeError for a bad column, ValueError for a bad row,
+/// Check Arrow record batches of records to produce and split their rows into per-partition
+/// chunks of at most `batch_size` bytes (see the producer's `send_arrow`); rows are numbered
+/// across the batches in errors. Raises TypeError for a bad column, ValueError for a bad row,
 /// MessageSizeTooLargeError for a row over `max_request_size`; then no chunk is returned.
 #[pyfunction]
-#[pyo3(signature = (data, *, num_partitions, sticky, batch_size, max_request_size, first_row = 0))]
+#[pyo3(signature = (batches, *, num_partitions, sticky, batch_size, max_request_size))]
 pub fn plan_arrow_records(
     py: Python<'_>,
-    data: &Bound<'_, PyAny>,
+    batches: Vec<Bound<'_, PyAny>>,
     num_partitions: u32,
     sticky: u32,
     batch_size: usize,
     max_request_size: usize,
-    first_row: usize,
 ) -> PyResult<Vec<ArrowRecordChunk>> {
-    let batch = import_batch(data)?;
-    let columns = Arc::new(ProduceColumns::new(&batch, first_row).map_err(|e| input_error(py, e))?);
+    let batches = batches
+        .iter()
+        .map(import_batch)
+        .collect::<PyResult<Vec<_>>>()?;
+    let rows = Arc::new(ProduceRows::new(&batches).map_err(|e| input_error(py, e))?);
     let chunks = py
-        .detach(|| columns.plan(num_partitions, sticky, batch_size, max_request_size))
+        .detach(|| rows.plan(num_partitions, sticky, batch_size, max_request_size))
         .map_err(|e| input_error(py, e))?;
     Ok(chunks
         .into_iter()
         .map(|chunk| ArrowRecordChunk {
             inner: PlannedBatch {
-                columns: Arc::clone(&columns),
+                columns: Arc::clone(&rows),
                 chunk,
             },
         })

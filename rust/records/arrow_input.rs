@@ -233,11 +233,11 @@ pub struct ProduceColumns {
     timestamp: Option<Timestamps>,
 }
 
-/// Rows of one batch bound for one partition.
+/// Rows bound for one partition's batch, as (Arrow batch, row) indices.
 #[derive(Debug, Clone)]
 pub struct Chunk {
     pub partition: i32,
-    pub rows: Vec<u32>,
+    pub rows: Vec<(u32, u32)>,
     /// An upper bound of the encoded, uncompressed batch in bytes.
     pub size: usize,
 }
@@ -353,6 +353,91 @@ impl ProduceColumns {
         }
     }
 
+    /// Row `i`'s partition: its `partition` when set, else murmur2 of its key, else None
+    /// (the sticky partition's).
+    fn partition_of(&self, i: usize, n: usize) -> Result<Option<usize>> {
+        let explicit = self.partition.as_ref().and_then(|p| p.get(i));
+        Ok(match (explicit, self.key(i)) {
+            (Some(p), _) => {
+                if p < 0 || p >= n as i64 {
+                    return Err(self.row_error(
+                        i,
+                        &format!("partition {p} is not one of the topic's 0..{n}"),
+                    ));
+                }
+                Some(p as usize)
+            }
+            (None, Some(k)) => Some(((crate::hash::murmur2(k) & 0x7fff_ffff) as usize) % n),
+            (None, None) => None,
+        })
+    }
+
+    #[inline]
+    fn timestamp_ms(&self, i: usize) -> Option<i64> {
+        self.timestamp.as_ref().and_then(|t| t.millis(i))
+    }
+
+    /// Append row `i` as a record (with its length prefix) to `raw`; `body` is scratch.
+    fn write_record(
+        &self,
+        raw: &mut Vec<u8>,
+        body: &mut Vec<u8>,
+        i: usize,
+        timestamp_delta: i64,
+        offset_delta: i32,
+    ) -> Result<()> {
+        body.clear();
+        body.push(0); // attributes
+        put_varlong(body, timestamp_delta);
+        put_varint(body, offset_delta);
+        put_field(body, self.key(i))?;
+        put_field(body, self.value.get(i))?;
+        match &self.headers {
+            None => put_varint(body, 0),
+            Some(h) => {
+                let range = h.range(i);
+                put_varint(body, range.len() as i32);
+                for e in range {
+                    put_field(body, h.keys.get(e))?;
+                    put_field(body, h.values.get(e))?;
+                }
+            }
+        }
+        put_varint(raw, body.len() as i32);
+        raw.extend_from_slice(body);
+        Ok(())
+    }
+}
+
+/// The record batches of one send (a Table's, or one), planned and encoded together, so a
+/// Table of many small batches still makes full Kafka batches.
+#[derive(Debug, Clone, Default)]
+pub struct ProduceRows {
+    parts: Vec<ProduceColumns>,
+}
+
+impl ProduceRows {
+    /// Check each batch's columns (`ProduceColumns::new`); rows are numbered across them.
+    pub fn new(batches: &[RecordBatch]) -> Result<Self> {
+        let mut first_row = 0;
+        let mut parts = Vec::with_capacity(batches.len());
+        for batch in batches {
+            parts.push(ProduceColumns::new(batch, first_row)?);
+            first_row += batch.num_rows();
+        }
+        if parts.len() > u32::MAX as usize || parts.iter().any(|p| p.rows > u32::MAX as usize) {
+            return Err(ArrowInputError::Row {
+                row: 0,
+                message: "more than 2^32 batches, or rows in one batch".into(),
+            });
+        }
+        Ok(ProduceRows { parts })
+    }
+
+    pub fn num_rows(&self) -> usize {
+        self.parts.iter().map(|p| p.rows).sum()
+    }
+
     /// Split the rows into batches of at most `batch_size` bytes (one row at least) per
     /// partition. A row goes to its `partition` when set, else to murmur2 of its key, else to
     /// the sticky partition, which starts at `sticky` and moves on when its batch fills
@@ -366,7 +451,7 @@ impl ProduceColumns {
     ) -> Result<Vec<Chunk>> {
         if num_partitions == 0 {
             return Err(ArrowInputError::Row {
-                row: self.first_row,
+                row: 0,
                 message: "the topic has no partitions".into(),
             });
         }
@@ -374,94 +459,63 @@ impl ProduceColumns {
         let mut open: Vec<Option<Chunk>> = vec![None; n];
         let mut done = Vec::new();
         let mut sticky = sticky as usize % n;
-        let rows = u32::try_from(self.rows).map_err(|_| ArrowInputError::Row {
-            row: self.first_row,
-            message: format!("{} rows in one Arrow batch (at most 2^32)", self.rows),
-        })?;
-        for row in 0..rows {
-            let i = row as usize;
-            let size = self.record_size(i)?;
-            if BATCH_HEADER_LEN + size > max_request_size {
-                return Err(ArrowInputError::TooLarge {
-                    row: self.first_row + i,
-                    size: BATCH_HEADER_LEN + size,
-                    max: max_request_size,
-                });
-            }
-            let explicit = self.partition.as_ref().and_then(|p| p.get(i));
-            let (p, unkeyed) = match (explicit, self.key(i)) {
-                (Some(p), _) => {
-                    if p < 0 || p >= i64::from(num_partitions) {
-                        return Err(self.row_error(
-                            i,
-                            &format!("partition {p} is not one of the topic's 0..{n}"),
-                        ));
-                    }
-                    (p as usize, false)
+        for (part_index, part) in self.parts.iter().enumerate() {
+            for i in 0..part.rows {
+                let size = part.record_size(i)?;
+                if BATCH_HEADER_LEN + size > max_request_size {
+                    return Err(ArrowInputError::TooLarge {
+                        row: part.first_row + i,
+                        size: BATCH_HEADER_LEN + size,
+                        max: max_request_size,
+                    });
                 }
-                (None, Some(k)) => (
-                    ((crate::hash::murmur2(k) & 0x7fff_ffff) as usize) % n,
-                    false,
-                ),
-                (None, None) => (sticky, true),
-            };
-            let mut p = p;
-            if close_if_full(&mut open[p], size, batch_size, &mut done) && unkeyed && n > 1 {
-                // KIP-480: the sticky partition's batch is complete; the next one starts a
-                // batch on the next partition.
-                sticky = (sticky + 1) % n;
-                p = sticky;
-                close_if_full(&mut open[p], size, batch_size, &mut done);
+                let (mut p, unkeyed) = match part.partition_of(i, n)? {
+                    Some(p) => (p, false),
+                    None => (sticky, true),
+                };
+                if close_if_full(&mut open[p], size, batch_size, &mut done) && unkeyed && n > 1 {
+                    // KIP-480: the sticky partition's batch is complete; the next one starts a
+                    // batch on the next partition.
+                    sticky = (sticky + 1) % n;
+                    p = sticky;
+                    close_if_full(&mut open[p], size, batch_size, &mut done);
+                }
+                let chunk = open[p].get_or_insert_with(|| Chunk {
+                    partition: p as i32,
+                    rows: Vec::new(),
+                    size: BATCH_HEADER_LEN,
+                });
+                chunk.rows.push((part_index as u32, i as u32));
+                chunk.size += size;
             }
-            let chunk = open[p].get_or_insert_with(|| Chunk {
-                partition: p as i32,
-                rows: Vec::new(),
-                size: BATCH_HEADER_LEN,
-            });
-            chunk.rows.push(row);
-            chunk.size += size;
         }
         done.extend(open.into_iter().flatten());
         Ok(done)
     }
 
     /// Encode `rows` as one v2 batch; rows without a timestamp get `now_ms`.
-    pub fn encode(&self, rows: &[u32], now_ms: i64, opts: &BatchOptions) -> Result<Vec<u8>> {
-        let ts = |i: usize| {
-            self.timestamp
-                .as_ref()
-                .and_then(|t| t.millis(i))
+    pub fn encode(&self, rows: &[(u32, u32)], now_ms: i64, opts: &BatchOptions) -> Result<Vec<u8>> {
+        let ts = |&(part, i): &(u32, u32)| {
+            self.parts[part as usize]
+                .timestamp_ms(i as usize)
                 .unwrap_or(now_ms)
         };
         let count = i32::try_from(rows.len())
             .map_err(|_| RecordsError::Unencodable("too many records".into()))?;
-        let base_ts = rows.first().map_or(-1, |&r| ts(r as usize));
+        let base_ts = rows.first().map_or(-1, ts);
         let mut max_ts = base_ts;
         let mut raw = Vec::with_capacity(64 * rows.len());
         let mut body = Vec::new();
-        for (delta, &row) in rows.iter().enumerate() {
-            let i = row as usize;
-            let t = ts(i);
+        for (delta, row) in rows.iter().enumerate() {
+            let t = ts(row);
             max_ts = max_ts.max(t);
-            body.clear();
-            body.push(0); // attributes
-            put_varlong(&mut body, t.wrapping_sub(base_ts));
-            put_varint(&mut body, delta as i32);
-            put_field(&mut body, self.key(i))?;
-            put_field(&mut body, self.value.get(i))?;
-            match &self.headers {
-                None => put_varint(&mut body, 0),
-                Some(h) => {
-                    let range = h.range(i);
-                    put_varint(&mut body, range.len() as i32);
-                    for e in range {
-                        put_field(&mut body, h.keys.get(e))?;
-                        put_field(&mut body, h.values.get(e))?;
-                    }
-                }
-            }
-            put_varint(&mut raw, body.len() as i32);
-            raw.extend_from_slice(&body);
+            self.parts[row.0 as usize].write_record(
+                &mut raw,
+                &mut body,
+                row.1 as usize,
+                t.wrapping_sub(base_ts),
+                delta as i32,
+            )?;
         }
         Ok(finish_batch(&raw, count, base_ts, max_ts, opts)?)
     }
@@ -497,10 +551,10 @@ fn put_field(out: &mut Vec<u8>, b: Option<&[u8]>) -> std::result::Result<(), Rec
     Ok(())
 }
 
-/// Rows of one Arrow batch bound for one partition, ready to encode.
+/// Rows bound for one partition's batch, ready to encode.
 #[derive(Debug, Clone)]
 pub struct PlannedBatch {
-    pub columns: Arc<ProduceColumns>,
+    pub columns: Arc<ProduceRows>,
     pub chunk: Chunk,
 }
 
@@ -572,7 +626,7 @@ mod tests {
                 ])),
             ),
         ]);
-        let cols = ProduceColumns::new(&b, 0).unwrap();
+        let cols = ProduceRows::new(std::slice::from_ref(&b)).unwrap();
         let chunks = cols.plan(1, 0, 1 << 20, 1 << 20).unwrap();
         assert_eq!(chunks.len(), 1);
         let encoded = cols
@@ -605,10 +659,10 @@ mod tests {
                 Arc::new(BinaryArray::from(vec![Some(&[7u8; 50][..]); 200])),
             ),
         ]);
-        let cols = ProduceColumns::new(&b, 0).unwrap();
+        let cols = ProduceRows::new(std::slice::from_ref(&b)).unwrap();
         let chunks = cols.plan(4, 2, 1 << 20, 1 << 20).unwrap();
         for c in &chunks {
-            for &r in &c.rows {
+            for &(_, r) in &c.rows {
                 match &keys[r as usize] {
                     Some(k) => assert_eq!(
                         c.partition,
@@ -619,6 +673,10 @@ mod tests {
             }
         }
         assert_eq!(chunks.iter().map(|c| c.rows.len()).sum::<usize>(), 200);
+        // A second batch's rows join the first's batches.
+        let two = ProduceRows::new(&[b.slice(0, 100), b.slice(100, 100)]).unwrap();
+        let joined = two.plan(4, 2, 1 << 20, 1 << 20).unwrap();
+        assert_eq!(joined.len(), chunks.len());
         // Small batches: the unkeyed rows move on to the next partition as each fills.
         let chunks = cols.plan(4, 2, 1000, 1 << 20).unwrap();
         assert!(chunks.iter().all(|c| c.size <= 1000));
@@ -631,7 +689,7 @@ mod tests {
             "value",
             Arc::new(Int64Array::from(vec![1, 2])) as ArrayRef,
         )]);
-        let err = ProduceColumns::new(&b, 0).unwrap_err();
+        let err = ProduceRows::new(&[b]).unwrap_err();
         assert!(matches!(err, ArrowInputError::Column { ref column, .. } if column == "value"));
 
         let b = batch(vec![
@@ -644,13 +702,13 @@ mod tests {
                 Arc::new(Int32Array::from(vec![Some(0), None, Some(-1)])),
             ),
         ]);
-        let err = ProduceColumns::new(&b, 10)
+        let err = ProduceRows::new(&[b.slice(0, 1), b.clone()])
             .unwrap()
             .plan(2, 0, 1000, 1000)
             .unwrap_err();
         assert_eq!(
             err.to_string(),
-            "row 12: partition -1 is not one of the topic's 0..2"
+            "row 3: partition -1 is not one of the topic's 0..2"
         );
 
         let big = vec![0u8; 2000];
@@ -658,7 +716,7 @@ mod tests {
             "value",
             Arc::new(BinaryArray::from(vec![Some(&b"a"[..]), Some(&big[..])])) as ArrayRef,
         )]);
-        let err = ProduceColumns::new(&b, 0)
+        let err = ProduceRows::new(&[b])
             .unwrap()
             .plan(1, 0, 1000, 1000)
             .unwrap_err();

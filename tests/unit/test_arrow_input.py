@@ -18,7 +18,8 @@ MB = 1 << 20
 
 def plan(data: Any, partitions: int = 1, **kw: Any) -> list[_native.ArrowRecordChunk]:
     opts = {"sticky": 0, "batch_size": MB, "max_request_size": MB, **kw}
-    return _native.plan_arrow_records(data, num_partitions=partitions, **opts)
+    batches = data if isinstance(data, list) else [data]
+    return _native.plan_arrow_records(batches, num_partitions=partitions, **opts)
 
 
 def rows(chunk: _native.ArrowRecordChunk, now_ms: int = 42, **kw: Any) -> list[tuple[Any, ...]]:
@@ -78,6 +79,13 @@ def test_a_slice_reads_its_own_rows() -> None:
     assert rows(chunk) == expected(37, start=7)
 
 
+def test_a_table_s_small_batches_make_full_kafka_batches() -> None:
+    table = pa.Table.from_batches([sample(100)]).to_batches(max_chunksize=3)
+    assert len(table) == 34
+    (chunk,) = plan(table)
+    assert rows(chunk) == expected(100)
+
+
 def test_an_empty_batch_plans_nothing() -> None:
     assert plan(sample(0)) == []
 
@@ -113,7 +121,7 @@ def test_errors_name_the_column_or_row_with_first_row() -> None:
         plan(pa.record_batch({"key": pa.array([1]), "value": pa.array([b"x"])}))
     big = pa.record_batch({"value": pa.array([b"x", b"y" * 2000])})
     with pytest.raises(Errors.MessageSizeTooLargeError, match="row 11: "):
-        plan(big, max_request_size=1000, first_row=10)
+        plan([sample(10), big], max_request_size=1000)
     with pytest.raises(TypeError, match="expected Arrow record batch"):
         plan(object())
     with pytest.raises(TypeError, match="struct array"):

@@ -580,19 +580,13 @@ class AIOKafkaProducer:
             if self._metadata.topic_info(topic) is None:
                 await self._wait_on_metadata(topic)
             all_partitions, available = self._partitions(topic)
-            sticky = random.choice(available or all_partitions)
-            chunks: list[_native.ArrowRecordChunk] = []
-            first_row = 0
-            for batch in batches:
-                chunks += _native.plan_arrow_records(
-                    batch,
-                    num_partitions=len(all_partitions),
-                    sticky=sticky,
-                    batch_size=batch_size,
-                    max_request_size=self._max_request_size,
-                    first_row=first_row,
-                )
-                first_row += batch.num_rows
+            chunks = _native.plan_arrow_records(
+                batches,
+                num_partitions=len(all_partitions),
+                sticky=random.choice(available or all_partitions),
+                batch_size=batch_size,
+                max_request_size=self._max_request_size,
+            )
             timeout = self._request_timeout_ms / 1000
             futures = []
             for chunk in chunks:
