@@ -348,3 +348,21 @@ async def test_the_java_consumer_reads_what_send_arrow_wrote(
     ours = await read_all(bootstrap_servers, topic, count, N)
     java = await asyncio.to_thread(read_java, bootstrap_servers, topic, N)
     assert by_content([(p, ts, k, v, h) for p, _, ts, k, v, h in java]) == by_content(ours)
+
+
+async def test_send_and_send_arrow_keep_their_order_on_a_partition(
+    bootstrap_servers: str, make_topic: Any
+) -> None:
+    topic = make_topic(partitions=1)
+    arrow_rows = pa.record_batch({"value": pa.array([b"arrow-%d" % i for i in range(500)])})
+    async with AIOKafkaProducer(bootstrap_servers=bootstrap_servers, linger_ms=50) as producer:
+        before = [await producer.send(topic, b"before-%d" % i) for i in range(3)]
+        arrow_future = await producer.send_arrow(topic, arrow_rows, batch_size=2000)
+        after = [await producer.send(topic, b"after-%d" % i) for i in range(3)]
+        await asyncio.gather(*before, arrow_future, *after)
+    got = await read_all(bootstrap_servers, topic, 1, 506)
+    assert [r[3] for r in got] == (
+        [b"before-%d" % i for i in range(3)]
+        + [b"arrow-%d" % i for i in range(500)]
+        + [b"after-%d" % i for i in range(3)]
+    )

@@ -587,8 +587,7 @@ class AIOKafkaProducer:
                 batch_size=batch_size,
                 max_request_size=self._max_request_size,
             )
-            timeout = self._request_timeout_ms / 1000
-            futures = []
+            queued = []
             for chunk in chunks:
                 tp = self._topic_partition(topic, chunk.partition)
                 if txn is not None and tp not in txn.partitions:
@@ -596,7 +595,8 @@ class AIOKafkaProducer:
                 builder = arrow.ArrowBatch(
                     chunk, self._config.compression_type, transactional=txn is not None
                 )
-                futures.append(await accumulator.add_batch(builder, tp, timeout))
+                queued.append((tp, builder))
+            futures = accumulator.add_batches(queued)
         finally:
             if txn is not None:
                 txn.send_finished()
