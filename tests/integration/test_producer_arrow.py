@@ -16,7 +16,7 @@ from ferrokafka.partitioner import partition_for_key
 from ferrokafka.producer import AIOKafkaProducer
 from ferrokafka.structs import TopicPartition
 
-from .test_producer import read_java
+from .java_util import read_java
 
 pytestmark = [pytest.mark.integration]
 
