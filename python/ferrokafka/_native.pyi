@@ -222,7 +222,8 @@ def plan_arrow_records(
     batch_size: int,
     max_request_size: int,
 ) -> list[ArrowRecordChunk]:
-    """Check Arrow record batches of records to produce (columns ``key``, ``value``,
+    """Check Arrow data (objects exporting ``__arrow_c_array__`` or ``__arrow_c_stream__``;
+    every buffer is validated) of records to produce (columns ``key``, ``value``,
     ``headers``, ``partition``, ``timestamp``) and split their rows into per-partition chunks
     of at most ``batch_size`` bytes. TypeError for a bad column, ValueError for a bad row,
     ``MessageSizeTooLargeError`` for a row over ``max_request_size`` (rows numbered across the

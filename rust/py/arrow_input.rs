@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use arrow_array::ffi::{from_ffi, FFI_ArrowArray};
+use arrow_array::ffi_stream::{ArrowArrayStreamReader, FFI_ArrowArrayStream};
 use arrow_array::{RecordBatch, StructArray};
 use arrow_schema::ffi::FFI_ArrowSchema;
 use arrow_schema::DataType;
@@ -26,30 +27,15 @@ fn input_error(py: Python<'_>, err: ArrowInputError) -> PyErr {
     }
 }
 
-/// Import an object exporting `__arrow_c_array__` (a pyarrow `RecordBatch`, ...) as a batch.
-fn import_batch(data: &Bound<'_, PyAny>) -> PyResult<RecordBatch> {
-    if !data.hasattr("__arrow_c_array__")? {
-        return Err(PyTypeError::new_err(format!(
-            "expected Arrow record batch (an object with __arrow_c_array__), got {}",
-            data.get_type().name()?
-        )));
-    }
-    let (schema, array): (Bound<'_, PyCapsule>, Bound<'_, PyCapsule>) =
-        data.call_method0("__arrow_c_array__")?.extract()?;
-    let schema_ptr = schema.pointer_checked(Some(c"arrow_schema"))?;
-    let array_ptr = array.pointer_checked(Some(c"arrow_array"))?;
-    // SAFETY: the capsules are named as the Arrow PyCapsule interface requires, so they hold
-    // an FFI_ArrowSchema and an FFI_ArrowArray. The array is moved out and an empty (released)
-    // one left behind, so the capsule's destructor does not release it a second time; the
-    // schema is only borrowed while `schema` is alive.
-    let data = unsafe {
-        let ffi_array = std::ptr::replace(
-            array_ptr.as_ptr().cast::<FFI_ArrowArray>(),
-            FFI_ArrowArray::empty(),
-        );
-        let ffi_schema = &*schema_ptr.as_ptr().cast::<FFI_ArrowSchema>();
-        from_ffi(ffi_array, ffi_schema).map_err(|e| PyValueError::new_err(e.to_string()))?
-    };
+fn invalid(e: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(format!("the Arrow data is not valid: {e}"))
+}
+
+/// A batch's columns after a full check of the buffers the exporter handed over (offsets in
+/// bounds and increasing, UTF-8 where the type says string): imported buffers are taken on
+/// trust otherwise, and a bad offset would be a read out of bounds.
+fn checked(data: arrow_data::ArrayData) -> PyResult<RecordBatch> {
+    data.validate_full().map_err(invalid)?;
     if !matches!(data.data_type(), DataType::Struct(_)) {
         return Err(PyTypeError::new_err(format!(
             "expected Arrow record batch (a struct array), got an array of {}",
@@ -57,6 +43,52 @@ fn import_batch(data: &Bound<'_, PyAny>) -> PyResult<RecordBatch> {
         )));
     }
     Ok(RecordBatch::from(StructArray::from(data)))
+}
+
+/// Import an object exporting the Arrow PyCapsule interface: a record batch
+/// (`__arrow_c_array__`, e.g. a pyarrow `RecordBatch`) or a stream of them
+/// (`__arrow_c_stream__`, e.g. a pyarrow `Table` or `RecordBatchReader`, a polars DataFrame).
+fn import_batches(data: &Bound<'_, PyAny>, into: &mut Vec<RecordBatch>) -> PyResult<()> {
+    if data.hasattr("__arrow_c_array__")? {
+        let (schema, array): (Bound<'_, PyCapsule>, Bound<'_, PyCapsule>) =
+            data.call_method0("__arrow_c_array__")?.extract()?;
+        let schema_ptr = schema.pointer_checked(Some(c"arrow_schema"))?;
+        let array_ptr = array.pointer_checked(Some(c"arrow_array"))?;
+        // SAFETY: the capsules are named as the Arrow PyCapsule interface requires, so they
+        // hold an FFI_ArrowSchema and an FFI_ArrowArray. The array is moved out and an empty
+        // (released) one left behind, so the capsule's destructor does not release it a second
+        // time; the schema is only borrowed while `schema` is alive.
+        let imported = unsafe {
+            let ffi_array = std::ptr::replace(
+                array_ptr.as_ptr().cast::<FFI_ArrowArray>(),
+                FFI_ArrowArray::empty(),
+            );
+            let ffi_schema = &*schema_ptr.as_ptr().cast::<FFI_ArrowSchema>();
+            from_ffi(ffi_array, ffi_schema).map_err(invalid)?
+        };
+        into.push(checked(imported)?);
+        return Ok(());
+    }
+    if data.hasattr("__arrow_c_stream__")? {
+        let capsule: Bound<'_, PyCapsule> = data.call_method0("__arrow_c_stream__")?.extract()?;
+        let stream_ptr = capsule.pointer_checked(Some(c"arrow_array_stream"))?;
+        // SAFETY: a capsule named "arrow_array_stream" holds an FFI_ArrowArrayStream; from_raw
+        // moves it out and leaves a released one, which the capsule's destructor skips.
+        let reader = unsafe {
+            ArrowArrayStreamReader::from_raw(stream_ptr.as_ptr().cast::<FFI_ArrowArrayStream>())
+                .map_err(invalid)?
+        };
+        for batch in reader {
+            let batch = batch.map_err(invalid)?;
+            into.push(checked(StructArray::from(batch).into())?);
+        }
+        return Ok(());
+    }
+    Err(PyTypeError::new_err(format!(
+        "expected Arrow data (an object with __arrow_c_array__ or __arrow_c_stream__, such as a \
+         pyarrow RecordBatch or Table), got {}",
+        data.get_type().name()?
+    )))
 }
 
 /// Rows of an Arrow batch bound for one partition: `partition`, `record_count`, `size` (an
@@ -132,10 +164,11 @@ pub fn plan_arrow_records(
     batch_size: usize,
     max_request_size: usize,
 ) -> PyResult<Vec<ArrowRecordChunk>> {
-    let batches = batches
-        .iter()
-        .map(import_batch)
-        .collect::<PyResult<Vec<_>>>()?;
+    let mut imported = Vec::new();
+    for data in &batches {
+        import_batches(data, &mut imported)?;
+    }
+    let batches = imported;
     let rows = Arc::new(ProduceRows::new(&batches).map_err(|e| input_error(py, e))?);
     let chunks = py
         .detach(|| rows.plan(num_partitions, sticky, batch_size, max_request_size))

@@ -122,7 +122,44 @@ def test_errors_name_the_column_or_row_with_first_row() -> None:
     big = pa.record_batch({"value": pa.array([b"x", b"y" * 2000])})
     with pytest.raises(Errors.MessageSizeTooLargeError, match="row 11: "):
         plan([sample(10), big], max_request_size=1000)
-    with pytest.raises(TypeError, match="expected Arrow record batch"):
+    with pytest.raises(TypeError, match="expected Arrow data"):
         plan(object())
     with pytest.raises(TypeError, match="struct array"):
         plan(pa.array([b"x"]))
+
+
+class StreamOnly:
+    """An exporter of the Arrow C stream interface alone (as polars and DuckDB results are)."""
+
+    def __init__(self, table: pa.Table) -> None:
+        self._table = table
+
+    def __arrow_c_stream__(self, requested_schema: object = None) -> object:
+        return self._table.__arrow_c_stream__(requested_schema)
+
+
+def test_streams_are_read_batch_after_batch() -> None:
+    chunked = pa.Table.from_batches(pa.Table.from_batches([sample(100)]).to_batches(7))
+    for data in (
+        chunked,
+        StreamOnly(chunked),
+        pa.RecordBatchReader.from_batches(chunked.schema, chunked.to_batches()),
+    ):
+        (chunk,) = plan(data)
+        assert rows(chunk) == expected(100), type(data).__name__
+
+
+def test_buffers_that_break_arrow_s_rules_are_refused_not_read() -> None:
+    # Offsets that go backwards (a row of negative length), and bytes that are not UTF-8 in a
+    # string column, which pyarrow's quick check lets through: an exporter's buffers are
+    # checked in full before a byte of them is read.
+    offsets = pa.py_buffer((pa.array([0, 2, 1], pa.int32())).buffers()[1])
+    backwards = pa.Array.from_buffers(pa.binary(), 2, [None, offsets, pa.py_buffer(b"ab")])
+    with pytest.raises(ValueError, match="the Arrow data is not valid"):
+        plan(pa.RecordBatch.from_arrays([backwards], names=["value"]))
+    utf8_offsets = pa.py_buffer((pa.array([0, 2], pa.int32())).buffers()[1])
+    not_utf8 = pa.Array.from_buffers(
+        pa.string(), 1, [None, utf8_offsets, pa.py_buffer(b"\xff\xfe")]
+    )
+    with pytest.raises(ValueError, match="the Arrow data is not valid"):
+        plan(pa.RecordBatch.from_arrays([not_utf8], names=["value"]))

@@ -1,7 +1,7 @@
 """The Arrow bulk path: records to produce as Arrow columns in Spark's Kafka-sink names.
 
 ``_native.plan_arrow_records`` checks the columns once and every row before anything is queued,
-then splits the rows into per-partition chunks of at most ``max_batch_size`` bytes; each chunk
+then splits the rows into per-partition chunks of at most ``batch_size`` bytes; each chunk
 becomes one ``ArrowBatch`` in the accumulator, which the sender encodes (in Rust, from the Arrow
 buffers, with the producer id, epoch and sequence of the moment) like any other batch.
 """
@@ -14,9 +14,12 @@ from typing import Any, NamedTuple
 
 from .. import _native
 from ..structs import RecordMetadata
-from .batch import BatchBuilder, now_ms
+from .batch import BatchBuilder
 
-__all__ = ["ArrowBatch", "ArrowBatchResult", "record_batches"]
+__all__ = ["BATCH_SIZE", "ArrowBatch", "ArrowBatchResult", "arrow_input"]
+
+# send_arrow's default batch size in bytes: librdkafka's ``batch.size`` default.
+BATCH_SIZE = 1_000_000
 
 
 class ArrowBatchResult(NamedTuple):
@@ -33,10 +36,18 @@ class ArrowBatch(BatchBuilder):
     """A closed batch whose records are rows of an Arrow record batch, for one partition."""
 
     def __init__(
-        self, chunk: _native.ArrowRecordChunk, compression: str | None, *, transactional: bool
+        self,
+        chunk: _native.ArrowRecordChunk,
+        compression: str | None,
+        *,
+        transactional: bool,
+        created_ms: int,
     ) -> None:
         super().__init__(chunk.size, compression, is_transactional=transactional)
         self._chunk = chunk
+        # Rows without a timestamp get the time of the send_arrow call, as send() stamps a
+        # record when it is called, not when its batch is encoded.
+        self._created_ms = created_ms
         self._size = chunk.size
         self._closed = True
 
@@ -45,7 +56,7 @@ class ArrowBatch(BatchBuilder):
 
     def _build(self, producer_id: int, producer_epoch: int, base_sequence: int) -> bytes:
         self._buffer = self._chunk.encode(
-            now_ms(),
+            self._created_ms,
             compression=self._compression,
             transactional=self._transactional,
             producer_id=producer_id,
@@ -55,17 +66,16 @@ class ArrowBatch(BatchBuilder):
         return self._buffer
 
 
-def record_batches(data: Any) -> list[Any]:
-    """The record batches of a pyarrow ``Table`` (or anything with ``to_batches``), or
-    ``[data]`` for a single batch exporting ``__arrow_c_array__``."""
-    if hasattr(data, "__arrow_c_array__"):
-        return [data]
-    to_batches = getattr(data, "to_batches", None)
-    if to_batches is not None:
-        return list(to_batches())
+def arrow_input(data: Any) -> Any:
+    """``data`` if it exports the Arrow PyCapsule interface (a record batch through
+    ``__arrow_c_array__``; a stream of them, such as a pyarrow ``Table`` or a polars
+    ``DataFrame``, through ``__arrow_c_stream__``); TypeError otherwise."""
+    if hasattr(data, "__arrow_c_array__") or hasattr(data, "__arrow_c_stream__"):
+        return data
     raise TypeError(
-        "send_arrow: expected a pyarrow RecordBatch or Table (or an object exporting "
-        f"__arrow_c_array__), got {type(data).__name__}"
+        "send_arrow: expected Arrow data (a pyarrow RecordBatch, Table or RecordBatchReader, "
+        "or any object with __arrow_c_array__ or __arrow_c_stream__), got "
+        f"{type(data).__name__}"
     )
 
 

@@ -38,6 +38,7 @@ from .batch import (
     as_bytes,
     check_headers,
     estimate_record_size,
+    now_ms,
 )
 from .idempotence import ProducerIdState
 from .message_accumulator import MessageAccumulator
@@ -538,20 +539,26 @@ class AIOKafkaProducer:
     async def send_arrow(
         self, topic: str, data: Any, *, batch_size: int | None = None
     ) -> asyncio.Future[list[arrow.ArrowBatchResult]]:
-        """Queue every row of a pyarrow ``RecordBatch`` or ``Table`` as a record; return a
+        """Queue every row of Arrow data (a pyarrow ``RecordBatch``, ``Table`` or
+        ``RecordBatchReader``, or any object with ``__arrow_c_array__`` or
+        ``__arrow_c_stream__``) as a record; return a
         future resolved with one ``ArrowBatchResult`` per batch sent (partition, base offset,
         record count) once the broker has them all.
 
         Columns, in Spark's Kafka-sink names: ``value`` (binary or string, required), ``key``
         (binary or string), ``headers`` (list<struct<key: string, value: binary>>),
         ``partition`` (int32 or int64) and ``timestamp`` (timestamp, or int64 epoch ms); nulls
-        mean no key, no value, no headers, the partitioner's choice, now. A row without
-        partition goes where ``send()`` would put it with the default partitioner (murmur2 of
-        its key; unkeyed rows fill one partition's batch after another). Records are encoded in
-        Rust from the Arrow buffers; serializers and a custom partitioner are not applied.
+        mean no key, no value, no headers, the partitioner's choice, the time of the call. A row
+        without partition goes where ``send()`` would put it with the default partitioner
+        (murmur2 of its key; unkeyed rows fill one partition's batch after another). Records are
+        encoded in Rust from the Arrow buffers; serializers and a custom partitioner are not
+        applied.
 
-        ``batch_size`` caps each batch's bytes for this call (default ``max_batch_size``; at
-        most ``max_request_size``): bulk data goes faster in larger batches.
+        ``batch_size`` caps each batch's bytes for this call (at most ``max_request_size``).
+        By default it is librdkafka's batch size, 1,000,000 bytes (or ``max_batch_size`` if
+        larger, ``max_request_size`` if smaller): the rows are in memory already, and a Kafka
+        request carries one batch per partition, so bulk data goes faster in large batches. A
+        topic whose ``max.message.bytes`` is lower needs a ``batch_size`` below it.
 
         Every row is checked before anything is queued: an unknown column or a column of the
         wrong type raises ``TypeError``, a bad row (a partition out of range, a null header
@@ -560,9 +567,12 @@ class AIOKafkaProducer:
         Table's batches), and then nothing is sent.
         """
         self._check_ready()
-        batches = arrow.record_batches(data)
+        data = arrow.arrow_input(data)
+        created_ms = now_ms()
         if batch_size is None:
-            batch_size = self._config.max_batch_size
+            batch_size = max(
+                self._config.max_batch_size, min(arrow.BATCH_SIZE, self._max_request_size)
+            )
         elif (
             isinstance(batch_size, bool)
             or not isinstance(batch_size, int)
@@ -581,7 +591,7 @@ class AIOKafkaProducer:
                 await self._wait_on_metadata(topic)
             all_partitions, available = self._partitions(topic)
             chunks = _native.plan_arrow_records(
-                batches,
+                [data],
                 num_partitions=len(all_partitions),
                 sticky=random.choice(available or all_partitions),
                 batch_size=batch_size,
@@ -593,7 +603,10 @@ class AIOKafkaProducer:
                 if txn is not None and tp not in txn.partitions:
                     await txn.add_partition(tp)
                 builder = arrow.ArrowBatch(
-                    chunk, self._config.compression_type, transactional=txn is not None
+                    chunk,
+                    self._config.compression_type,
+                    transactional=txn is not None,
+                    created_ms=created_ms,
                 )
                 queued.append((tp, builder))
             futures = accumulator.add_batches(queued)
