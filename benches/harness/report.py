@@ -25,6 +25,8 @@ NOTES = {
     "group; checked by count and bytes only (it prints no checksum)",
 }
 PRODUCER_NOTES = {
+    "ferrokafka-arrow": "`send_arrow` of Arrow record batches of 65,536 rows (the `value` "
+    "column), made before the clock starts; batches up to 1,000,000 bytes (its default)",
     "java-perf": "Kafka's ProducerPerformance (`--throughput -1`, random A-Z values)",
 }
 SPARK_NOTES = {
@@ -76,6 +78,7 @@ def label(client: str, versions: dict[str, Any], role: str = "consumer") -> str:
         names.update(
             {
                 "ferrokafka": "ferrokafka `AIOKafkaProducer`",
+                "ferrokafka-arrow": "ferrokafka `send_arrow`",
                 "aiokafka": f"aiokafka {v.get('aiokafka')} `AIOKafkaProducer`",
                 "confluent-kafka": f"confluent-kafka {v.get('confluent-kafka')} `Producer`",
                 "java-perf": f"Kafka ProducerPerformance {v.get('kafka-clients (Java consumer)')}",
@@ -370,7 +373,7 @@ def markdown(report: dict[str, Any]) -> str:
 
 
 def targets(summ: dict[str, Any]) -> list[str]:
-    """Issue 6's targets against the figures of this run, each said met or not met."""
+    """The targets (issues 6 and 26) against the figures of this run, each said met or not."""
     lines = []
 
     def med(w: str, case: str, client: str, metric: str) -> float | None:
@@ -422,6 +425,21 @@ def targets(summ: dict[str, Any]) -> list[str]:
     for case in summ.get("W5", {}):
         rss_check("W5", case, f"W5 {case} peak RSS, ferrokafka `getmany` / aiokafka")
     for case in summ.get("W6", {}):
+        confluent = med("W6", case, "confluent-kafka", "records_per_s")
+        check(
+            f"W6 {case} records/s, ferrokafka `send` / confluent-kafka `produce`",
+            med("W6", case, "ferrokafka", "records_per_s"),
+            confluent,
+            1,
+            True,
+        )
+        check(
+            f"W6 {case} records/s, ferrokafka `send_arrow` / confluent-kafka `produce`",
+            med("W6", case, "ferrokafka-arrow", "records_per_s"),
+            confluent,
+            3,
+            True,
+        )
         rss_check("W6", case, f"W6 {case} peak RSS, ferrokafka producer / aiokafka's")
     for client, what, want in (
         ("ferrokafka-spark-arrow", '`read_kafka` `fetcher="arrow"`', 3),

@@ -43,7 +43,7 @@ CONSUMERS = [*PYTHON_CONSUMERS, "java", "java-perf"]
 #: Reads each W1-W4 dataset once, untimed, before the rounds start.
 WARM_UP_CLIENT = "ferrokafka-arrow"
 LATENCY_CONSUMERS = [*PYTHON_CONSUMERS, "java"]  # ConsumerPerformance has no latency mode
-PRODUCERS = ["ferrokafka", "aiokafka", "confluent-kafka", "java-perf"]
+PRODUCERS = ["ferrokafka", "ferrokafka-arrow", "aiokafka", "confluent-kafka", "java-perf"]
 GROUP_CLIENTS = [
     "ferrokafka",
     "aiokafka",
