@@ -59,6 +59,12 @@ def label(client: str, versions: dict[str, Any], role: str = "consumer") -> str:
         "ferrokafka": "ferrokafka `getmany`",
         "ferrokafka-arrow": "ferrokafka `getmany_arrow`",
         "ferrokafka-group": "ferrokafka `getmany`, group",
+        "ferrokafka-getone": "ferrokafka `getone`",
+        "aiokafka-getone": f"aiokafka {v.get('aiokafka')} `getone`",
+        "ferrokafka-uvloop": "ferrokafka `getmany`, uvloop",
+        "ferrokafka-getone-uvloop": "ferrokafka `getone`, uvloop",
+        "aiokafka-uvloop": f"aiokafka {v.get('aiokafka')}, uvloop",
+        "aiokafka-getone-uvloop": f"aiokafka {v.get('aiokafka')} `getone`, uvloop",
         "ferrokafka-kip848": "ferrokafka, KIP-848",
         "aiokafka": f"aiokafka {v.get('aiokafka')}",
         "kafka-python": f"kafka-python {v.get('kafka-python')}",
@@ -424,6 +430,27 @@ def targets(summ: dict[str, Any]) -> list[str]:
             rss_check(w, case, f"{tag} peak RSS, ferrokafka `getmany` / aiokafka")
     for case in summ.get("W5", {}):
         rss_check("W5", case, f"W5 {case} peak RSS, ferrokafka `getmany` / aiokafka")
+        for call in ("getmany", "getone"):
+            for loop in ("asyncio", "uvloop"):
+                suffix = ("" if call == "getmany" else "-getone") + (
+                    "" if loop == "asyncio" else "-uvloop"
+                )
+                ratios = []
+                for metric, shown in (("p50", "p50"), ("p99", "p99"), ("p999", "p99.9")):
+                    ours = med("W5", case, f"ferrokafka{suffix}", metric)
+                    theirs = med("W5", case, f"aiokafka{suffix}", metric)
+                    if ours is not None and theirs:
+                        ratios.append((shown, ours / theirs))
+                what = f"W5 {case} `{call}` {loop} latency, ferrokafka / aiokafka"
+                if len(ratios) < 3:
+                    lines.append(f"- {what}: no figure (a client failed or did not run)")
+                    continue
+                met = all(r <= 1 for _, r in ratios)
+                shown_ratios = ", ".join(f"{name} {r:.2f}x" for name, r in ratios)
+                lines.append(
+                    f"- {what}: {shown_ratios} (target <= 1x each): "
+                    + ("met" if met else "**not met**")
+                )
     for case in summ.get("W6", {}):
         confluent = med("W6", case, "confluent-kafka", "records_per_s")
         check(
