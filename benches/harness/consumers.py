@@ -29,6 +29,7 @@ class Source:
         self.partitions: int = spec["partitions"]
         self.max_records: int | None = spec.get("max_records")
         self.poll_s = LATENCY_POLL_S if spec.get("latency") else POLL_S
+        self.polled = False  # set after the first poll
         tls = spec.get("tls")
         self.cafile: str | None = None if tls is None else tls["cafile"]
 
@@ -53,13 +54,16 @@ class Source:
 class Ferrokafka(Source):
     """``getmany`` records, ``getmany_arrow`` columns, or ``getmany`` in a group."""
 
-    def __init__(self, spec: dict[str, Any], arrow: bool = False, group: bool = False) -> None:
+    def __init__(
+        self, spec: dict[str, Any], arrow: bool = False, group: bool = False, getone: bool = False
+    ) -> None:
         super().__init__(spec)
         import ferrokafka
 
         self.mod = ferrokafka
         self.arrow = arrow
         self.group = group
+        self.getone = getone
         if arrow:
             import pyarrow.compute  # noqa: F401  (imported outside the timed region)
 
@@ -84,7 +88,9 @@ class Ferrokafka(Source):
 
     async def poll(self, tally: Tally) -> None:
         ms = int(self.poll_s * 1000)
-        if self.arrow:
+        if self.getone and self.polled:
+            tally.add_records([await self.consumer.getone()])
+        elif self.arrow:
             got = await self.consumer.getmany_arrow(timeout_ms=ms, max_records=self.max_records)
             for batch in got.values():
                 tally.add_arrow(batch)
@@ -98,11 +104,12 @@ class Ferrokafka(Source):
 
 
 class Aiokafka(Source):
-    def __init__(self, spec: dict[str, Any]) -> None:
+    def __init__(self, spec: dict[str, Any], getone: bool = False) -> None:
         super().__init__(spec)
         import aiokafka
 
         self.mod = aiokafka
+        self.getone = getone
 
     async def open(self) -> None:
         self.consumer = self.mod.AIOKafkaConsumer(
@@ -116,6 +123,9 @@ class Aiokafka(Source):
         self.consumer.assign([tp(self.topic, p) for p in range(self.partitions)])
 
     async def poll(self, tally: Tally) -> None:
+        if self.getone and self.polled:
+            tally.add_records([await self.consumer.getone()])
+            return
         got = await self.consumer.getmany(
             timeout_ms=int(self.poll_s * 1000), max_records=self.max_records
         )
@@ -248,11 +258,17 @@ SOURCES: dict[str, Any] = {
     "confluent-kafka": Confluent,
     "confluent-kafka-aio": lambda spec: Confluent(spec, aio=True),
     "kafkarrow": Kafkarrow,
+    # W5 only: one record per await (after a first getmany, so that the latency source is
+    # started only once the consumer is fetching).
+    "ferrokafka-getone": lambda spec: Ferrokafka(spec, getone=True),
+    "aiokafka-getone": lambda spec: Aiokafka(spec, getone=True),
 }
+#: W5 runs each aiokafka-API client under uvloop too, as ``<client>-uvloop``.
+UVLOOP = "-uvloop"
 
 
 async def consume(spec: dict[str, Any]) -> dict[str, Any]:
-    source = SOURCES[spec["client"]](spec)
+    source = SOURCES[spec["client"].removesuffix(UVLOOP)](spec)
     latency = bool(spec.get("latency"))
     expected: int = spec["expected"]
     tally = Tally(latency)
@@ -266,6 +282,7 @@ async def consume(spec: dict[str, Any]) -> dict[str, Any]:
             if first and latency:
                 emit(ready=True)
             first = False
+            source.polled = True
             tally.progress()
     finally:
         await source.close()
@@ -278,4 +295,8 @@ async def consume(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 def run(spec: dict[str, Any]) -> dict[str, Any]:
+    if spec["client"].endswith(UVLOOP):
+        import uvloop
+
+        return uvloop.run(consume(spec))
     return asyncio.run(consume(spec))

@@ -6,6 +6,9 @@ as fast as the client accepts them, then flushed. Every client gets ``linger.ms=
 and librdkafka default) and idempotence off; the rest are each client's defaults. The timed
 region runs from the producer's construction to its close; every delivery must succeed.
 
+``ferrokafka-arrow`` is ferrokafka's bulk path, ``send_arrow``: the same values as Arrow
+record batches (see ``produce_arrow``).
+
 W5 (``rate_produce``): the fixed-rate source of the latency runs, confluent-kafka's producer
 with ``linger.ms=1``: a warm-up of flag-0 records, then exactly ``rate * seconds`` measured
 records stamped with the time of their ``produce()`` call (see ``tally.LATENCY_HEADER``).
@@ -119,10 +122,57 @@ def produce_confluent(spec: dict[str, Any]) -> dict[str, Any]:
     return got.result(time.perf_counter() - start, time.process_time() - start_cpu)
 
 
+#: Rows per ``send_arrow`` call: as a Spark task or a Parquet reader hands them over.
+ARROW_ROWS = 65536
+
+
+async def produce_arrow(spec: dict[str, Any]) -> dict[str, Any]:
+    """ferrokafka's ``send_arrow``: the same values, as the ``value`` column of Arrow record
+    batches of ``ARROW_ROWS`` rows, made before the clock starts (the bulk path's input is
+    Arrow already: a Parquet file, a Spark task); each call's batches are acknowledged
+    together."""
+    import ferrokafka
+    import pyarrow as pa
+
+    values = random_values(POOL, spec["value_size"])
+    topic, n = spec["topic"], spec["records"]
+    batches = []
+    for first in range(0, n, ARROW_ROWS):
+        rows = range(first, min(n, first + ARROW_ROWS))
+        batches.append(pa.record_batch({"value": pa.array([values[i % POOL] for i in rows])}))
+    start_cpu = time.process_time()
+    start = time.perf_counter()
+    producer = ferrokafka.AIOKafkaProducer(
+        bootstrap_servers=spec["bootstrap"],
+        acks=1 if spec["acks"] == "1" else "all",
+        compression_type=None if spec["codec"] == "none" else spec["codec"],
+        linger_ms=LINGER_MS,
+        enable_idempotence=False,
+    )
+    await producer.start()
+    count = 0
+    try:
+        futures = []
+        for i, batch in enumerate(batches):
+            futures.append(await producer.send_arrow(topic, batch))
+            emit(progress=i * ARROW_ROWS)
+        for future in futures:
+            count += sum(result.record_count for result in await future)
+    finally:
+        await producer.stop()
+    return {
+        "wall": time.perf_counter() - start,
+        "cpu": time.process_time() - start_cpu,
+        "count": count,
+    }
+
+
 def produce(spec: dict[str, Any]) -> dict[str, Any]:
     client = spec["client"]
     if client == "confluent-kafka":
         return produce_confluent(spec)
+    if client == "ferrokafka-arrow":
+        return asyncio.run(produce_arrow(spec))
     if client == "ferrokafka":
         import ferrokafka as mod
     elif client == "aiokafka":

@@ -25,6 +25,8 @@ NOTES = {
     "group; checked by count and bytes only (it prints no checksum)",
 }
 PRODUCER_NOTES = {
+    "ferrokafka-arrow": "`send_arrow` of Arrow record batches of 65,536 rows (the `value` "
+    "column), made before the clock starts; batches up to 1,000,000 bytes (its default)",
     "java-perf": "Kafka's ProducerPerformance (`--throughput -1`, random A-Z values)",
 }
 SPARK_NOTES = {
@@ -57,6 +59,12 @@ def label(client: str, versions: dict[str, Any], role: str = "consumer") -> str:
         "ferrokafka": "ferrokafka `getmany`",
         "ferrokafka-arrow": "ferrokafka `getmany_arrow`",
         "ferrokafka-group": "ferrokafka `getmany`, group",
+        "ferrokafka-getone": "ferrokafka `getone`",
+        "aiokafka-getone": f"aiokafka {v.get('aiokafka')} `getone`",
+        "ferrokafka-uvloop": "ferrokafka `getmany`, uvloop",
+        "ferrokafka-getone-uvloop": "ferrokafka `getone`, uvloop",
+        "aiokafka-uvloop": f"aiokafka {v.get('aiokafka')}, uvloop",
+        "aiokafka-getone-uvloop": f"aiokafka {v.get('aiokafka')} `getone`, uvloop",
         "ferrokafka-kip848": "ferrokafka, KIP-848",
         "aiokafka": f"aiokafka {v.get('aiokafka')}",
         "kafka-python": f"kafka-python {v.get('kafka-python')}",
@@ -76,6 +84,7 @@ def label(client: str, versions: dict[str, Any], role: str = "consumer") -> str:
         names.update(
             {
                 "ferrokafka": "ferrokafka `AIOKafkaProducer`",
+                "ferrokafka-arrow": "ferrokafka `send_arrow`",
                 "aiokafka": f"aiokafka {v.get('aiokafka')} `AIOKafkaProducer`",
                 "confluent-kafka": f"confluent-kafka {v.get('confluent-kafka')} `Producer`",
                 "java-perf": f"Kafka ProducerPerformance {v.get('kafka-clients (Java consumer)')}",
@@ -370,7 +379,7 @@ def markdown(report: dict[str, Any]) -> str:
 
 
 def targets(summ: dict[str, Any]) -> list[str]:
-    """Issue 6's targets against the figures of this run, each said met or not met."""
+    """The targets (issues 6 and 26) against the figures of this run, each said met or not."""
     lines = []
 
     def med(w: str, case: str, client: str, metric: str) -> float | None:
@@ -421,7 +430,43 @@ def targets(summ: dict[str, Any]) -> list[str]:
             rss_check(w, case, f"{tag} peak RSS, ferrokafka `getmany` / aiokafka")
     for case in summ.get("W5", {}):
         rss_check("W5", case, f"W5 {case} peak RSS, ferrokafka `getmany` / aiokafka")
+        for call in ("getmany", "getone"):
+            for loop in ("asyncio", "uvloop"):
+                suffix = ("" if call == "getmany" else "-getone") + (
+                    "" if loop == "asyncio" else "-uvloop"
+                )
+                ratios = []
+                for metric, shown in (("p50", "p50"), ("p99", "p99"), ("p999", "p99.9")):
+                    ours = med("W5", case, f"ferrokafka{suffix}", metric)
+                    theirs = med("W5", case, f"aiokafka{suffix}", metric)
+                    if ours is not None and theirs:
+                        ratios.append((shown, ours / theirs))
+                what = f"W5 {case} `{call}` {loop} latency, ferrokafka / aiokafka"
+                if len(ratios) < 3:
+                    lines.append(f"- {what}: no figure (a client failed or did not run)")
+                    continue
+                met = all(r <= 1 for _, r in ratios)
+                shown_ratios = ", ".join(f"{name} {r:.2f}x" for name, r in ratios)
+                lines.append(
+                    f"- {what}: {shown_ratios} (target <= 1x each): "
+                    + ("met" if met else "**not met**")
+                )
     for case in summ.get("W6", {}):
+        confluent = med("W6", case, "confluent-kafka", "records_per_s")
+        check(
+            f"W6 {case} records/s, ferrokafka `send` / confluent-kafka `produce`",
+            med("W6", case, "ferrokafka", "records_per_s"),
+            confluent,
+            1,
+            True,
+        )
+        check(
+            f"W6 {case} records/s, ferrokafka `send_arrow` / confluent-kafka `produce`",
+            med("W6", case, "ferrokafka-arrow", "records_per_s"),
+            confluent,
+            3,
+            True,
+        )
         rss_check("W6", case, f"W6 {case} peak RSS, ferrokafka producer / aiokafka's")
     for client, what, want in (
         ("ferrokafka-spark-arrow", '`read_kafka` `fetcher="arrow"`', 3),

@@ -42,8 +42,17 @@ PYTHON_CONSUMERS = [
 CONSUMERS = [*PYTHON_CONSUMERS, "java", "java-perf"]
 #: Reads each W1-W4 dataset once, untimed, before the rounds start.
 WARM_UP_CLIENT = "ferrokafka-arrow"
-LATENCY_CONSUMERS = [*PYTHON_CONSUMERS, "java"]  # ConsumerPerformance has no latency mode
-PRODUCERS = ["ferrokafka", "aiokafka", "confluent-kafka", "java-perf"]
+#: W5 also has getone and uvloop variants of the aiokafka-API clients (ConsumerPerformance has
+#: no latency mode).
+ASYNC_LATENCY = ["ferrokafka", "ferrokafka-getone", "aiokafka", "aiokafka-getone"]
+LATENCY_CONSUMERS = [
+    *PYTHON_CONSUMERS,
+    "ferrokafka-getone",
+    "aiokafka-getone",
+    *(f"{client}-uvloop" for client in ASYNC_LATENCY),
+    "java",
+]
+PRODUCERS = ["ferrokafka", "ferrokafka-arrow", "aiokafka", "confluent-kafka", "java-perf"]
 GROUP_CLIENTS = [
     "ferrokafka",
     "aiokafka",
@@ -54,7 +63,7 @@ GROUP_CLIENTS = [
 ]
 #: W8's ratios are to Spark's own Kafka source.
 SPARK_BASE = "spark-jvm"
-ALL_CLIENTS = sorted({*CONSUMERS, *PRODUCERS, *GROUP_CLIENTS, *SPARK_READERS})
+ALL_CLIENTS = sorted({*CONSUMERS, *LATENCY_CONSUMERS, *PRODUCERS, *GROUP_CLIENTS, *SPARK_READERS})
 WORKLOADS = ["W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8"]
 
 LATENCY_VALUE_SIZE = 100

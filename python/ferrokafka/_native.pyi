@@ -19,6 +19,7 @@ from typing_extensions import NotRequired
 __all__ = [
     "DEFAULT_MAX_FRAME_SIZE",
     "ArrowColumns",
+    "ArrowRecordChunk",
     "ConsumerRecord",
     "DecodedPartition",
     "FrameDecoder",
@@ -39,6 +40,7 @@ __all__ = [
     "is_unsupported_version_reply",
     "murmur2",
     "peek_correlation_id",
+    "plan_arrow_records",
     "records_end",
     "set_arena_cache",
     "set_malloc_trim_threshold",
@@ -187,6 +189,45 @@ class ArrowColumns:
     def __arrow_c_array__(self, requested_schema: Any | None = None) -> tuple[Any, Any]: ...
     def to_pyarrow(self) -> Any:
         """A ``pyarrow.RecordBatch`` over the same buffers (needs pyarrow)."""
+
+@final
+class ArrowRecordChunk:
+    """Rows of an Arrow batch bound for one partition (from ``plan_arrow_records``)."""
+
+    @property
+    def partition(self) -> int: ...
+    @property
+    def record_count(self) -> int: ...
+    @property
+    def size(self) -> int:
+        """An upper bound of the encoded, uncompressed batch in bytes."""
+    def encode(
+        self,
+        now_ms: int,
+        *,
+        compression: str = "none",
+        transactional: bool = False,
+        producer_id: int = ...,
+        producer_epoch: int = ...,
+        base_sequence: int = ...,
+    ) -> bytes:
+        """The rows as one v2 record batch (rows without a timestamp get ``now_ms``; the
+        producer id, epoch and base sequence default to -1, none)."""
+
+def plan_arrow_records(
+    batches: Sequence[Any],
+    *,
+    num_partitions: int,
+    sticky: int,
+    batch_size: int,
+    max_request_size: int,
+) -> list[ArrowRecordChunk]:
+    """Check Arrow data (objects exporting ``__arrow_c_array__`` or ``__arrow_c_stream__``;
+    every buffer is validated) of records to produce (columns ``key``, ``value``,
+    ``headers``, ``partition``, ``timestamp``) and split their rows into per-partition chunks
+    of at most ``batch_size`` bytes. TypeError for a bad column, ValueError for a bad row,
+    ``MessageSizeTooLargeError`` for a row over ``max_request_size`` (rows numbered across the
+    batches); then no chunk is returned."""
 
 @final
 class DecodedPartition(Generic[_R]):

@@ -8,7 +8,7 @@ use pyo3::types::PyType;
 use crate::protocol::error::DecodeError;
 use crate::records::RecordsError;
 
-fn ferrokafka_error(py: Python<'_>, class: &str, message: String) -> PyErr {
+pub fn ferrokafka_error(py: Python<'_>, class: &str, message: String) -> PyErr {
     let cls = py
         .import("ferrokafka.errors")
         .and_then(|m| m.getattr(class))

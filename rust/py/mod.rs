@@ -2,6 +2,7 @@
 //! Nothing here decides protocol behaviour; it converts and re-exports.
 
 mod arena;
+mod arrow_input;
 mod buffers;
 mod columns;
 mod errors;
@@ -332,6 +333,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(records::records_end, m)?)?;
     m.add_function(wrap_pyfunction!(records::batch_position, m)?)?;
     m.add_class::<columns::ArrowColumns>()?;
+    m.add_class::<arrow_input::ArrowRecordChunk>()?;
+    m.add_function(wrap_pyfunction!(arrow_input::plan_arrow_records, m)?)?;
     m.add_function(wrap_pyfunction!(columns::decode_columns, m)?)?;
     m.add_function(wrap_pyfunction!(murmur2, m)?)?;
     m.add_function(wrap_pyfunction!(encode_request, m)?)?;

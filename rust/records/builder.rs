@@ -87,7 +87,18 @@ pub fn build_batch(records: &[Record], opts: &BatchOptions) -> Result<Vec<u8>> {
     for (i, rec) in records.iter().enumerate() {
         encode_record(&mut raw, rec, i as i32, base_ts)?;
     }
-    let body = compress(opts.codec, &raw)?;
+    finish_batch(&raw, count, base_ts, max_ts, opts)
+}
+
+/// Wrap `raw` (`count` encoded records) in a v2 batch header: compression, attributes, CRC.
+pub fn finish_batch(
+    raw: &[u8],
+    count: i32,
+    base_ts: i64,
+    max_ts: i64,
+    opts: &BatchOptions,
+) -> Result<Vec<u8>> {
+    let body = compress(opts.codec, raw)?;
     let mut attributes = opts.codec as i16;
     if opts.log_append_time {
         attributes |= ATTR_LOG_APPEND_TIME;

@@ -1,6 +1,7 @@
 //! Record batches (magic v2): decoding with CRC-32C checks, the four codecs, control records and
 //! read_committed filtering, and encoding for the producer. Sans-I/O like the protocol core.
 
+pub mod arrow_input;
 pub mod batch;
 pub mod builder;
 pub mod columns;
@@ -12,7 +13,7 @@ pub use batch::{
     BatchHeader, BatchStart, DecodeOptions, DecodeSummary, DecodedRecords, HeaderSlot,
     RecordFields, RecordSink, Slot, TakeBatch,
 };
-pub use builder::{build_batch, build_control_batch, BatchOptions, Record};
+pub use builder::{build_batch, build_control_batch, finish_batch, BatchOptions, Record};
 pub use columns::{
     decode_spark_batch, spark_schema, to_spark_batch, SparkBatchError, SparkColumns,
 };

@@ -117,8 +117,15 @@ def test_targets_cover_peak_rss_in_every_workload_with_aiokafka(quick_run: Path)
         assert f"- {workload} peak RSS, ferrokafka `getmany` / aiokafka: " in targets
     for case in EXPECTED["W5"][0]:
         assert f"- W5 {case} peak RSS, ferrokafka `getmany` / aiokafka: " in targets
+        for call in ("getmany", "getone"):
+            for loop in ("asyncio", "uvloop"):
+                line = f"- W5 {case} `{call}` {loop} latency, ferrokafka / aiokafka: p50 "
+                assert line in targets, line
     for case in EXPECTED["W6"][0]:
         assert f"- W6 {case} peak RSS, ferrokafka producer / aiokafka's: " in targets
+        for path, want in (("`send`", "1x"), ("`send_arrow`", "3x")):
+            line = f"- W6 {case} records/s, ferrokafka {path} / confluent-kafka `produce`: "
+            assert line in targets and f"(target >= {want})" in targets, (path, case)
 
 
 def test_each_dataset_is_read_once_untimed_before_the_rounds(

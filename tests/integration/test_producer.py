@@ -4,13 +4,10 @@ librdkafka (confluent-kafka) and by the Java consumer (``tools/java/InteropConsu
 from __future__ import annotations
 
 import asyncio
-import base64
 import itertools
 import json
 import struct
-import subprocess
 import uuid
-from pathlib import Path
 from typing import Any
 
 import confluent_kafka
@@ -24,16 +21,12 @@ from ferrokafka.producer.batch import BATCH_OVERHEAD, estimate_record_size
 from ferrokafka.protocol import ApiKey
 from ferrokafka.records import decode_records
 from ferrokafka.structs import RecordMetadata, TopicPartition
-from ferrokafka.testing import resolve_kafka
+
+from .java_util import Row, read_java
 
 pytestmark = [pytest.mark.integration, pytest.mark.core]
 
-ROOT = Path(__file__).resolve().parents[2]
-JAVA_CONSUMER = ROOT / "tools" / "java" / "InteropConsumer.java"
 CODECS = [None, "gzip", "snappy", "lz4", "zstd"]
-
-# (partition, offset, timestamp, key, value, headers) as every reader below reports a record.
-Row = tuple[int, int, int, bytes | None, bytes | None, list[tuple[str, bytes | None]]]
 
 
 def dataset(n: int) -> list[tuple[int, bytes | None, bytes | None, list[tuple[str, bytes | None]]]]:
@@ -97,32 +90,6 @@ def read_confluent(bootstrap: str, topic: str, partitions: int, count: int) -> l
     finally:
         consumer.close()
     return sorted(rows, key=lambda r: (r[0], r[1]))
-
-
-def read_java(bootstrap: str, topic: str, count: int) -> list[Row]:
-    cmd = ["java", "-cp", resolve_kafka().classpath, str(JAVA_CONSUMER)]
-    cmd += [bootstrap, topic, str(count), "30000"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=90)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-
-    def unb64(s: str | None) -> bytes | None:
-        return None if s is None else base64.b64decode(s)
-
-    rows: list[Row] = []
-    for line in proc.stdout.splitlines():
-        r = json.loads(line)
-        headers = [(base64.b64decode(k).decode(), unb64(v)) for k, v in r["headers"]]
-        rows.append(
-            (
-                r["partition"],
-                r["offset"],
-                r["timestamp"],
-                unb64(r["key"]),
-                unb64(r["value"]),
-                headers,
-            )
-        )
-    return rows
 
 
 async def fetch_raw(bootstrap: str, topic: str, partition: int) -> bytes:

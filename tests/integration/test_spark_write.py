@@ -135,3 +135,34 @@ def test_a_delivery_error_fails_the_task(
     assert "MessageSizeTooLargeError" in str(info.value)
     assert "Writing row 0 of this task failed" in str(info.value) or "1000" in str(info.value)
     assert read_kafka(spark, options(bootstrap_servers, subscribe=target)).count() == 0
+
+
+def test_a_null_topic_names_its_row_and_nothing_of_its_batch_is_sent(
+    spark: SparkSession, bootstrap_servers: str, make_topic: TopicFactory
+) -> None:
+    target = make_topic(partitions=1)
+    rows = [(None if i == 7 else target, b"v%d" % i) for i in range(10)]
+    frame = spark.createDataFrame(rows, "topic string, value binary").coalesce(1)
+    with pytest.raises(Exception) as info:
+        write(frame, bootstrap_servers)
+    assert "contains a null topic" in str(info.value) and "(row 7 of this task)" in str(info.value)
+    assert read_kafka(spark, options(bootstrap_servers, subscribe=target)).count() == 0
+
+
+def test_rows_keep_their_order_per_partition_across_topics(
+    spark: SparkSession, bootstrap_servers: str, make_topic: TopicFactory
+) -> None:
+    first = make_topic(partitions=2)
+    second = make_topic(partitions=1, name=f"{first}-b")
+    n = 5000
+    rows = [(first if i % 3 else second, b"%06d" % i, i % 2 if i % 3 else 0) for i in range(n)]
+    frame = spark.createDataFrame(rows, "topic string, value binary, partition int").coalesce(1)
+    write(frame, bootstrap_servers)
+    back_frame = read_kafka(spark, options(bootstrap_servers, subscribe=f"{first},{second}"))
+    got = spark_rows(back_frame, include_headers=False)
+    # (value, topic, partition, offset) per record: each partition's values in offset order are
+    # the rows sent to it, in the order of the frame.
+    for topic, partition in ((first, 0), (first, 1), (second, 0)):
+        sent = [v for t, v, p in rows if (t, p) == (topic, partition)]
+        back = sorted((g[4], g[1]) for g in got if (g[2], g[3]) == (topic, partition))
+        assert [bytes(v) for _, v in back] == sent

@@ -197,6 +197,23 @@ class MessageAccumulator:
                 )
             await asyncio.wait([queue[-1].drained], timeout=remaining)
 
+    def add_batches(
+        self, batches: Sequence[tuple[TopicPartition, BatchBuilder]]
+    ) -> list[asyncio.Future[RecordMetadata | None]]:
+        """Queue caller-built batches at once, each behind its partition's pending batches
+        (whose open one is closed, so later records go after these). For a bulk send whose
+        data is in memory already: waiting for each partition's previous batch to be taken
+        would cost a round trip per batch."""
+        self._check_open()
+        futures = []
+        for tp, builder in batches:
+            queue = self._batches.get(tp)
+            if queue:
+                queue[-1].builder.close()
+            builder.close()
+            futures.append(self._new_batch(tp, builder).future)
+        return futures
+
     async def flush(self) -> None:
         """Send everything now (ignoring linger) and wait until every batch is done."""
         waiters = [b.future for b in self._incomplete]

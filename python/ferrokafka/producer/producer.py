@@ -11,12 +11,14 @@ import asyncio
 import contextlib
 import logging
 import operator
+import random
 import ssl
 import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from .. import _native
 from .. import errors as Errors
 from ..client import AIOKafkaClient
 from ..cluster import TopicInfo
@@ -28,6 +30,7 @@ from ..options import commit_offsets, epoch_ms
 from ..partitioner import DefaultPartitioner, StickyPartitions
 from ..retry import polling
 from ..structs import OffsetAndMetadata, RecordMetadata, TopicPartition
+from . import arrow
 from .batch import (
     BATCH_OVERHEAD,
     NO_HEADERS,
@@ -35,6 +38,7 @@ from .batch import (
     as_bytes,
     check_headers,
     estimate_record_size,
+    now_ms,
 )
 from .idempotence import ProducerIdState
 from .message_accumulator import MessageAccumulator
@@ -531,6 +535,85 @@ class AIOKafkaProducer:
                 batch, tp, self._request_timeout_ms / 1000
             )
         return future  # type: ignore[return-value]
+
+    async def send_arrow(
+        self, topic: str, data: Any, *, batch_size: int | None = None
+    ) -> asyncio.Future[list[arrow.ArrowBatchResult]]:
+        """Queue every row of Arrow data (a pyarrow ``RecordBatch``, ``Table`` or
+        ``RecordBatchReader``, or any object with ``__arrow_c_array__`` or
+        ``__arrow_c_stream__``) as a record; return a
+        future resolved with one ``ArrowBatchResult`` per batch sent (partition, base offset,
+        record count) once the broker has them all.
+
+        Columns, in Spark's Kafka-sink names: ``value`` (binary or string, required), ``key``
+        (binary or string), ``headers`` (list<struct<key: string, value: binary>>),
+        ``partition`` (int32 or int64) and ``timestamp`` (timestamp, or int64 epoch ms); nulls
+        mean no key, no value, no headers, the partitioner's choice, the time of the call. A row
+        without partition goes where ``send()`` would put it with the default partitioner
+        (murmur2 of its key; unkeyed rows fill one partition's batch after another). Records are
+        encoded in Rust from the Arrow buffers; serializers and a custom partitioner are not
+        applied.
+
+        ``batch_size`` caps each batch's bytes for this call (at most ``max_request_size``).
+        By default it is librdkafka's batch size, 1,000,000 bytes (or ``max_batch_size`` if
+        larger, ``max_request_size`` if smaller): the rows are in memory already, and a Kafka
+        request carries one batch per partition, so bulk data goes faster in large batches. A
+        topic whose ``max.message.bytes`` is lower needs a ``batch_size`` below it.
+
+        Every row is checked before anything is queued: an unknown column or a column of the
+        wrong type raises ``TypeError``, a bad row (a partition out of range, a null header
+        key) ``ValueError``, a row larger than ``max_request_size``
+        ``MessageSizeTooLargeError``; each names the column or row (counted from 0 across a
+        Table's batches), and then nothing is sent.
+        """
+        self._check_ready()
+        data = arrow.arrow_input(data)
+        created_ms = now_ms()
+        if batch_size is None:
+            batch_size = max(
+                self._config.max_batch_size, min(arrow.BATCH_SIZE, self._max_request_size)
+            )
+        elif (
+            isinstance(batch_size, bool)
+            or not isinstance(batch_size, int)
+            or not 0 < batch_size <= self._max_request_size
+        ):
+            raise ValueError(
+                f"send_arrow: batch_size must be an int in 1..max_request_size "
+                f"({self._max_request_size}), got {batch_size!r}"
+            )
+        txn = self._txn
+        if txn is not None:
+            txn.send_started()  # raises outside a transaction
+        accumulator = self._message_accumulator
+        try:
+            if self._metadata.topic_info(topic) is None:
+                await self._wait_on_metadata(topic)
+            all_partitions, available = self._partitions(topic)
+            chunks = _native.plan_arrow_records(
+                [data],
+                num_partitions=len(all_partitions),
+                sticky=random.choice(available or all_partitions),
+                batch_size=batch_size,
+                max_request_size=self._max_request_size,
+            )
+            queued = []
+            for chunk in chunks:
+                tp = self._topic_partition(topic, chunk.partition)
+                if txn is not None and tp not in txn.partitions:
+                    await txn.add_partition(tp)
+                builder = arrow.ArrowBatch(
+                    chunk,
+                    self._config.compression_type,
+                    transactional=txn is not None,
+                    created_ms=created_ms,
+                )
+                queued.append((tp, builder))
+            futures = accumulator.add_batches(queued)
+        finally:
+            if txn is not None:
+                txn.send_finished()
+        return asyncio.ensure_future(arrow.results(topic, chunks, futures))
 
     # -- transactions ----------------------------------------------------------------------
 

@@ -54,16 +54,10 @@ def _as_bytes(value: Any) -> bytes | None:
     return bytes(value)
 
 
-def _columns(batch: Any) -> Iterator[dict[str, Any]]:
-    """One dict per row of a ``pyarrow.RecordBatch`` or of a list of Spark Rows."""
-    if isinstance(batch, list):
-        for row in batch:
-            yield row.asDict() if hasattr(row, "asDict") else dict(row)
-        return
-    names = batch.schema.names
-    cols = {name: batch.column(name).to_pylist() for name in names}
-    for i in range(batch.num_rows):
-        yield {name: cols[name][i] for name in names}
+def _columns(rows: list[Any]) -> Iterator[dict[str, Any]]:
+    """One dict per Spark Row."""
+    for row in rows:
+        yield row.asDict() if hasattr(row, "asDict") else dict(row)
 
 
 def chunks(rows: Iterable[Any], size: int = 4096) -> Iterator[list[Any]]:
@@ -78,23 +72,63 @@ def chunks(rows: Iterable[Any], size: int = 4096) -> Iterator[list[Any]]:
         yield chunk
 
 
+_SINK_COLUMNS = ("key", "value", "headers", "partition")
+
+
+def _null_topic(row: int) -> ValueError:
+    return ValueError(
+        "The Kafka message data sent to the producer contains a null topic. Use the "
+        f"`topic` option for setting a default topic. (row {row} of this task)"
+    )
+
+
+def _by_topic(batch: Any, topic_option: str | None, first: int) -> Iterator[tuple[str, Any]]:
+    """``(topic, rows)`` for an Arrow record batch: its sink columns (others are ignored), all
+    of them under the ``topic`` option, else split by the ``topic`` column in the order the
+    topics first appear (each topic's rows keep their order)."""
+    import pyarrow.compute as pc
+
+    data = batch.select([name for name in _SINK_COLUMNS if name in batch.schema.names])
+    if topic_option is not None:
+        yield topic_option, data
+        return
+    topics = batch.column("topic")
+    if topics.null_count:
+        raise _null_topic(first + pc.index(pc.is_null(topics), True).as_py())
+    names = pc.unique(topics).to_pylist()
+    if len(names) == 1:
+        yield names[0], data
+        return
+    for name in names:
+        yield name, data.filter(pc.equal(topics, name))
+
+
 def write_batches(sink: SinkOptions, batches: Iterable[Any]) -> int:
     """Send every row of ``batches`` (Arrow record batches, or lists of Spark Rows) and wait
     for all of them to be acknowledged; returns how many were written. Spark's input is read on
-    the calling thread while the producer sends the previous batch on the runtime's loop."""
+    the calling thread while the producer sends the previous batch on the runtime's loop.
+    Arrow batches go through ``send_arrow``: encoded in Rust, no Python object per row."""
     rt = runtime()
-    pending: list[tuple[int, asyncio.Future[Any]]] = []
+    # (first row, last row, what acknowledges them) in the order they were sent.
+    pending: list[tuple[int, int, asyncio.Future[Any]]] = []
     written = 0
 
-    async def send(rows: list[dict[str, Any]], first: int) -> None:
+    async def send_arrow(batch: Any, first: int) -> None:
+        producer = await rt.producer(sink.client, sink.ssl, sink.producer)
+        last = first + batch.num_rows - 1
+        for topic, rows in _by_topic(batch, sink.topic, first):
+            try:
+                future = await producer.send_arrow(topic, rows)
+            except Exception as exc:
+                raise _with_rows(exc, first, last) from exc
+            pending.append((first, last, future))
+
+    async def send_rows(rows: list[dict[str, Any]], first: int) -> None:
         producer = await rt.producer(sink.client, sink.ssl, sink.producer)
         for number, row in enumerate(rows, first):
             topic = sink.topic or row.get("topic")
             if topic is None:
-                raise ValueError(
-                    "The Kafka message data sent to the producer contains a null topic. Use the "
-                    f"`topic` option for setting a default topic. (row {number} of this task)"
-                )
+                raise _null_topic(number)
             headers = row.get("headers")
             future = await producer.send_record(
                 topic,
@@ -103,29 +137,35 @@ def write_batches(sink: SinkOptions, batches: Iterable[Any]) -> int:
                 partition=row.get("partition"),
                 headers=[(h["key"], _as_bytes(h["value"])) for h in headers] if headers else None,
             )
-            pending.append((number, future))
+            pending.append((number, number, future))
 
     async def finish() -> None:
         producer = await rt.producer(sink.client, sink.ssl, sink.producer)
         await producer.flush()
-        for number, future in pending:
+        for first, last, future in pending:
             try:
                 await future
             except Exception as exc:
-                raise _with_row(exc, number) from exc
+                raise _with_rows(exc, first, last) from exc
 
     with rt.lock:
         for batch in batches:
-            rows = list(_columns(batch))
-            rt.run(send(rows, written))
-            written += len(rows)
+            if isinstance(batch, list):
+                rows = list(_columns(batch))
+                rt.run(send_rows(rows, written))
+                written += len(rows)
+            else:
+                rt.run(send_arrow(batch, written))
+                written += batch.num_rows
         rt.run(finish())
     return written
 
 
-def _with_row(exc: Exception, number: int) -> Exception:
-    """``exc`` again, its message naming the row of the task that failed."""
+def _with_rows(exc: Exception, first: int, last: int) -> Exception:
+    """``exc`` again, its message naming the rows of the task it concerns (an Arrow batch's
+    errors count rows from the batch's first)."""
+    where = f"row {first}" if first == last else f"the batch of rows {first}-{last}"
     try:
-        return type(exc)(f"Writing row {number} of this task failed: {exc}")
+        return type(exc)(f"Writing {where} of this task failed: {exc}")
     except TypeError:
         return exc
