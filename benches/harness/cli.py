@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
 import importlib.util
 import os
@@ -105,6 +106,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--bootstrap", help="use this running broker instead of starting one")
     p.add_argument("--max-records", type=int, help="records per poll for the consumers")
     p.add_argument(
+        "--w5-seconds",
+        help="W5's rates and run lengths, e.g. 50000=30 or 1000=60,50000=30 (default "
+        + ",".join(f"{rate}={s:g}" for rate, s in FULL.w5_seconds.items())
+        + "): p99.9 of a short run is one stall",
+    )
+    p.add_argument(
         "--stall-seconds",
         type=float,
         default=30.0,
@@ -122,6 +129,16 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
                 p.error(f"unknown client {c!r}: choose from {','.join(ALL_CLIENTS)}")
     if args.rounds is None:
         args.rounds = 1 if args.quick else 3
+    if args.w5_seconds:
+        try:
+            args.w5_seconds = {
+                int(rate): float(seconds)
+                for rate, seconds in (pair.split("=") for pair in args.w5_seconds.split(","))
+            }
+        except ValueError:
+            p.error(f"--w5-seconds: expected rate=seconds[,rate=seconds], got {args.w5_seconds!r}")
+        if not args.w5_seconds or min(args.w5_seconds) <= 0 or min(args.w5_seconds.values()) <= 0:
+            p.error("--w5-seconds: rates and seconds must be positive")
     return args
 
 
@@ -131,6 +148,8 @@ def main(argv: list[str] | None = None) -> int:
     load_before = os.getloadavg()
     state_at_start = machine.ferrokafka_state()
     sizes = QUICK if args.quick else FULL
+    if args.w5_seconds:
+        sizes = dataclasses.replace(sizes, w5_seconds=args.w5_seconds)
     not_run = dict(NOT_RUN)
 
     def pick(clients: list[str]) -> list[str]:
