@@ -16,7 +16,7 @@ use arrow_array::{
 use arrow_schema::{DataType, TimeUnit};
 
 use super::batch::BATCH_HEADER_LEN;
-use super::builder::{finish_batch, BatchOptions};
+use super::builder::{finish_batch, put_bytes, BatchOptions};
 use super::error::RecordsError;
 use crate::protocol::codec::{put_varint, put_varlong};
 
@@ -390,16 +390,16 @@ impl ProduceColumns {
         body.push(0); // attributes
         put_varlong(body, timestamp_delta);
         put_varint(body, offset_delta);
-        put_field(body, self.key(i))?;
-        put_field(body, self.value.get(i))?;
+        put_bytes(body, self.key(i))?;
+        put_bytes(body, self.value.get(i))?;
         match &self.headers {
             None => put_varint(body, 0),
             Some(h) => {
                 let range = h.range(i);
                 put_varint(body, range.len() as i32);
                 for e in range {
-                    put_field(body, h.keys.get(e))?;
-                    put_field(body, h.values.get(e))?;
+                    put_bytes(body, h.keys.get(e))?;
+                    put_bytes(body, h.values.get(e))?;
                 }
             }
         }
@@ -535,20 +535,6 @@ fn close_if_full(
         }
         _ => false,
     }
-}
-
-fn put_field(out: &mut Vec<u8>, b: Option<&[u8]>) -> std::result::Result<(), RecordsError> {
-    match b {
-        None => put_varint(out, -1),
-        Some(b) => {
-            let n = i32::try_from(b.len()).map_err(|_| {
-                RecordsError::Unencodable(format!("{} bytes in one field", b.len()))
-            })?;
-            put_varint(out, n);
-            out.extend_from_slice(b);
-        }
-    }
-    Ok(())
 }
 
 /// Rows bound for one partition's batch, ready to encode.

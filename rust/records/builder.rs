@@ -44,7 +44,8 @@ impl Default for BatchOptions {
     }
 }
 
-fn put_bytes(out: &mut Vec<u8>, b: Option<&[u8]>) -> Result<()> {
+/// A record field: its varint length (-1 for null), then its bytes.
+pub(crate) fn put_bytes(out: &mut Vec<u8>, b: Option<&[u8]>) -> Result<()> {
     match b {
         None => put_varint(out, -1),
         Some(b) => {
