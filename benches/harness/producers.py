@@ -46,6 +46,17 @@ class Deliveries:
         return {"wall": wall, "cpu": cpu, "count": self.ok}
 
 
+def async_producer(mod: Any, spec: dict[str, Any]) -> Any:
+    """An ``AIOKafkaProducer`` of ``mod`` (ferrokafka or aiokafka) with W6's settings."""
+    return mod.AIOKafkaProducer(
+        bootstrap_servers=spec["bootstrap"],
+        acks=1 if spec["acks"] == "1" else "all",
+        compression_type=None if spec["codec"] == "none" else spec["codec"],
+        linger_ms=LINGER_MS,
+        enable_idempotence=False,
+    )
+
+
 async def produce_async(mod: Any, spec: dict[str, Any]) -> dict[str, Any]:
     """ferrokafka or aiokafka (the same API)."""
     values = random_values(POOL, spec["value_size"])
@@ -62,13 +73,7 @@ async def produce_async(mod: Any, spec: dict[str, Any]) -> dict[str, Any]:
 
     start_cpu = time.process_time()
     start = time.perf_counter()
-    producer = mod.AIOKafkaProducer(
-        bootstrap_servers=spec["bootstrap"],
-        acks=1 if spec["acks"] == "1" else "all",
-        compression_type=None if spec["codec"] == "none" else spec["codec"],
-        linger_ms=LINGER_MS,
-        enable_idempotence=False,
-    )
+    producer = async_producer(mod, spec)
     await producer.start()
     try:
         for i in range(n):
@@ -142,13 +147,7 @@ async def produce_arrow(spec: dict[str, Any]) -> dict[str, Any]:
         batches.append(pa.record_batch({"value": pa.array([values[i % POOL] for i in rows])}))
     start_cpu = time.process_time()
     start = time.perf_counter()
-    producer = ferrokafka.AIOKafkaProducer(
-        bootstrap_servers=spec["bootstrap"],
-        acks=1 if spec["acks"] == "1" else "all",
-        compression_type=None if spec["codec"] == "none" else spec["codec"],
-        linger_ms=LINGER_MS,
-        enable_idempotence=False,
-    )
+    producer = async_producer(ferrokafka, spec)
     await producer.start()
     count = 0
     try:
