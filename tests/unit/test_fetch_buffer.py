@@ -78,3 +78,66 @@ def test_a_seek_or_a_new_assignment_makes_the_data_stale() -> None:
     assert buffer.stale() == [TP]  # no longer assigned
     subs.assign_from_user([TP])  # assigned anew: a new state, not the one it was fetched for
     assert buffer.stale() == [TP]
+
+
+def getone(buffer: FetchBuffer, wanted: set[TopicPartition] | None = None) -> Any:
+    """What the consumer's getone does: the fast path, else a one-record drain."""
+    record = buffer.take_one(wanted)
+    if record is not None:
+        return ("fast", record.topic, record.partition, record.offset)
+    for records in buffer.drain(wanted, 1, "records").values():
+        r = records[0]
+        return ("drain", r.topic, r.partition, r.offset)
+    return None
+
+
+def test_take_one_hands_out_what_a_one_record_drain_would() -> None:
+    subs, buffer, events = setup()
+    consumed: list[tuple[int, int]] = []
+    buffer._on_consumed = lambda n, size: consumed.append((n, size))
+    add(subs, buffer, 0, 3)
+    add(subs, buffer, 3, 2)
+    assert buffer.take_one(None) is None  # not decoded yet: drain decodes it
+    got = [getone(buffer) for _ in range(6)]
+    assert got == [
+        ("drain", "t", 0, 0),
+        ("fast", "t", 0, 1),
+        ("drain", "t", 0, 2),  # a response's last record: drain moves past the response
+        ("drain", "t", 0, 3),
+        ("drain", "t", 0, 4),
+        None,
+    ]
+    assert subs.state(TP).position == 5 and events.count("taken") == 2
+    assert sum(n for n, _ in consumed) == 5
+
+
+def test_take_one_goes_round_robin_and_respects_the_wanted_set() -> None:
+    subs, buffer, _ = setup()
+    other = TopicPartition("t", 1)
+    subs.assign_from_user([TP, other])
+    subs.state(TP).seek(0)
+    subs.state(other).seek(0)
+    for tp in (TP, other):
+        buffer.add(Buffered(tp, subs.state(tp), 0, raw(0, 4), 4, -1, None))
+    order = [getone(buffer)[2:] for _ in range(8)]
+    assert order == [(0, 0), (1, 0), (0, 1), (1, 1), (0, 2), (1, 2), (0, 3), (1, 3)]
+    assert subs.state(TP).position == 4 and subs.state(other).position == 4
+    for tp in (TP, other):
+        buffer.add(Buffered(tp, subs.state(tp), 4, raw(4, 4), 8, -1, None))
+    assert [getone(buffer, {other})[2:] for _ in range(3)] == [(1, 4), (1, 5), (1, 6)]
+    assert subs.state(TP).position == 4  # not wanted: untouched
+
+
+def test_take_one_never_hands_out_held_or_reassigned_data() -> None:
+    subs, buffer, _ = setup()
+    add(subs, buffer, 0, 5)
+    assert getone(buffer) == ("drain", "t", 0, 0)
+    subs.pause(TP)
+    assert buffer.take_one(None) is None and getone(buffer) is None
+    subs.resume(TP)
+    assert getone(buffer) == ("fast", "t", 0, 1)
+    subs.assign_from_user([TopicPartition("t", 1)])
+    subs.assign_from_user([TP])  # assigned anew: the decoded response is stale
+    subs.state(TP).seek(2)
+    assert buffer.take_one(None) is None
+    assert getone(buffer) is None and buffer.queued(TP) == 0

@@ -447,11 +447,20 @@ class AIOKafkaConsumer(Generic[KT, VT]):
 
     async def getone(self, *partitions: TopicPartition) -> ConsumerRecord[KT, VT]:
         """The next record (of the given partitions, or any assigned one), waiting for it."""
+        fetcher = self._running()
+        member = self._coordinator
+        member.raise_if_failed()
+        record: ConsumerRecord[KT, VT] | None = fetcher.take_one(
+            set(self._check_partitions(partitions)) if partitions else None
+        )
+        if record is not None:
+            member.polled()
+            return record
         while True:
             data = await self._poll(partitions, None, 1, "records", raise_on_stop=True)
             for records in data.values():
-                record: ConsumerRecord[KT, VT] = records[0]
-                return record
+                first: ConsumerRecord[KT, VT] = records[0]
+                return first
 
     async def getmany(
         self,

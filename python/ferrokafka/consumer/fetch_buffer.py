@@ -207,6 +207,38 @@ class FetchBuffer:
             self._on_consumed(records_taken, bytes_taken)
         return out
 
+    def take_one(self, partitions: set[TopicPartition] | None) -> Any:
+        """``getone``'s fast path: the next record of the partition served first, if its
+        response is already decoded as records and the record is not the response's last;
+        otherwise None, and ``drain`` decides (decoding, stale data, the position after a
+        whole response). Per record it does only what a one-record ``drain`` would."""
+        buffers = self._buffers
+        if not buffers:
+            return None
+        tp = next(iter(buffers))
+        if partitions is not None and tp not in partitions:
+            return None
+        buf = buffers[tp][0]
+        st = buf.state
+        taken = buf.taken
+        items = buf.items
+        if (
+            buf.form != "records"
+            or taken + 1 >= len(items)
+            or st.position is None
+            or st.held
+            or self._subs.current(tp) is not st
+        ):
+            return None
+        record = items[taken]
+        buf.taken = taken + 1
+        st.position = record.offset + 1
+        if len(buffers) > 1:
+            buffers[tp] = buffers.pop(tp)  # round robin, as drain's fairness
+        if self._on_consumed is not None:
+            self._on_consumed(1, len(buf.raw) // len(items))
+        return record
+
     def drop(self, tp: TopicPartition) -> None:
         """Forget what was fetched for ``tp`` and tell the fetch loop."""
         self._buffers.pop(tp, None)

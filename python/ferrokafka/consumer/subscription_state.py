@@ -275,6 +275,10 @@ class SubscriptionState:
     def is_assigned(self, tp: TopicPartition) -> bool:
         return tp in self._sub.assignment
 
+    def current(self, tp: TopicPartition) -> TopicPartitionState | None:
+        """The state of ``tp`` if it is assigned, else None."""
+        return self._sub.assignment.get(tp)
+
     def state(self, tp: TopicPartition) -> TopicPartitionState:
         """The state of an assigned partition; ``IllegalStateError`` if not assigned."""
         try:
