@@ -57,7 +57,9 @@ def descriptions(sizes: Sizes) -> dict[str, str]:
         "W5": f"end-to-end latency at a fixed produce rate, {rates} after {sizes.w5_warmup:g} s "
         "of warm-up; 100-byte values, 8 partitions, produced by confluent-kafka "
         "(`linger.ms=1`); latency is from the produce() call to the poll that returns the "
-        "record",
+        "record. The harness's broker is collected (a full GC) before each run, so that no "
+        "young-collection pause of the broker, which delays every partition alike, falls in "
+        "one client's run and not another's; the pauses that fall in a run are listed with it",
         "W6": f"produce {sizes.w6_records:,} records of {PRODUCER_VALUE_SIZE} random capital "
         "letters, no key, 8 partitions, acks=1 and all, without and with lz4; `linger.ms=5` "
         "and idempotence off for every client, other settings their defaults",
@@ -176,6 +178,7 @@ def main(argv: list[str] | None = None) -> int:
                 rounds=args.rounds,
                 stall_s=args.stall_seconds,
                 max_records=args.max_records,
+                broker_gc=b.gc,
             )
             ctx.log(f"broker: {b.description} at {b.bootstrap}")
             prepare_bytecode(ctx.log)

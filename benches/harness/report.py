@@ -147,6 +147,9 @@ def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
                 figures = {m: summarize(kruns, m) for m in metrics}
                 figures = {m: s for m, s in figures.items() if "median" in s}
                 first = summarize(kruns, "round")
+                pauses = [r["broker_pauses_ms"] for r in kruns if "broker_pauses_ms" in r]
+                if pauses:
+                    figures["broker_pauses_ms"] = [ms for run in pauses for ms in run]
                 out.setdefault(workload, {}).setdefault(case, {})[client] = {
                     "runs": first["runs"],
                     "ok": first["ok"],
@@ -216,23 +219,34 @@ def spark_table(case: dict[str, Any], versions: dict[str, Any]) -> list[str]:
 def latency_table(case: dict[str, Any], versions: dict[str, Any]) -> list[str]:
     lines = _header(
         "client | p50 ms | p99 ms | p99.9 ms | max ms | CPU s "
-        "| peak RSS MB | p99 / ferrokafka's | produced at"
+        "| peak RSS MB | p99 / ferrokafka's | produced at | broker GC pauses in its runs"
     )
     base = _med(case.get("ferrokafka", {}), "p99")
     for client, s in case.items():
         name = label(client, versions)
         p99 = _med(s, "p99")
         if p99 is None:
-            lines.append(_failed_row(s, 9, name))
+            lines.append(_failed_row(s, 10, name))
             continue
         ratio = f"{p99 / base:.2f}x" if base else "n/a"
         achieved = _med(s, "achieved_rate")
         lines.append(
             f"| {name} | {_med(s, 'p50'):.1f} | {p99:.1f} | {_med(s, 'p999'):.1f} "
             f"| {_med(s, 'max'):.1f} | {_med(s, 'cpu'):.2f} | {s['rss_mb']['max']:.0f} "
-            f"| {ratio} | {_rate(achieved) if achieved else '?'}/s |"
+            f"| {ratio} | {_rate(achieved) if achieved else '?'}/s | {_pauses(s)} |"
         )
     return lines
+
+
+def _pauses(s: dict[str, Any]) -> str:
+    """The broker's collection pauses during a client's measured runs (W5 collects the
+    broker's heap before each run so that there are none): "none", or how many and how long."""
+    if "broker_pauses_ms" not in s:
+        return "not recorded"
+    pauses = s["broker_pauses_ms"]
+    if not pauses:
+        return "none"
+    return f"{len(pauses)}: " + ", ".join(f"{ms:.0f}" for ms in pauses) + " ms"
 
 
 def producer_table(cases: dict[str, Any], versions: dict[str, Any]) -> list[str]:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from . import runner
+from .broker import BrokerGC
 from .datasets import MASK, Dataset, end_offsets, write_dataset
 from .java import (
     CONSUMER_PERFORMANCE,
@@ -134,6 +135,9 @@ class Context:
     java_properties: Path | None = None
     """Extra client configs for the Java consumer (the same TLS settings, as a properties
     file)."""
+    broker_gc: BrokerGC | None = None
+    """The started broker's collections (None for an external broker): W5 collects its heap
+    before each run and records the pauses that fell in the run."""
     log: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True)
     runs: list[dict[str, Any]] = field(default_factory=list)
 
@@ -157,7 +161,11 @@ def progress_line(run: dict[str, Any], rounds: int) -> str:
         return f"{head}: FAILED: {run['error']}"
     if "lat_us" in run:
         p50, p99, p999, _ = (v / 1000 for v in run["lat_us"])
-        return f"{head}: p50 {p50:.1f} ms, p99 {p99:.1f} ms, p99.9 {p999:.1f} ms"
+        pauses = run.get("broker_pauses_ms")
+        gc = (
+            "" if not pauses else f" ({len(pauses)} broker GC pauses, longest {max(pauses):.0f} ms)"
+        )
+        return f"{head}: p50 {p50:.1f} ms, p99 {p99:.1f} ms, p99.9 {p999:.1f} ms{gc}"
     if "settle_s" in run:
         return f"{head}: first record {run['first_record_s']:.2f}s, settle {run['settle_s']:.2f}s"
     line = (
@@ -331,6 +339,8 @@ def latency_once(
         if not_ready is not None:
             consumer.kill()
             return ctx.record(_finish(run, consumer.finish(), not_ready))
+        if ctx.broker_gc is not None:
+            ctx.broker_gc.collect()
         source = {
             "role": "rate-produce",
             "bootstrap": ctx.bootstrap,
@@ -340,9 +350,12 @@ def latency_once(
             "warmup": ctx.sizes.w5_warmup,
             "value_size": LATENCY_VALUE_SIZE,
         }
+        measured_from = time.time() + ctx.sizes.w5_warmup
         produced = runner.run(
             runner.python_child(source), stall_s=ctx.stall_s, timeout_s=timeout, name="source"
         )
+        if ctx.broker_gc is not None:
+            run["broker_pauses_ms"] = ctx.broker_gc.pauses(measured_from, time.time())
         if not produced.ok:
             consumer.kill()
             consumer.finish()
