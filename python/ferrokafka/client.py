@@ -27,7 +27,7 @@ from .conn import AUTHENTICATION_ERRORS, Body, Connection
 from .metrics import Metrics
 from .metrics.network import NetworkMetrics
 from .protocol import Api, coordinator_node_id, key_of
-from .waits import SharedCall, finish_tasks, wait_event
+from .waits import SharedCall, Signal, finish_tasks, wait_event
 
 if TYPE_CHECKING:
     from ._native import (
@@ -107,7 +107,7 @@ class AIOKafkaClient:
         self._retry_backoff = config.retry_backoff_ms / 1000
         idle_ms = config.connections_max_idle_ms
         self._idle_timeout = None if idle_ms is None else idle_ms / 1000
-        self._md_updated = asyncio.Event()
+        self._md_updated = Signal()
         self._backoff = _Backoff(config.reconnect_backoff_ms, config.reconnect_backoff_max_ms)
         self._last_metadata = time.monotonic()
         """When metadata last came (construction until then), for the rebootstrap trigger."""

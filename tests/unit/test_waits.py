@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
-from ferrokafka.waits import SharedCall, finish_tasks, wait_event, wait_for
+from ferrokafka.waits import Signal, SharedCall, finish_tasks, wait_any, wait_event, wait_for
 
 
 def _old_wait(event: asyncio.Event) -> Awaitable[Any]:
@@ -23,11 +23,11 @@ def _new_wait(event: asyncio.Event) -> Awaitable[Any]:
 
 
 async def _background_loop_ends_on_cancel(
-    wait: Callable[[asyncio.Event], Awaitable[Any]],
+    wait: Callable[[Any], Awaitable[Any]], event: Any = None
 ) -> bool:
     """A background loop as the group and fetcher tasks have ("wait for a wake-up or a timeout,
     then go round again"), woken and cancelled in one tick: does the cancel end it?"""
-    event = asyncio.Event()
+    event = asyncio.Event() if event is None else event
 
     async def routine() -> None:
         while True:
@@ -49,6 +49,52 @@ async def _background_loop_ends_on_cancel(
 
 async def test_wait_event_never_loses_a_cancellation_that_meets_a_wakeup() -> None:
     assert await _background_loop_ends_on_cancel(_new_wait)
+
+
+async def test_waits_on_signals_never_lose_a_cancellation_that_meets_a_wakeup() -> None:
+    assert await _background_loop_ends_on_cancel(lambda e: wait_event(e, 10), Signal())
+    other = Signal()
+    assert await _background_loop_ends_on_cancel(lambda e: wait_any([other, e], 10), Signal())
+    assert not other._waiters  # the cancelled wait left nothing behind
+
+
+async def test_a_signal_wakes_its_waiter_on_the_next_turn_of_the_loop() -> None:
+    async def turns_to_wake(flags: list[Any]) -> int:
+        waiter = asyncio.create_task(wait_any(flags, 10))
+        await asyncio.sleep(0)  # it waits
+        flags[-1].set()
+        turns = 0
+        while not waiter.done():
+            await asyncio.sleep(0)
+            turns += 1
+        return turns
+
+    assert await turns_to_wake([Signal(), Signal(), Signal()]) == 1
+    # asyncio.Events go through a task each and asyncio.wait's callback.
+    assert await turns_to_wake([asyncio.Event(), asyncio.Event(), asyncio.Event()]) >= 2
+
+
+async def test_wait_any_on_signals_times_out_and_leaves_no_waiter() -> None:
+    a, b = Signal(), Signal()
+    await wait_any([a, b], 0.01)
+    assert not a.is_set() and not b.is_set() and not a._waiters and not b._waiters
+    b.set()
+    await asyncio.wait_for(wait_any([a, b], None), 1)  # already set: returns at once
+    b.clear()
+    waiter = asyncio.create_task(wait_any([a, b], None))
+    await asyncio.sleep(0)
+    a.set()
+    await asyncio.wait_for(waiter, 1)
+    assert not a._waiters and not b._waiters
+    assert await wait_event(a, 0.01) is True and await a.wait() is True
+    a.clear()
+    assert await wait_event(a, 0.01) is False
+    # A mix of kinds is waited on the general way.
+    event = asyncio.Event()
+    mixed = asyncio.create_task(wait_any([a, event], None))
+    await asyncio.sleep(0)
+    event.set()
+    await asyncio.wait_for(mixed, 1)
 
 
 async def test_the_race_is_real_on_this_python() -> None:

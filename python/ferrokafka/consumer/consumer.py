@@ -26,7 +26,7 @@ from ..metrics import MetricName
 from ..metrics.consumer import FetchMetrics
 from ..options import commit_offsets
 from ..structs import ConsumerRecord, OffsetAndMetadata, OffsetAndTimestamp, TopicPartition
-from ..waits import wait_any
+from ..waits import Signal, wait_any
 from .fetcher import Fetcher
 from .group import GroupMember, group_member
 from .subscription_state import OffsetResetStrategy, SubscriptionState
@@ -122,7 +122,7 @@ class AIOKafkaConsumer(Generic[KT, VT]):
         self._coordinator: GroupMember = group_member(
             self._client, self._subscription, self._config
         )
-        self._stopped = asyncio.Event()
+        self._stopped = Signal()
         if topics:
             self.subscribe(list(topics))
 

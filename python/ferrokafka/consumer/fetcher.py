@@ -29,7 +29,7 @@ from ..config import ConsumerConfig
 from ..conn import AUTHENTICATION_ERRORS
 from ..protocol import Api
 from ..structs import TopicPartition
-from ..waits import finish_tasks, wait_event
+from ..waits import Signal, finish_tasks, wait_event
 from .fetch_buffer import Buffered, FetchBuffer
 from .fetch_session import FetchKey, FetchSession
 from .positions import READ_COMMITTED, READ_UNCOMMITTED, OffsetLookup, Positions
@@ -104,8 +104,8 @@ class Fetcher:
         self._in_flight: set[TopicPartition] = set()
         self._tp_not_before: dict[TopicPartition, float] = {}
         self._nodes: dict[int, _Node] = {}
-        self._wake = asyncio.Event()
-        self.data_ready = asyncio.Event()
+        self._wake = Signal()
+        self.data_ready = Signal()
         """Set when fetched data (or an error for the application) arrives."""
         self._errors: deque[Errors.KafkaError] = deque()
         self._position_error: Errors.KafkaError | None = None

@@ -9,7 +9,6 @@ fetched, so waiters can tell that something moved.
 
 from __future__ import annotations
 
-import asyncio
 import enum
 import re
 import time
@@ -19,7 +18,7 @@ from dataclasses import dataclass, field
 from .. import errors as Errors
 from ..abc import ConsumerRebalanceListener
 from ..structs import OffsetAndMetadata, TopicPartition
-from ..waits import wait_event
+from ..waits import Signal, wait_event
 
 __all__ = [
     "OffsetResetStrategy",
@@ -125,7 +124,7 @@ class SubscriptionState:
     def __init__(self) -> None:
         self._sub = _Subscription()
         self.version = 0
-        self._changed = asyncio.Event()
+        self._changed = Signal()
         self.needs_assignment = False
         """Set when the subscription changed and the group must (re)assign partitions."""
         self._listeners: list[Callable[[], None]] = []

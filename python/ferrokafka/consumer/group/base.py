@@ -18,7 +18,7 @@ from ...client import AIOKafkaClient
 from ...conn import AUTHENTICATION_ERRORS
 from ...metrics.consumer import CoordinatorMetrics
 from ...structs import OffsetAndMetadata, TopicPartition
-from ...waits import finish_tasks
+from ...waits import Signal, finish_tasks
 from ..subscription_state import SubscriptionState
 from .offsets import OffsetsCoordinator
 
@@ -38,10 +38,10 @@ class GroupMember(abc.ABC):
     ``group_id``, ``ClassicMember`` or ``ConsumerProtocolMember`` with one (``group_member``
     chooses). The consumer calls these and nothing else."""
 
-    failed: asyncio.Event
+    failed: Signal
     """Set when membership failed for good, or hit a refusal the application must hear of
     (``raise_if_failed`` raises why): a waiting poll wakes up on it."""
-    assignment_ready: asyncio.Event
+    assignment_ready: Signal
     """Set once the member has its first assignment: the consumer's ``start()`` waits for it
     when partitions are assigned by subscription."""
 
@@ -121,9 +121,9 @@ class GroupMembership(OffsetsCoordinator, GroupMember):
         self._tasks: list[asyncio.Task[None]] = []
         self._fatal: Exception | None = None
         self._refused: Errors.KafkaError | None = None
-        self.failed = asyncio.Event()
-        self.assignment_ready = asyncio.Event()
-        self._wake = asyncio.Event()
+        self.failed = Signal()
+        self.assignment_ready = Signal()
+        self._wake = Signal()
         """Wakes the member's routine early (a subscription change, a rejoin to do)."""
         self._closed = False
         subscription.on_change(self._on_subscription_change)

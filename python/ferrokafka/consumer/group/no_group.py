@@ -13,6 +13,7 @@ from ... import errors as Errors
 from ...client import AIOKafkaClient
 from ...cluster import ClusterMetadata
 from ...structs import OffsetAndMetadata, TopicPartition
+from ...waits import Signal
 from ..subscription_state import SubscriptionState
 from .base import GroupMember
 
@@ -35,8 +36,8 @@ class NoGroupMember(GroupMember):
         self._exclude_internal_topics = config.exclude_internal_topics
         self._started = False
         self._closed = False
-        self.failed = asyncio.Event()  # never set: there is no membership to fail
-        self.assignment_ready = asyncio.Event()
+        self.failed = Signal()  # never set: there is no membership to fail
+        self.assignment_ready = Signal()
         self.assignment_ready.set()  # the consumer assigns its partitions itself
 
     async def start(self) -> None:
