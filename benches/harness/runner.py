@@ -175,9 +175,16 @@ class Child:
         self._reader.join(30)
         if self.proc.stdout is not None:
             self.proc.stdout.close()
-        _, status, usage = os.wait4(self.proc.pid, 0)
-        self.proc.returncode = os.waitstatus_to_exitcode(status)
-        proc_cpu = usage.ru_utime + usage.ru_stime
+        try:
+            _, status, usage = os.wait4(self.proc.pid, 0)
+        except ChildProcessError:
+            # Already reaped by someone else (seen once, in a W5 run): its exit status and CPU
+            # time are lost. A result line it printed still counts; without one the run fails.
+            self.proc.returncode = 0 if self._result is not None else -1
+            proc_cpu = 0.0
+        else:
+            self.proc.returncode = os.waitstatus_to_exitcode(status)
+            proc_cpu = usage.ru_utime + usage.ru_stime
         if reason is None:
             reason = self._handler_error
         if reason is None and self.proc.returncode != 0:
