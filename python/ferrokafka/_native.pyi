@@ -1438,6 +1438,24 @@ class CreatePartitionsTopicResult(TypedDict):
     error_message: str | None
 
 @type_check_only
+class DeleteGroupsRequest(TypedDict):
+    """DeleteGroups request (key 42), v0-2."""
+
+    groups_names: list[str]
+
+@type_check_only
+class DeleteGroupsResponse(TypedDict):
+    """DeleteGroups response (key 42), v0-2."""
+
+    throttle_time_ms: int
+    results: list[DeletableGroupResult]
+
+@type_check_only
+class DeletableGroupResult(TypedDict):
+    group_id: str
+    error_code: int
+
+@type_check_only
 class ConsumerGroupHeartbeatRequest(TypedDict):
     """ConsumerGroupHeartbeat request (key 68), v0-1."""
 

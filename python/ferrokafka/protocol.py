@@ -32,6 +32,8 @@ if TYPE_CHECKING:
         CreateTopicsResponse,
         DeleteAclsRequest,
         DeleteAclsResponse,
+        DeleteGroupsRequest,
+        DeleteGroupsResponse,
         DeleteRecordsRequest,
         DeleteRecordsResponse,
         DeleteTopicsRequest,
@@ -119,6 +121,7 @@ class ApiKey(IntEnum):
     ALTER_CONFIGS = 33
     SASL_AUTHENTICATE = 36
     CREATE_PARTITIONS = 37
+    DELETE_GROUPS = 42
     CONSUMER_GROUP_HEARTBEAT = 68
     CONSUMER_GROUP_DESCRIBE = 69
     # END GENERATED
@@ -173,6 +176,7 @@ class Api(Generic[_Req, _Resp_co]):
     ALTER_CONFIGS: ClassVar[Api[AlterConfigsRequest, AlterConfigsResponse]]
     SASL_AUTHENTICATE: ClassVar[Api[SaslAuthenticateRequest, SaslAuthenticateResponse]]
     CREATE_PARTITIONS: ClassVar[Api[CreatePartitionsRequest, CreatePartitionsResponse]]
+    DELETE_GROUPS: ClassVar[Api[DeleteGroupsRequest, DeleteGroupsResponse]]
     CONSUMER_GROUP_HEARTBEAT: ClassVar[
         Api[ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse]
     ]

@@ -21,6 +21,7 @@ pub mod create_acls;
 pub mod create_partitions;
 pub mod create_topics;
 pub mod delete_acls;
+pub mod delete_groups;
 pub mod delete_records;
 pub mod delete_topics;
 pub mod describe_acls;
@@ -291,6 +292,10 @@ macro_rules! with_api {
                 type $A = create_partitions::CreatePartitions;
                 $body
             }
+            k if k == delete_groups::DeleteGroups::KEY => {
+                type $A = delete_groups::DeleteGroups;
+                $body
+            }
             k if k == consumer_group_heartbeat::ConsumerGroupHeartbeat::KEY => {
                 type $A = consumer_group_heartbeat::ConsumerGroupHeartbeat;
                 $body
@@ -370,7 +375,7 @@ mod tests {
             keys,
             vec![
                 0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25,
-                26, 28, 29, 30, 31, 32, 33, 36, 37, 68, 69
+                26, 28, 29, 30, 31, 32, 33, 36, 37, 42, 68, 69
             ]
         );
         for a in apis {
