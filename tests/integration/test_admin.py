@@ -415,3 +415,62 @@ async def test_describe_group_with_a_live_member(
     if protocol == "consumer":
         assert sorted(m["assignment"]) == [TopicPartition(topic, 0), TopicPartition(topic, 1)]
     assert (group, "consumer") in await admin.list_consumer_groups()
+
+
+async def test_delete_consumer_groups_removes_the_group_and_its_offsets(
+    admin: AIOKafkaAdminClient, make_topic: Any, bootstrap_servers: str
+) -> None:
+    topic = make_topic(partitions=2)
+    group = _name("deleted")
+    tp0, tp1 = TopicPartition(topic, 0), TopicPartition(topic, 1)
+    await _commit(bootstrap_servers, await admin.find_coordinator(group), group, {tp0: 3, tp1: 4})
+    assert await admin.list_consumer_group_offsets(group) == {
+        tp0: OffsetAndMetadata(3, "m3"),
+        tp1: OffsetAndMetadata(4, "m4"),
+    }
+    assert (group, "") in await admin.list_consumer_groups()
+
+    # A repeated id is sent and reported once.
+    assert await admin.delete_consumer_groups([group, group]) == [(group, Errors.NoError)]
+
+    assert group not in {g for g, _ in await admin.list_consumer_groups()}
+    assert await admin.list_consumer_group_offsets(group) == {}
+    with pytest.raises(Errors.GroupIdNotFound, match=group):
+        await admin.describe_consumer_groups([group])
+    assert await admin.delete_consumer_groups([]) == []
+
+
+@pytest.mark.parametrize("protocol", ["classic", CONSUMER_PROTOCOL])
+async def test_delete_consumer_groups_keeps_a_group_with_members(
+    admin: AIOKafkaAdminClient,
+    make_topic: Any,
+    rdkafka_member: Any,
+    bootstrap_servers: str,
+    protocol: str,
+) -> None:
+    """One request with both groups: the one with a live member is refused, the other is
+    deleted all the same."""
+    topic = make_topic(partitions=2)
+    busy, idle = _name(protocol), _name("idle")
+    tp0 = TopicPartition(topic, 0)
+    await _commit(bootstrap_servers, await admin.find_coordinator(idle), idle, {tp0: 1})
+    member = rdkafka_member(busy, topic, protocol)
+    assert await asyncio.to_thread(member.assigned.wait, 45), "never assigned"
+
+    results = await admin.delete_consumer_groups([busy, idle])
+
+    assert results == [(busy, Errors.NonEmptyGroup), (idle, Errors.NoError)]
+    groups = {g for g, _ in await admin.list_consumer_groups()}
+    assert busy in groups
+    assert idle not in groups
+    assert await admin.list_consumer_group_offsets(idle) == {}
+
+
+async def test_delete_unknown_consumer_group(admin: AIOKafkaAdminClient) -> None:
+    group = _name("nobody")
+    assert await admin.delete_consumer_groups([group]) == [(group, Errors.GroupIdNotFound)]
+    # The coordinator given is used as it is.
+    coordinator = await admin.find_coordinator(group)
+    assert await admin.delete_consumer_groups([group], group_coordinator_id=coordinator) == [
+        (group, Errors.GroupIdNotFound)
+    ]

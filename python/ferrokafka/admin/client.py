@@ -3,7 +3,8 @@
 The method names, parameters and results follow aiokafka 0.14's admin client. Where aiokafka
 returns a raw response object, this client returns the decoded response as a dict (the Kafka
 schema's field names in snake_case). aiokafka has no ACL calls; ``create_acls``,
-``describe_acls`` and ``delete_acls`` take and return kafka-python's ACL types.
+``describe_acls`` and ``delete_acls`` take and return kafka-python's ACL types. Nor has it
+``delete_consumer_groups``, which returns what kafka-python's does.
 
 Each kind of operation is a part of its own (``topics.py``, ``configs.py``, ``records.py``,
 ``groups.py``, ``acls.py``, on the shared ``_base.py``); this module assembles them and holds

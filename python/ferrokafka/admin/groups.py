@@ -1,5 +1,5 @@
-"""The admin client's consumer group operations: find a group's coordinator, list and
-describe groups (classic and KIP-848), read a group's committed offsets. Group requests go to
+"""The admin client's consumer group operations: find a group's coordinator, list, describe
+(classic and KIP-848) and delete groups, read a group's committed offsets. Group requests go to
 the coordinator, found again while it moves or loads."""
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from ._base import AdminBase, Body, plain, raise_for
 if TYPE_CHECKING:
     from .._native import (
         ConsumerGroupDescribeRequest,
+        DeleteGroupsRequest,
         DescribeGroupsRequest,
         ListGroupsRequest,
         OffsetFetchRequest,
@@ -186,6 +187,72 @@ class GroupOperations(AdminBase):
             ],
             "authorized_operations": group["authorized_operations"],
         }
+
+    async def delete_consumer_groups(
+        self, group_ids: list[str], group_coordinator_id: int | None = None
+    ) -> list[tuple[str, type[Errors.BrokerResponseError]]]:
+        """Delete groups that have no members, and their committed offsets with them
+        (DeleteGroups, one request per coordinator). As kafka-python's
+        ``KafkaAdminClient.delete_consumer_groups``; aiokafka has no such method.
+
+        Returns ``(group_id, error class)`` per group, in the order given (a repeated id once):
+        ``NoError`` when the group was deleted, else the class of the broker's answer for it,
+        e.g. ``NonEmptyGroup`` while it has members, ``GroupIdNotFound`` when its coordinator
+        does not know it. These are reported, not raised: check the results.
+
+        Groups whose coordinator moved or is loading (retriable errors) are sent again, to the
+        coordinator looked up again, for up to ``request_timeout_ms``; one still failing then is
+        reported with that error. A request that fails as a whole (a broken connection, no
+        coordinator found in time) raises. ``group_coordinator_id`` sends every group to that
+        broker instead of looking up each group's coordinator.
+        """
+        wanted = list(dict.fromkeys(group_ids))
+        results: dict[str, type[Errors.BrokerResponseError]] = {}
+
+        def unsettled() -> list[str]:
+            return [g for g in wanted if g not in results or results[g].retriable]
+
+        async def delete_on(node: int, groups: list[str]) -> None:
+            request: DeleteGroupsRequest = {"groups_names": groups}
+            response = await self._client.send(node, Api.DELETE_GROUPS, request)
+            answered = {r["group_id"]: r["error_code"] for r in response["results"]}
+            for group_id in groups:
+                # A group the answer leaves out is not known to be deleted: UnknownError.
+                results[group_id] = Errors.for_code(answered.get(group_id, -1))
+
+        async def attempt() -> None:
+            by_node: dict[int, list[str]] = defaultdict(list)
+            for group_id in unsettled():
+                node = group_coordinator_id
+                if node is None:
+                    try:
+                        node = await self.find_coordinator(group_id)
+                    except Errors.BrokerResponseError as exc:
+                        if exc.retriable:
+                            raise
+                        results[group_id] = type(exc)  # e.g. GroupAuthorizationFailedError
+                        continue
+                by_node[node].append(group_id)
+            # Every request runs to its end before a failure is raised: a retry must not send
+            # a group again while the request that may delete it is still in flight.
+            sent = await asyncio.gather(
+                *(delete_on(node, gs) for node, gs in by_node.items()), return_exceptions=True
+            )
+            for outcome in sent:
+                if isinstance(outcome, BaseException):
+                    raise outcome
+            again = unsettled()
+            if again:
+                raise results[again[0]](f"delete_consumer_groups: group {again[0]!r}")
+
+        if not wanted:
+            return []
+        try:
+            await self._retrying(attempt)
+        except Errors.KafkaError:
+            if any(g not in results for g in wanted):
+                raise
+        return [(g, results[g]) for g in wanted]
 
     async def list_consumer_group_offsets(
         self,
