@@ -135,6 +135,8 @@ async def _ferrokafka(bootstrap: str) -> None:
         await admin.list_consumer_groups()
         await admin.describe_consumer_groups([GROUP])
         await admin.list_consumer_group_offsets(GROUP)
+        # A group no one created: the broker's answer carries GROUP_ID_NOT_FOUND.
+        await admin.delete_consumer_groups([GROUP + "-fk"])
     async with AIOKafkaClient(bootstrap_servers=bootstrap) as client:
         client.add_topic(TOPIC)
         await client.refresh_metadata()
@@ -216,6 +218,7 @@ async def main() -> None:
         recorder.client = "ferrokafka"
         await _ferrokafka(bootstrap)
         recorder.client = "java"
+        await _java(classpath, *group_command, bootstrap, "--delete", "--group", GROUP)
         await _java(
             classpath,
             tools + "TopicCommand",
