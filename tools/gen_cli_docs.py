@@ -38,7 +38,7 @@ records, manages topics and consumer groups, measures throughput and runs a loca
 | `consume` | records of a topic (or read as a group member) to stdout |
 | `produce` | one record per line of stdin or a file |
 | `topics` | `list`, `describe`, `create`, `delete`, `add-partitions` |
-| `groups` | `list`, `describe` (members, committed offsets, lag), `reset-offsets` |
+| `groups` | `list`, `describe` (members, committed offsets, lag), `reset-offsets`, `delete` |
 | `bench` | produce then consume N records; `bench harness` runs the comparison harness |
 | `broker` | `start`, `stop`, `status` of a local Apache Kafka broker or KRaft cluster |
 | `demo` | the main job: a local broker, a topic, the cluster as ferrokafka sees it |
@@ -123,10 +123,14 @@ ferrokafka groups list
 ferrokafka groups describe audit                        # state, members, committed offsets, lag
 ferrokafka groups reset-offsets audit --topic events --to-datetime 2024-05-01T00:00:00 --dry-run
 ferrokafka groups reset-offsets audit --all-topics --shift-by -100
+ferrokafka groups delete audit old-audit                # groups without members, and their offsets
 ```
 
 `reset-offsets` prints its plan and, unless `--dry-run`, commits it; like Kafka's tool it refuses
 while the group has members. New offsets are kept within each partition's log.
+
+`delete` prints one line per group, `deleted` or why not (a group with members is not deleted,
+nor is one its coordinator does not know), and exits 1 when any group was not deleted.
 
 ## bench
 

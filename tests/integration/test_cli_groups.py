@@ -1,5 +1,7 @@
-"""``ferrokafka groups`` against the real broker: list, and reset-offsets (a dry run changes
-nothing, a run moves the committed offsets, a group with members is refused)."""
+"""``ferrokafka groups`` against the real broker: list, reset-offsets (a dry run changes
+nothing, a run moves the committed offsets, a group with members is refused), and delete (a
+group without members goes with its offsets; one with members, or unknown, is reported and the
+exit status is 1)."""
 
 from __future__ import annotations
 
@@ -120,4 +122,59 @@ def test_reset_offsets_refused_while_the_group_has_members(
     assert code == 1
     assert err.startswith(f"ferrokafka: error: group {group!r} has 1 active member(s)")
     assert len(err.splitlines()) == 1
+    assert asyncio.run(_committed(bootstrap_servers, group)) == {0: 3, 1: 4}
+
+
+def test_delete_removes_groups_without_members(
+    bootstrap_servers: str, make_topic: TopicFactory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    topic = make_topic(partitions=2)
+    first, second = f"{topic}-g1", f"{topic}-g2"
+    for group in (first, second):
+        asyncio.run(_prepare(bootstrap_servers, topic, group))
+    assert asyncio.run(_committed(bootstrap_servers, first)) == {0: 3, 1: 4}
+
+    code, out, err = cli(capsys, "groups", "delete", first, "-g", second, "-b", bootstrap_servers)
+
+    assert code == 0, err
+    assert out.splitlines() == [f"group {first!r}: deleted", f"group {second!r}: deleted"]
+    assert err == ""
+    code, out, _ = cli(capsys, "groups", "list", "-b", bootstrap_servers)
+    assert code == 0
+    assert not {first, second} & set(out.splitlines())
+    assert asyncio.run(_committed(bootstrap_servers, first)) == {}
+
+
+def test_delete_reports_each_group_not_deleted(
+    bootstrap_servers: str, group_topic: tuple[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    topic, group = group_topic
+    missing = f"{group}-missing"
+
+    async def with_member() -> tuple[int, str, str]:
+        member: AIOKafkaConsumer[bytes, bytes] = AIOKafkaConsumer(
+            topic, bootstrap_servers=bootstrap_servers, group_id=group, enable_auto_commit=False
+        )
+        await member.start()
+        try:
+            while not member.assignment():
+                await member.getmany(timeout_ms=200)
+            # The command runs its own event loop: give it a thread.
+            code = await asyncio.to_thread(
+                main, ["groups", "delete", group, missing, "-b", bootstrap_servers]
+            )
+            captured = capsys.readouterr()
+            return code, captured.out, captured.err
+        finally:
+            await member.stop()
+
+    code, out, err = asyncio.run(with_member())
+
+    assert code == 1
+    assert out.splitlines() == [
+        f"group {group!r}: not deleted: it has active members (stop its consumers first) "
+        "(NON_EMPTY_GROUP)",
+        f"group {missing!r}: not deleted: no such group (GROUP_ID_NOT_FOUND)",
+    ]
+    assert err == "ferrokafka: error: 2 of 2 group(s) not deleted\n"
     assert asyncio.run(_committed(bootstrap_servers, group)) == {0: 3, 1: 4}

@@ -324,6 +324,7 @@ def test_progress_summary() -> None:
             "group",
             "g1",
         ),
+        (["groups", "delete", "g1", "-g", "g2", "--group", "g3"], "groups", ["g1", "g2", "g3"]),
     ],
 )
 def test_names_as_positional_or_flag(argv: list[str], attribute: str, expected: object) -> None:
@@ -338,6 +339,7 @@ def test_names_as_positional_or_flag(argv: list[str], attribute: str, expected: 
         (["topics", "delete"], "a topic is needed: -t TOPIC"),
         (["topics", "create", "x", "-t", "y"], "two topics given: 'x' and 'y'"),
         (["groups", "describe"], "a group is needed: -g GROUP"),
+        (["groups", "delete"], "a group is needed: -g GROUP"),
     ],
 )
 def test_a_missing_or_doubled_name_is_a_usage_error(

@@ -1,6 +1,6 @@
-"""``ferrokafka groups list|describe|reset-offsets``: consumer groups, their members, committed
-offsets and lag, and moving a group's committed offsets while it has no members (as Kafka's
-``kafka-consumer-groups.sh --reset-offsets`` does)."""
+"""``ferrokafka groups list|describe|reset-offsets|delete``: consumer groups, their members,
+committed offsets and lag, moving a group's committed offsets while it has no members (as Kafka's
+``kafka-consumer-groups.sh --reset-offsets`` does), and deleting groups that have none."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
+from .. import errors as Errors
 from ..admin import AIOKafkaAdminClient
 from ..consumer import AIOKafkaConsumer
 from ..coordinator.protocol import ConsumerProtocolMemberAssignment
@@ -27,11 +28,16 @@ if TYPE_CHECKING:
 __all__ = ["add_groups_command"]
 
 _EMPTY_STATES = ("Empty", "Dead")
+# Why a group was not deleted, in words, for the answers a user can act on.
+_NOT_DELETED: dict[type[Errors.BrokerResponseError], str] = {
+    Errors.NonEmptyGroup: "it has active members (stop its consumers first)",
+    Errors.GroupIdNotFound: "no such group",
+}
 
 
 def add_groups_command(subcommands: Subcommands) -> None:
     groups = subcommands.add_parser(
-        "groups", help="list and describe consumer groups, reset their offsets"
+        "groups", help="list, describe and delete consumer groups, reset their offsets"
     )
     groups.set_defaults(handler=lambda _args: usage(groups))
     actions = groups.add_subparsers(metavar="ACTION")
@@ -86,6 +92,16 @@ def add_groups_command(subcommands: Subcommands) -> None:
     )
     reset.add_argument("--dry-run", action="store_true", help="print the plan, change nothing")
     handle_with_admin(reset, _reset)
+
+    delete = actions.add_parser(
+        "delete",
+        parents=[parent],
+        help="delete groups that have no members, with their committed offsets",
+        description="Prints one line per group: deleted, or why not. Exits 1 when any group "
+        "was not deleted.",
+    )
+    add_name(delete, "group", many=True, help="the groups' ids")
+    handle_with_admin(delete, _delete)
 
 
 async def _list(admin: AIOKafkaAdminClient, args: argparse.Namespace, out: Output) -> int:
@@ -243,6 +259,21 @@ async def _reset(admin: AIOKafkaAdminClient, args: argparse.Namespace, out: Outp
     if not args.dry_run:
         await _commit(args, plan)
         out.note(f"committed {len(plan)} offset(s) for group {args.group!r}")
+    return 0
+
+
+async def _delete(admin: AIOKafkaAdminClient, args: argparse.Namespace, out: Output) -> int:
+    results = await admin.delete_consumer_groups(list(args.groups))
+    failed = 0
+    for group_id, error in results:
+        if error is Errors.NoError:
+            out.line(f"group {group_id!r}: deleted")
+            continue
+        failed += 1
+        why = _NOT_DELETED.get(error) or error.description.rstrip(".") or error.__name__
+        out.line(f"group {group_id!r}: not deleted: {why} ({error.message})")
+    if failed:
+        raise CliError(f"{failed} of {len(results)} group(s) not deleted")
     return 0
 
 
