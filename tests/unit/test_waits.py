@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
-from ferrokafka.waits import Signal, SharedCall, finish_tasks, wait_any, wait_event, wait_for
+from ferrokafka.waits import SharedCall, Signal, finish_tasks, wait_any, wait_event, wait_for
 
 
 def _old_wait(event: asyncio.Event) -> Awaitable[Any]:
