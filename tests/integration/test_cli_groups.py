@@ -93,32 +93,9 @@ def test_reset_offsets_refused_while_the_group_has_members(
 ) -> None:
     topic, group = group_topic
 
-    async def with_member() -> tuple[int, str]:
-        member: AIOKafkaConsumer[bytes, bytes] = AIOKafkaConsumer(
-            topic, bootstrap_servers=bootstrap_servers, group_id=group, enable_auto_commit=False
-        )
-        await member.start()
-        try:
-            while not member.assignment():
-                await member.getmany(timeout_ms=200)
-            # The command runs its own event loop: give it a thread.
-            code = await asyncio.to_thread(
-                main,
-                [
-                    "groups",
-                    "reset-offsets",
-                    group,
-                    "-b",
-                    bootstrap_servers,
-                    "--all-topics",
-                    "--to-latest",
-                ],
-            )
-            return code, capsys.readouterr().err
-        finally:
-            await member.stop()
-
-    code, err = asyncio.run(with_member())
+    argv = ["groups", "reset-offsets", group, "-b", bootstrap_servers]
+    argv += ["--all-topics", "--to-latest"]
+    code, _, err = asyncio.run(_with_member(bootstrap_servers, topic, group, capsys, argv))
     assert code == 1
     assert err.startswith(f"ferrokafka: error: group {group!r} has 1 active member(s)")
     assert len(err.splitlines()) == 1
@@ -151,24 +128,15 @@ def test_delete_reports_each_group_not_deleted(
     topic, group = group_topic
     missing = f"{group}-missing"
 
-    async def with_member() -> tuple[int, str, str]:
-        member: AIOKafkaConsumer[bytes, bytes] = AIOKafkaConsumer(
-            topic, bootstrap_servers=bootstrap_servers, group_id=group, enable_auto_commit=False
+    code, out, err = asyncio.run(
+        _with_member(
+            bootstrap_servers,
+            topic,
+            group,
+            capsys,
+            ["groups", "delete", group, missing, "-b", bootstrap_servers],
         )
-        await member.start()
-        try:
-            while not member.assignment():
-                await member.getmany(timeout_ms=200)
-            # The command runs its own event loop: give it a thread.
-            code = await asyncio.to_thread(
-                main, ["groups", "delete", group, missing, "-b", bootstrap_servers]
-            )
-            captured = capsys.readouterr()
-            return code, captured.out, captured.err
-        finally:
-            await member.stop()
-
-    code, out, err = asyncio.run(with_member())
+    )
 
     assert code == 1
     assert out.splitlines() == [
@@ -178,3 +146,26 @@ def test_delete_reports_each_group_not_deleted(
     ]
     assert err == "ferrokafka: error: 2 of 2 group(s) not deleted\n"
     assert asyncio.run(_committed(bootstrap_servers, group)) == {0: 3, 1: 4}
+
+
+async def _with_member(
+    bootstrap_servers: str,
+    topic: str,
+    group: str,
+    capsys: pytest.CaptureFixture[str],
+    argv: list[str],
+) -> tuple[int, str, str]:
+    """Run the command while ``group`` has an active member: (exit code, stdout, stderr)."""
+    member: AIOKafkaConsumer[bytes, bytes] = AIOKafkaConsumer(
+        topic, bootstrap_servers=bootstrap_servers, group_id=group, enable_auto_commit=False
+    )
+    await member.start()
+    try:
+        while not member.assignment():
+            await member.getmany(timeout_ms=200)
+        # The command runs its own event loop: give it a thread.
+        code = await asyncio.to_thread(main, argv)
+        captured = capsys.readouterr()
+        return code, captured.out, captured.err
+    finally:
+        await member.stop()
