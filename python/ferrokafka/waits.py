@@ -87,8 +87,9 @@ async def wait_any(events: Iterable[Flag], timeout: float | None) -> None:
     events = list(events)
     if any(e.is_set() for e in events):
         return
-    if all(isinstance(e, Signal) for e in events):
-        await _wait_signals(events, timeout)  # type: ignore[arg-type]
+    signals = [e for e in events if isinstance(e, Signal)]
+    if len(signals) == len(events):
+        await _wait_signals(signals, timeout)
         return
     waiters = [asyncio.ensure_future(e.wait()) for e in events]
     try:
