@@ -35,7 +35,8 @@ class Outcome:
     lines: list[str] = field(default_factory=list)
     #: CPU seconds (user + system) of the whole child process, from wait4. (Its ru_maxrss is
     #: not used: after vfork+exec it starts at the parent's peak; children report VmHWM.)
-    proc_cpu: float = 0.0
+    #: None when the child was reaped elsewhere and its CPU time is lost.
+    proc_cpu: float | None = 0.0
 
 
 def bytecode_dirs() -> list[Path]:
@@ -181,7 +182,7 @@ class Child:
             # Already reaped by someone else (seen once, in a W5 run): its exit status and CPU
             # time are lost. A result line it printed still counts; without one the run fails.
             self.proc.returncode = 0 if self._result is not None else -1
-            proc_cpu = 0.0
+            proc_cpu: float | None = None
         else:
             self.proc.returncode = os.waitstatus_to_exitcode(status)
             proc_cpu = usage.ru_utime + usage.ru_stime
