@@ -10,20 +10,27 @@ Decoding failures raise ``ferrokafka.errors.ProtocolDecodeError`` (a hostile fra
 ``ferrokafka.errors.IncompatibleBrokerVersion``; a dict of the wrong shape raises ``TypeError``.
 """
 
+import asyncio
+import contextvars
 import mmap
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from typing import Any, Generic, TypedDict, TypeVar, final, overload, type_check_only
 
 from typing_extensions import NotRequired
+
+from .structs import RecordMetadata, TopicPartition
 
 __all__ = [
     "DEFAULT_MAX_FRAME_SIZE",
     "ArrowColumns",
     "ArrowRecordChunk",
+    "BatchRecords",
     "ConsumerRecord",
     "DecodedPartition",
     "FrameDecoder",
     "ReceiveWindow",
+    "RecordFuture",
+    "RecordFutureIter",
     "SharedBytes",
     "__version__",
     "_records_direct_alloc",
@@ -317,6 +324,95 @@ def records_end(records: _Bytes) -> tuple[int, int] | None:
     """``(next_offset, last_leader_epoch)`` of the last whole batch in a partition's records
     bytes, read from batch headers only (no CRC check): where the next fetch starts. None when
     no batch is whole."""
+
+@final
+class BatchRecords:
+    """One producer batch's records, encoded as they are appended, and its outcome, which
+    its records' ``RecordFuture``s read. The first record is always taken; later ones while
+    the batch stays within ``batch_size`` bytes (uncompressed, header included)."""
+
+    def __init__(self, batch_size: int) -> None: ...
+    def set_loop(self, event_loop: asyncio.AbstractEventLoop) -> None:
+        """The event loop the records' futures belong to."""
+    def add(
+        self,
+        timestamp: int | None,
+        key: bytes | None,
+        value: bytes | None,
+        headers: Sequence[tuple[str, bytes | None]],
+    ) -> int | None:
+        """Append a record (``timestamp`` in epoch ms, None for now); its timestamp, or None
+        when the batch is closed or has no room for it (then it is closed)."""
+    def append_value(self, value: bytes) -> RecordFuture | None:
+        """An unkeyed record without headers, stamped now; its future, or None when the batch
+        is closed or full."""
+    def last_future(self, timestamp: int) -> RecordFuture:
+        """The future of the record just added (``timestamp``: what ``add`` returned)."""
+    def close(self) -> None: ...
+    @property
+    def closed(self) -> bool: ...
+    @property
+    def size(self) -> int:
+        """Bytes of the batch if encoded now without compression, header included."""
+    @property
+    def record_count(self) -> int: ...
+    def encode(
+        self,
+        *,
+        compression: str,
+        transactional: bool,
+        producer_id: int,
+        producer_epoch: int,
+        base_sequence: int,
+    ) -> bytes:
+        """The v2 record batch (the records stay, for a retry)."""
+    def resolve(
+        self,
+        tp: TopicPartition,
+        base_offset: int,
+        log_append_time: int,
+        log_start_offset: int | None,
+    ) -> None:
+        """The broker has the batch: every record's future gets its ``RecordMetadata``."""
+    def resolve_noack(self) -> None:
+        """acks=0: every record's future gets None."""
+    def fail(self, exc: BaseException) -> None:
+        """Every record's future raises (a copy of) ``exc``."""
+    def _run_callbacks(self) -> None: ...
+
+@final
+class RecordFuture(Awaitable[RecordMetadata]):
+    """What ``send()`` returns: the record's future, done when its batch is (with its
+    ``RecordMetadata``, None with acks=0, or the batch's error). It behaves as an
+    ``asyncio.Future`` for awaiting, callbacks, cancellation and asyncio's functions
+    (``gather``, ``wait``, ``wait_for``, ``shield``); cancelling it does not unsend the
+    record."""
+
+    _asyncio_future_blocking: bool
+    def done(self) -> bool: ...
+    def cancelled(self) -> bool: ...
+    def result(self) -> RecordMetadata: ...
+    def exception(self) -> BaseException | None: ...
+    def add_done_callback(
+        self,
+        fn: Callable[[RecordFuture], object],
+        *,
+        context: contextvars.Context | None = None,
+    ) -> None: ...
+    def remove_done_callback(self, fn: Callable[[RecordFuture], object]) -> int: ...
+    def cancel(self, msg: Any | None = None) -> bool: ...
+    def get_loop(self) -> asyncio.AbstractEventLoop: ...
+    @property
+    def _loop(self) -> asyncio.AbstractEventLoop: ...
+    def __await__(self) -> Generator[Any, None, RecordMetadata]: ...
+    def __iter__(self) -> Generator[Any, None, RecordMetadata]: ...
+
+@final
+class RecordFutureIter:
+    """``await`` on a ``RecordFuture``."""
+
+    def __iter__(self) -> RecordFutureIter: ...
+    def __next__(self) -> Any: ...
 
 def encode_batch(
     records: Sequence[tuple[int, bytes | None, bytes | None, Sequence[tuple[str, bytes | None]]]],

@@ -7,6 +7,7 @@ mod buffers;
 mod columns;
 mod errors;
 mod heap;
+mod producer;
 mod records;
 
 use buffers::{as_bytes, SharedBytes};
@@ -330,6 +331,9 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(records::decode_records, m)?)?;
     m.add_function(wrap_pyfunction!(records::_records_direct_alloc, m)?)?;
     m.add_function(wrap_pyfunction!(records::encode_batch, m)?)?;
+    m.add_class::<producer::BatchRecords>()?;
+    m.add_class::<producer::RecordFuture>()?;
+    m.add_class::<producer::RecordFutureIter>()?;
     m.add_function(wrap_pyfunction!(records::records_end, m)?)?;
     m.add_function(wrap_pyfunction!(records::batch_position, m)?)?;
     m.add_class::<columns::ArrowColumns>()?;

@@ -78,6 +78,144 @@ fn encode_record(out: &mut Vec<u8>, rec: &Record, delta: i32, base_ts: i64) -> R
     Ok(())
 }
 
+fn zigzag_len(mut z: u64) -> usize {
+    let mut n = 1;
+    while z >= 0x80 {
+        z >>= 7;
+        n += 1;
+    }
+    n
+}
+
+fn varint_len(v: i32) -> usize {
+    zigzag_len(u64::from(((v << 1) ^ (v >> 31)) as u32))
+}
+
+fn varlong_len(v: i64) -> usize {
+    zigzag_len(((v << 1) ^ (v >> 63)) as u64)
+}
+
+fn field_len(b: Option<&[u8]>) -> usize {
+    b.map_or(1, |b| varint_len(b.len() as i32) + b.len())
+}
+
+/// The records of one batch, encoded as they are appended (the producer's open batch): a
+/// record is written once, into one buffer, and closing the batch only adds the header (and
+/// compresses). Offset deltas count from 0; timestamp deltas from the first record's.
+#[derive(Debug, Default)]
+pub struct RecordsWriter {
+    raw: Vec<u8>,
+    count: i32,
+    base_ts: i64,
+    max_ts: i64,
+}
+
+impl RecordsWriter {
+    pub fn new() -> Self {
+        RecordsWriter {
+            raw: Vec::new(),
+            count: 0,
+            base_ts: -1,
+            max_ts: -1,
+        }
+    }
+
+    /// Records appended so far.
+    pub fn count(&self) -> i32 {
+        self.count
+    }
+
+    /// The batch's size if closed now, uncompressed: header and records.
+    pub fn size(&self) -> usize {
+        BATCH_HEADER_LEN + self.raw.len()
+    }
+
+    /// The bytes `append` would add for this record (as the next one).
+    pub fn record_size(
+        &self,
+        timestamp: i64,
+        key: Option<&[u8]>,
+        value: Option<&[u8]>,
+        headers: &[(&[u8], Option<&[u8]>)],
+    ) -> usize {
+        let body = self.body_len(timestamp, key, value, headers);
+        varint_len(body as i32) + body
+    }
+
+    fn body_len(
+        &self,
+        timestamp: i64,
+        key: Option<&[u8]>,
+        value: Option<&[u8]>,
+        headers: &[(&[u8], Option<&[u8]>)],
+    ) -> usize {
+        let base_ts = if self.count == 0 { timestamp } else { self.base_ts };
+        let mut body = 1
+            + varlong_len(timestamp.wrapping_sub(base_ts))
+            + varint_len(self.count)
+            + field_len(key)
+            + field_len(value)
+            + varint_len(headers.len() as i32);
+        for (k, v) in headers {
+            body += field_len(Some(k)) + field_len(*v);
+        }
+        body
+    }
+
+    /// Append one record; refused (nothing written) when a field or the batch would pass what
+    /// a batch can hold.
+    pub fn append(
+        &mut self,
+        timestamp: i64,
+        key: Option<&[u8]>,
+        value: Option<&[u8]>,
+        headers: &[(&[u8], Option<&[u8]>)],
+    ) -> Result<()> {
+        let body = self.body_len(timestamp, key, value, headers);
+        let size = varint_len(body as i32) + body;
+        if body > i32::MAX as usize / 2 || self.raw.len() + size > i32::MAX as usize / 2 {
+            return Err(RecordsError::Unencodable(format!(
+                "a record of {size} bytes after {} bytes of records",
+                self.raw.len()
+            )));
+        }
+        if self.count == i32::MAX {
+            return Err(RecordsError::Unencodable("too many records".into()));
+        }
+        if self.count == 0 {
+            self.base_ts = timestamp;
+        }
+        self.max_ts = self.max_ts.max(timestamp);
+        let start = self.raw.len();
+        self.raw.reserve(size);
+        put_varint(&mut self.raw, body as i32);
+        self.raw.push(0); // attributes
+        put_varlong(&mut self.raw, timestamp.wrapping_sub(self.base_ts));
+        put_varint(&mut self.raw, self.count);
+        put_bytes(&mut self.raw, key)?;
+        put_bytes(&mut self.raw, value)?;
+        put_varint(&mut self.raw, headers.len() as i32);
+        for (k, v) in headers {
+            put_bytes(&mut self.raw, Some(k))?;
+            put_bytes(&mut self.raw, *v)?;
+        }
+        debug_assert_eq!(self.raw.len() - start, size);
+        self.count += 1;
+        Ok(())
+    }
+
+    /// The whole batch, with header, compression and CRC (`opts.base_offset` and the
+    /// producer fields as given); the writer keeps its records, for a retry.
+    pub fn finish(&self, opts: &BatchOptions) -> Result<Vec<u8>> {
+        finish_batch(&self.raw, self.count, self.base_ts, self.max_ts, opts)
+    }
+
+    /// Free the records (the batch is done).
+    pub fn clear(&mut self) {
+        self.raw = Vec::new();
+    }
+}
+
 /// Encode `records` as one batch.
 pub fn build_batch(records: &[Record], opts: &BatchOptions) -> Result<Vec<u8>> {
     let count = i32::try_from(records.len())

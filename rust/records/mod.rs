@@ -13,7 +13,9 @@ pub use batch::{
     BatchHeader, BatchStart, DecodeOptions, DecodeSummary, DecodedRecords, HeaderSlot,
     RecordFields, RecordSink, Slot, TakeBatch,
 };
-pub use builder::{build_batch, build_control_batch, finish_batch, BatchOptions, Record};
+pub use builder::{
+    build_batch, build_control_batch, finish_batch, BatchOptions, Record, RecordsWriter,
+};
 pub use columns::{
     decode_spark_batch, spark_schema, to_spark_batch, SparkBatchError, SparkColumns,
 };

@@ -93,6 +93,25 @@ proptest! {
     }
 
     #[test]
+    fn writer_encodes_as_build_batch(
+        records in proptest::collection::vec(record_strategy(), 0..20),
+        codec in proptest::sample::select(CODECS.to_vec()),
+    ) {
+        let opts = BatchOptions { codec, producer_id: 7, producer_epoch: 1, base_sequence: 3, ..Default::default() };
+        let mut writer = RecordsWriter::new();
+        for r in &records {
+            let headers: Vec<(&[u8], Option<&[u8]>)> =
+                r.headers.iter().map(|(k, v)| (k.as_bytes(), v.as_deref())).collect();
+            let before = writer.size();
+            let size = writer.record_size(r.timestamp, r.key.as_deref(), r.value.as_deref(), &headers);
+            writer.append(r.timestamp, r.key.as_deref(), r.value.as_deref(), &headers).unwrap();
+            prop_assert_eq!(writer.size(), before + size);
+        }
+        prop_assert_eq!(writer.count() as usize, records.len());
+        prop_assert_eq!(writer.finish(&opts).unwrap(), build_batch(&records, &opts).unwrap());
+    }
+
+    #[test]
     fn taken_batches_decode_alike(
         batches in proptest::collection::vec(
             (proptest::collection::vec(record_strategy(), 0..12), 0usize..5), 1..6),

@@ -244,7 +244,7 @@ async def test_unkeyed_sends_mixed_with_others_keep_order_sizes_and_serializer_c
     bootstrap_servers: str, make_topic: Any
 ) -> None:
     """Unkeyed records without headers join the sticky batch on send()'s shortest path; mixed
-    with records that take the full path they keep their order, their size estimate and one
+    with records that take the full path they keep their order, their exact size and one
     serializer call each."""
     topic = make_topic(partitions=1)
     calls: list[object] = []
@@ -278,10 +278,19 @@ async def test_unkeyed_sends_mixed_with_others_keep_order_sizes_and_serializer_c
             sent.append((key, value))
         (batch,) = producer._message_accumulator._batches[TopicPartition(topic, 0)]
         headers = [[("h", b"1")] if i % 4 == 2 else [] for i in range(len(sent))]
-        expected = BATCH_OVERHEAD + sum(
+        estimate = BATCH_OVERHEAD + sum(
             estimate_record_size(k, v, h) for (k, v), h in zip(sent, headers, strict=True)
         )
-        assert batch.builder.size() == expected
+        # The records are encoded as they are appended: the size is the exact one.
+        encoded = batch.builder._records.encode(
+            compression="none",
+            transactional=False,
+            producer_id=-1,
+            producer_epoch=-1,
+            base_sequence=-1,
+        )
+        assert batch.builder.size() == len(encoded) <= estimate
+        assert batch.builder.record_count() == len(sent)
         await producer.flush()
         metas = await asyncio.gather(*futures)
     assert len(calls) == len(sent), "the serializer runs once per record"

@@ -12,8 +12,8 @@ import threading
 from collections.abc import AsyncIterator
 from typing import IO, TYPE_CHECKING, Any
 
+from .._native import RecordFuture
 from ..producer import AIOKafkaProducer
-from ..structs import RecordMetadata
 from .errors import CliError, UsageError
 from .options import client_options, connection_parent, parse_assignment
 from .output import Output
@@ -150,7 +150,7 @@ async def _produce(args: argparse.Namespace, source: IO[bytes], out: Output) -> 
     separator = None if args.key_separator is None else args.key_separator.encode()
     producer = AIOKafkaProducer(**options)
     await producer.start()
-    pending: list[asyncio.Future[RecordMetadata]] = []
+    pending: list[RecordFuture] = []
     failures: list[BaseException] = []
     try:
         with out.progress("produced") as meter:
@@ -184,7 +184,7 @@ async def _produce(args: argparse.Namespace, source: IO[bytes], out: Output) -> 
     return 0
 
 
-async def _settle(pending: list[asyncio.Future[RecordMetadata]]) -> list[BaseException]:
+async def _settle(pending: list[RecordFuture]) -> list[BaseException]:
     results = await asyncio.gather(*pending, return_exceptions=True)
     pending.clear()
     return [r for r in results if isinstance(r, BaseException)]

@@ -2,15 +2,16 @@
 batch, also aiokafka's ``create_batch``/``send_batch`` object) and ``ProducerBatch`` (a batch on
 its way to one partition, with its futures and retry state).
 
-Records stay Python tuples until the sender takes a batch; then ``_native.encode_batch`` builds
-the whole v2 record batch (CRC, codec) in one call. A batch is encoded once: a retry re-sends
-the same bytes, so the broker sees the same producer id, epoch and sequence.
+A record is encoded into its batch (``_native.BatchRecords``) when it is appended; when the
+sender takes the batch, one call adds the v2 header, the codec and the CRC. A batch is encoded
+once: a retry re-sends the same bytes, so the broker sees the same producer id, epoch and
+sequence. Each record's future is a ``_native.RecordFuture``, which reads its outcome from the
+batch: resolving a batch is one call, however many records it has.
 """
 
 from __future__ import annotations
 
 import asyncio
-import copy
 import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
@@ -133,14 +134,11 @@ class BatchBuilder:
         key_serializer: Serializer | None = None,
         value_serializer: Serializer | None = None,
     ) -> None:
-        self._batch_size = batch_size
         self._compression = compression_type or "none"
         self._transactional = is_transactional
         self._key_serializer = key_serializer
         self._value_serializer = value_serializer
-        self._records: list[Record] = []
-        self._size = BATCH_OVERHEAD
-        self._closed = False
+        self._records = _native.BatchRecords(batch_size)
         self._buffer: bytes | None = None
 
     def append(
@@ -152,7 +150,7 @@ class BatchBuilder:
         headers: Sequence[Header] | None = None,
     ) -> BatchRecordMetadata | None:
         """Add a record (``timestamp`` in epoch milliseconds, None for now)."""
-        if self._closed:
+        if self._records.closed:
             return None
         if timestamp is not None:
             timestamp = epoch_ms("timestamp", timestamp)
@@ -160,23 +158,14 @@ class BatchBuilder:
             key = self._key_serializer(key)
         if self._value_serializer is not None:
             value = self._value_serializer(value)
-        return self._append(timestamp, as_bytes("key", key), as_bytes("value", value), headers)
-
-    def _append(
-        self,
-        timestamp: int | None,
-        key: bytes | None,
-        value: bytes | None,
-        headers: Sequence[Any] | None,
-    ) -> BatchRecordMetadata | None:
-        if self._closed:
-            return None
-        checked = check_headers(headers)
-        size = estimate_record_size(key, value, checked)
-        ts = self._add(timestamp, key, value, checked, size)
+        key, value = as_bytes("key", key), as_bytes("value", value)
+        before = self._records.size
+        ts = self._add(timestamp, key, value, check_headers(headers))
         if ts is None:
             return None
-        return BatchRecordMetadata(len(self._records) - 1, None, size, ts)
+        return BatchRecordMetadata(
+            self._records.record_count - 1, None, self._records.size - before, ts
+        )
 
     def _add(
         self,
@@ -184,38 +173,28 @@ class BatchBuilder:
         key: bytes | None,
         value: bytes | None,
         checked: list[Header],
-        size: int,
     ) -> int | None:
-        """Add a record whose headers are checked and whose size is estimated; return its
-        timestamp, or None when the batch is closed or has no room for it."""
-        if self._closed:
-            return None
-        if self._records and self._size + size > self._batch_size:
-            self.close()
-            return None
-        ts = now_ms() if timestamp is None else int(timestamp)
-        self._records.append((ts, key, value, checked))
-        self._size += size
-        return ts
+        """Add a record whose headers are checked; return its timestamp, or None when the
+        batch is closed or has no room for it."""
+        return self._records.add(timestamp, key, value, checked)
 
     def close(self) -> None:
         """No more records: ``append`` returns None from now on."""
-        self._closed = True
+        self._records.close()
 
     def closed(self) -> bool:
-        return self._closed
+        return self._records.closed
 
     def size(self) -> int:
-        """The batch's size in bytes (estimated until encoded, then exact)."""
-        return len(self._buffer) if self._buffer is not None else self._size
+        """The batch's size in bytes (uncompressed until encoded, then exact)."""
+        return len(self._buffer) if self._buffer is not None else self._records.size
 
     def record_count(self) -> int:
-        return len(self._records)
+        return self._records.record_count
 
     def _build(self, producer_id: int, producer_epoch: int, base_sequence: int) -> bytes:
-        self._closed = True
-        self._buffer = _native.encode_batch(
-            self._records,
+        self._records.close()
+        self._buffer = self._records.encode(
             compression=self._compression,
             transactional=self._transactional,
             producer_id=producer_id,
@@ -243,7 +222,7 @@ class ProducerBatch:
         self._linger = linger
         self.loop = loop
         self.future: asyncio.Future[RecordMetadata | None] = loop.create_future()
-        self.record_futures: list[tuple[asyncio.Future[RecordMetadata | None], int, int]] = []
+        builder._records.set_loop(loop)
         self.drained: asyncio.Future[None] = loop.create_future()
         self.attempts = 0
         self.retry_at = 0.0
@@ -269,19 +248,13 @@ class ProducerBatch:
         key: bytes | None,
         value: bytes | None,
         checked: list[Header],
-        size: int | None = None,
-    ) -> asyncio.Future[RecordMetadata | None] | None:
-        """Add a record (headers checked; ``size`` its ``estimate_record_size``, computed when
-        not given); its future, or None when the batch has no room."""
-        if size is None:
-            size = estimate_record_size(key, value, checked)
-        builder = self.builder
-        ts = builder._add(timestamp_ms, key, value, checked, size)
+    ) -> _native.RecordFuture | None:
+        """Add a record (headers checked); its future, or None when the batch has no room."""
+        records = self.builder._records
+        ts = records.add(timestamp_ms, key, value, checked)
         if ts is None:
             return None
-        fut: asyncio.Future[RecordMetadata | None] = self.loop.create_future()
-        self.record_futures.append((fut, len(builder._records) - 1, ts))
-        return fut
+        return records.last_future(ts)
 
     def linger_left(self, now: float) -> float:
         """Seconds this batch should still wait for more records (0 when full or ripe)."""
@@ -316,38 +289,14 @@ class ProducerBatch:
                     log_start_offset,
                 )
             )
-        # One RecordMetadata per record: built with tuple.__new__, which skips the Python-level
-        # __new__ a NamedTuple call goes through.
-        make = tuple.__new__
-        topic, partition = tp
-        known = base_offset >= 0
-        for fut, delta, timestamp in self.record_futures:
-            try:
-                fut.set_result(
-                    make(
-                        RecordMetadata,
-                        (
-                            topic,
-                            partition,
-                            tp,
-                            base_offset + delta if known else -1,
-                            timestamp if timestamp_type == 0 else log_append_time,
-                            timestamp_type,
-                            log_start_offset,
-                        ),
-                    )
-                )
-            except asyncio.InvalidStateError:
-                pass  # cancelled by its owner
+        self.builder._records.resolve(tp, base_offset, log_append_time, log_start_offset)
         self.mark_drained()
 
     def done_noack(self) -> None:
         """acks=0: nothing is known but that the bytes were handed to the socket."""
         if not self.future.done():
             self.future.set_result(None)
-        for fut, _, _ in self.record_futures:
-            if not fut.done():
-                fut.set_result(None)
+        self.builder._records.resolve_noack()
         self.mark_drained()
 
     def failure(self, exc: BaseException) -> None:
@@ -356,12 +305,10 @@ class ProducerBatch:
         self.builder.close()
         if not self.future.done():
             self.future.set_exception(exc)
-        if self.record_futures:
+        if self.builder.record_count():
             # The records' futures carry the error to the user; the batch future is ours.
             self.future.exception()
-        for fut, _, _ in self.record_futures:
-            if not fut.done():
-                fut.set_exception(copy.copy(exc))
+        self.builder._records.fail(exc)
         if not self.drained.done():
             self.drained.set_exception(exc)
             self.drained.exception()

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import errors as Errors
+from .._native import BatchRecords, RecordFuture
 from ..cluster import ClusterMetadata
 from ..config import ProducerConfig
 from ..structs import RecordMetadata, TopicPartition
@@ -64,10 +65,10 @@ class MessageAccumulator:
         self._exception: BaseException | None = None
         self.wakeup = asyncio.Event()
         """Set when the sender has something new to look at."""
-        self.sticky_open: dict[str, tuple[ProducerBatch, BatchBuilder, object]] = {}
-        """Topic -> the open batch of its sticky partition (with the builder, and the topic's
-        metadata entry it was chosen under): where ``send()`` appends unkeyed records directly
-        while that batch is open and the metadata entry unchanged."""
+        self.sticky_open: dict[str, tuple[BatchRecords, object]] = {}
+        """Topic -> the records of its sticky partition's open batch (and the topic's metadata
+        entry it was chosen under): where ``send()`` appends unkeyed records directly while
+        that batch is open and the metadata entry unchanged."""
 
     # -- the producer's side ---------------------------------------------------------------
 
@@ -111,7 +112,7 @@ class MessageAccumulator:
         if queue and not self._closed and self._exception is None:
             batch = queue[-1]
             if batch.encoded is None and not batch.builder.closed():
-                self.sticky_open[topic] = (batch, batch.builder, info)
+                self.sticky_open[topic] = (batch.builder._records, info)
 
     def append_now(
         self,
@@ -120,8 +121,7 @@ class MessageAccumulator:
         value: bytes | None,
         timestamp_ms: int | None,
         checked: list[Header],
-        size: int,
-    ) -> asyncio.Future[RecordMetadata | None] | None:
+    ) -> RecordFuture | None:
         """Append to ``tp``'s open batch if it has room, without waiting: the record's future,
         or None (no open batch, or it is full), and then ``add_message`` decides."""
         if self._closed or self._exception is not None:
@@ -130,7 +130,7 @@ class MessageAccumulator:
         if queue:
             batch = queue[-1]
             if batch.encoded is None:
-                return batch.append(timestamp_ms, key, value, checked, size)
+                return batch.append(timestamp_ms, key, value, checked)
         return None
 
     async def add_message(
@@ -143,18 +143,14 @@ class MessageAccumulator:
         headers: Sequence[Header] = (),
         *,
         abort_on_new_batch: bool = False,
-        size: int | None = None,
-    ) -> asyncio.Future[RecordMetadata | None] | None:
+    ) -> RecordFuture | None:
         """Append a record to ``tp``'s open batch, waiting up to ``timeout`` seconds for the
-        sender to take a full batch first (``size``: its ``estimate_record_size``, computed
-        when not given).
+        sender to take a full batch first.
 
         With ``abort_on_new_batch`` return None instead of starting a new batch (the sticky
         partitioner then moves to another partition, as KIP-480 has it)."""
         deadline = time.monotonic() + timeout
         checked = headers if type(headers) is list else check_headers(headers)
-        if size is None:
-            size = estimate_record_size(key, value, checked)
         while True:
             self._check_open()
             queue = self._batches.get(tp)
@@ -164,7 +160,7 @@ class MessageAccumulator:
                 return None
             else:
                 batch = self._new_batch(tp, self.create_builder())
-            fut = batch.append(timestamp_ms, key, value, checked, size)
+            fut = batch.append(timestamp_ms, key, value, checked)
             if fut is not None:
                 return fut
             if abort_on_new_batch:

@@ -13,13 +13,13 @@ import logging
 import operator
 import random
 import ssl
-import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from .. import _native
 from .. import errors as Errors
+from .._native import RecordFuture
 from ..client import AIOKafkaClient
 from ..cluster import TopicInfo
 from ..config import ProducerConfig
@@ -33,7 +33,6 @@ from ..structs import OffsetAndMetadata, RecordMetadata, TopicPartition
 from . import arrow
 from .batch import (
     BATCH_OVERHEAD,
-    NO_HEADERS,
     BatchBuilder,
     as_bytes,
     check_headers,
@@ -355,7 +354,7 @@ class AIOKafkaProducer:
         partition: int | None = None,
         timestamp_ms: int | None = None,
         headers: Iterable[tuple[str, bytes | None]] | None = None,
-    ) -> asyncio.Future[RecordMetadata]:
+    ) -> RecordFuture:
         """Queue a record; return a future resolved with its ``RecordMetadata`` once the broker
         has it (None with ``acks=0``), or failed with a typed error naming topic and partition.
 
@@ -381,23 +380,15 @@ class AIOKafkaProducer:
                 serializer = self._value_serializer
                 if serializer is not None:
                     value = serializer(value)
-                batch, builder, info = fast
+                records, info = fast
                 if (
                     type(value) is bytes
                     and len(value) < self._fast_limit
-                    and not builder._closed
                     and self._metadata._topics.get(topic) is info
                 ):
-                    # estimate_record_size(None, value, []) for len(value) < 8000.
-                    size = len(value) + (19 if len(value) < 64 else 20)
-                    size += 1 if size < 64 else 2
-                    if builder._size + size <= builder._batch_size:
-                        records = builder._records
-                        ts = int(time.time() * 1000)
-                        records.append((ts, None, value, NO_HEADERS))
-                        builder._size += size
-                        future: asyncio.Future[RecordMetadata] = asyncio.Future(loop=batch.loop)
-                        batch.record_futures.append((future, len(records) - 1, ts))  # type: ignore[arg-type]
+                    # None when the batch is closed or full.
+                    future = records.append_value(value)
+                    if future is not None:
                         return future
                 return await self._send_record(topic, value, None, None, None, headers, True)
         return await self._send_record(topic, value, key, partition, timestamp_ms, headers, False)
@@ -410,7 +401,7 @@ class AIOKafkaProducer:
         partition: int | None = None,
         timestamp_ms: int | None = None,
         headers: Iterable[tuple[str, bytes | None]] | None = None,
-    ) -> asyncio.Future[RecordMetadata]:
+    ) -> RecordFuture:
         """``send`` without aiokafka's refusal of a record whose key and value are both None
         (Kafka and the Java client accept one; Spark's Kafka sink writes one)."""
         return await self._send_record(topic, value, key, partition, timestamp_ms, headers, False)
@@ -424,7 +415,7 @@ class AIOKafkaProducer:
         timestamp_ms: int | None,
         headers: Iterable[tuple[str, bytes | None]] | None,
         value_serialized: bool,
-    ) -> asyncio.Future[RecordMetadata]:
+    ) -> RecordFuture:
         """The whole of ``send`` (``value_serialized``: the value serializer was applied)."""
         if timestamp_ms is not None:
             timestamp_ms = epoch_ms("timestamp_ms", timestamp_ms)
@@ -439,20 +430,18 @@ class AIOKafkaProducer:
             if self._metadata.topic_info(topic) is None:
                 await self._wait_on_metadata(topic)
             checked = check_headers(headers) if headers else []
-            key_bytes, value_bytes, size = self._serialize(key, value, checked, value_serialized)
+            key_bytes, value_bytes, _ = self._serialize(key, value, checked, value_serialized)
             chosen = self._partition(topic, partition, key, value, key_bytes, value_bytes)
             tp = self._topic_partition(topic, chosen)
             if txn is not None and tp not in txn.partitions:
                 await txn.add_partition(tp)
             sticky = self._sticky is not None and partition is None and key_bytes is None
             # Most records fit the partition's open batch: no coroutine, no wait.
-            future = accumulator.append_now(tp, key_bytes, value_bytes, timestamp_ms, checked, size)
+            future = accumulator.append_now(tp, key_bytes, value_bytes, timestamp_ms, checked)
             if future is None:
                 timeout = self._request_timeout_ms / 1000
 
-                async def add(
-                    tp: TopicPartition, abort_on_new_batch: bool
-                ) -> asyncio.Future[RecordMetadata | None] | None:
+                async def add(tp: TopicPartition, abort_on_new_batch: bool) -> RecordFuture | None:
                     return await accumulator.add_message(
                         tp,
                         key_bytes,
@@ -461,7 +450,6 @@ class AIOKafkaProducer:
                         timestamp_ms=timestamp_ms,
                         headers=checked,
                         abort_on_new_batch=abort_on_new_batch,
-                        size=size,
                     )
 
                 future = await add(tp, sticky)
@@ -479,7 +467,7 @@ class AIOKafkaProducer:
                     assert future is not None
             if sticky and txn is None:
                 accumulator.remember_sticky(topic, tp, self._metadata.topic_info(topic))
-            return future  # type: ignore[return-value]
+            return future
         finally:
             if txn is not None:
                 txn.send_finished()

@@ -5,8 +5,7 @@ is acknowledged before the task succeeds; a delivery error fails the task."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Awaitable, Iterable, Iterator, Mapping
 from typing import Any
 
 from .options import SinkOptions
@@ -110,7 +109,7 @@ def write_batches(sink: SinkOptions, batches: Iterable[Any]) -> int:
     Arrow batches go through ``send_arrow``: encoded in Rust, no Python object per row."""
     rt = runtime()
     # (first row, last row, what acknowledges them) in the order they were sent.
-    pending: list[tuple[int, int, asyncio.Future[Any]]] = []
+    pending: list[tuple[int, int, Awaitable[Any]]] = []
     written = 0
 
     async def send_arrow(batch: Any, first: int) -> None:

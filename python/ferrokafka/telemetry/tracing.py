@@ -21,7 +21,7 @@ from opentelemetry import propagate, trace
 from opentelemetry.propagators import textmap
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode, TracerProvider
 
-from .._native import __version__
+from .._native import RecordFuture, __version__
 from ..consumer.consumer import AIOKafkaConsumer
 from ..producer.producer import AIOKafkaProducer
 from ..structs import RecordMetadata, TopicPartition
@@ -76,7 +76,7 @@ def instrument(tracer_provider: TracerProvider | None = None) -> None:
         partition: int | None = None,
         timestamp_ms: int | None = None,
         headers: Iterable[tuple[str, bytes | None]] | None = None,
-    ) -> asyncio.Future[RecordMetadata]:
+    ) -> RecordFuture:
         config = self.client.config
         span = tracer.start_span(f"{topic} send", kind=SpanKind.PRODUCER)
         if span.is_recording():

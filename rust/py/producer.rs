@@ -1,0 +1,647 @@
+//! The producer's open batch and the futures `send()` returns.
+//!
+//! A record is encoded into its batch when it is sent (`BatchRecords`), so closing a batch only
+//! adds the header. Each record gets a `RecordFuture`: an asyncio-compatible future (the
+//! protocol asyncio's tasks, `gather`, `wait` and `wait_for` use: `_asyncio_future_blocking`,
+//! `add_done_callback`, `result`, ...) that reads its outcome from its batch. A batch's outcome
+//! is set once and its records' done-callbacks run from one event-loop callback, where
+//! `asyncio.Future`s would each schedule their own: per record, this is what asyncio's API
+//! costs most of.
+
+use pyo3::exceptions::{PyRuntimeError, PyStopIteration, PyValueError};
+use pyo3::gc::PyVisit;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyTuple};
+use pyo3::{PyTraverseError, PyTypeInfo};
+
+use crate::records::{BatchOptions, Codec, RecordsWriter};
+
+static CANCELLED_ERROR: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+static INVALID_STATE_ERROR: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+static RECORD_METADATA: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+static COPY: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+fn import<'py>(
+    py: Python<'py>,
+    cell: &'static PyOnceLock<Py<PyAny>>,
+    module: &str,
+    name: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    cell.import(py, module, name).map(|t| t.clone())
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+enum Outcome {
+    Pending,
+    /// Where the batch landed: its partition (a `TopicPartition`), base offset (-1 unknown),
+    /// log-append time (-1: the records keep their create time) and log start offset.
+    Done {
+        tp: Py<PyAny>,
+        base_offset: i64,
+        log_append_time: i64,
+        log_start_offset: Option<i64>,
+    },
+    /// acks=0: nothing is known.
+    NoAck,
+    Failed(Py<PyAny>),
+}
+
+/// One producer batch's records, encoded as they are appended, and its outcome. The first
+/// record is always taken, however large; later ones only while the batch stays within
+/// `batch_size` bytes (uncompressed, header included).
+#[pyclass(module = "ferrokafka._native")]
+pub struct BatchRecords {
+    writer: RecordsWriter,
+    batch_size: usize,
+    closed: bool,
+    outcome: Outcome,
+    event_loop: Option<Py<PyAny>>,
+    /// Futures of this batch with done-callbacks, in the order they were added.
+    waiters: Vec<Py<RecordFuture>>,
+}
+
+impl BatchRecords {
+    fn has_room(&mut self, size: usize) -> bool {
+        if self.closed {
+            return false;
+        }
+        if self.writer.count() > 0 && self.writer.size() + size > self.batch_size {
+            self.closed = true;
+            return false;
+        }
+        true
+    }
+
+    fn new_future(slf: &Bound<'_, Self>, timestamp: i64) -> PyResult<Py<RecordFuture>> {
+        let me = slf.borrow();
+        if me.event_loop.is_none() {
+            return Err(PyRuntimeError::new_err(
+                "BatchRecords: no event loop set (set_loop) for record futures",
+            ));
+        }
+        let index = me.writer.count() - 1;
+        drop(me);
+        Py::new(
+            slf.py(),
+            RecordFuture {
+                batch: slf.clone().unbind(),
+                index,
+                timestamp,
+                cancelled: None,
+                callbacks: Vec::new(),
+                registered: false,
+                exception: None,
+                blocking: false,
+            },
+        )
+    }
+
+    /// Set the outcome; run the waiting futures' callbacks on the next loop turn.
+    fn settle(slf: &Bound<'_, Self>, outcome: Outcome) -> PyResult<()> {
+        let mut me = slf.borrow_mut();
+        if !matches!(me.outcome, Outcome::Pending) {
+            return Ok(());
+        }
+        me.outcome = outcome;
+        me.closed = true;
+        me.writer.clear();
+        let schedule = !me.waiters.is_empty();
+        let event_loop = me.event_loop.as_ref().map(|l| l.clone_ref(slf.py()));
+        drop(me);
+        if let (true, Some(event_loop)) = (schedule, event_loop) {
+            event_loop
+                .bind(slf.py())
+                .call_method1("call_soon", (slf.getattr("_run_callbacks")?,))?;
+        }
+        Ok(())
+    }
+}
+
+#[pymethods]
+impl BatchRecords {
+    #[new]
+    fn new(batch_size: usize) -> Self {
+        BatchRecords {
+            writer: RecordsWriter::new(),
+            batch_size,
+            closed: false,
+            outcome: Outcome::Pending,
+            event_loop: None,
+            waiters: Vec::new(),
+        }
+    }
+
+    /// The event loop the records' futures belong to.
+    fn set_loop(&mut self, event_loop: Py<PyAny>) {
+        self.event_loop = Some(event_loop);
+    }
+
+    /// Append a record (`timestamp` in epoch ms, None for now); its timestamp, or None when
+    /// the batch is closed or has no room for it (then it is closed).
+    #[pyo3(signature = (timestamp, key, value, headers))]
+    fn add(
+        &mut self,
+        timestamp: Option<i64>,
+        key: Option<&[u8]>,
+        value: Option<&[u8]>,
+        headers: Vec<(String, Option<Vec<u8>>)>,
+    ) -> PyResult<Option<i64>> {
+        let ts = timestamp.unwrap_or_else(now_ms);
+        let headers: Vec<(&[u8], Option<&[u8]>)> = headers
+            .iter()
+            .map(|(k, v)| (k.as_bytes(), v.as_deref()))
+            .collect();
+        if !self.has_room(self.writer.record_size(ts, key, value, &headers)) {
+            return Ok(None);
+        }
+        self.writer
+            .append(ts, key, value, &headers)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(Some(ts))
+    }
+
+    /// `send()`'s common case in one call: an unkeyed record without headers, stamped now;
+    /// its future, or None when the batch is closed or full.
+    fn append_value(slf: &Bound<'_, Self>, value: &[u8]) -> PyResult<Option<Py<RecordFuture>>> {
+        let ts = now_ms();
+        let mut me = slf.borrow_mut();
+        let size = me.writer.record_size(ts, None, Some(value), &[]);
+        if !me.has_room(size) {
+            return Ok(None);
+        }
+        me.writer
+            .append(ts, None, Some(value), &[])
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        drop(me);
+        Self::new_future(slf, ts).map(Some)
+    }
+
+    /// The future of the record just added (with `timestamp`, what `add` returned).
+    fn last_future(slf: &Bound<'_, Self>, timestamp: i64) -> PyResult<Py<RecordFuture>> {
+        if slf.borrow().writer.count() == 0 {
+            return Err(PyRuntimeError::new_err("BatchRecords: no record added"));
+        }
+        Self::new_future(slf, timestamp)
+    }
+
+    /// No more records.
+    fn close(&mut self) {
+        self.closed = true;
+    }
+
+    #[getter]
+    fn closed(&self) -> bool {
+        self.closed
+    }
+
+    /// Bytes of the batch if encoded now without compression, header included.
+    #[getter]
+    fn size(&self) -> usize {
+        self.writer.size()
+    }
+
+    #[getter]
+    fn record_count(&self) -> i32 {
+        self.writer.count()
+    }
+
+    /// The batch's bytes (the records stay, for a retry with other producer fields).
+    #[pyo3(signature = (*, compression, transactional, producer_id, producer_epoch, base_sequence))]
+    fn encode<'py>(
+        &self,
+        py: Python<'py>,
+        compression: &str,
+        transactional: bool,
+        producer_id: i64,
+        producer_epoch: i16,
+        base_sequence: i32,
+    ) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
+        let codec = Codec::from_name(compression).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "compression: {compression:?} is not one of none, gzip, snappy, lz4, zstd"
+            ))
+        })?;
+        let opts = BatchOptions {
+            codec,
+            transactional,
+            producer_id,
+            producer_epoch,
+            base_sequence,
+            ..Default::default()
+        };
+        let batch = self
+            .writer
+            .finish(&opts)
+            .map_err(|e| super::errors::records_error(py, "", -1, e))?;
+        Ok(pyo3::types::PyBytes::new(py, &batch))
+    }
+
+    /// The broker has the batch: every record's future gets its `RecordMetadata`.
+    #[pyo3(signature = (tp, base_offset, log_append_time, log_start_offset))]
+    fn resolve(
+        slf: &Bound<'_, Self>,
+        tp: Py<PyAny>,
+        base_offset: i64,
+        log_append_time: i64,
+        log_start_offset: Option<i64>,
+    ) -> PyResult<()> {
+        Self::settle(
+            slf,
+            Outcome::Done {
+                tp,
+                base_offset,
+                log_append_time,
+                log_start_offset,
+            },
+        )
+    }
+
+    /// acks=0: every record's future gets None.
+    fn resolve_noack(slf: &Bound<'_, Self>) -> PyResult<()> {
+        Self::settle(slf, Outcome::NoAck)
+    }
+
+    /// The batch failed: every record's future raises (a copy of) `exc`.
+    fn fail(slf: &Bound<'_, Self>, exc: Py<PyAny>) -> PyResult<()> {
+        Self::settle(slf, Outcome::Failed(exc))
+    }
+
+    fn _run_callbacks(slf: &Bound<'_, Self>) -> PyResult<()> {
+        let py = slf.py();
+        let (waiters, event_loop) = {
+            let mut me = slf.borrow_mut();
+            (
+                std::mem::take(&mut me.waiters),
+                me.event_loop.as_ref().map(|l| l.clone_ref(py)),
+            )
+        };
+        for fut in waiters {
+            let fut = fut.into_bound(py);
+            RecordFuture::run_callbacks(&fut, event_loop.as_ref())?;
+        }
+        Ok(())
+    }
+
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        visit.call(&self.event_loop)?;
+        for w in &self.waiters {
+            visit.call(w)?;
+        }
+        match &self.outcome {
+            Outcome::Done { tp, .. } => visit.call(tp)?,
+            Outcome::Failed(exc) => visit.call(exc)?,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn __clear__(&mut self) {
+        self.event_loop = None;
+        self.waiters.clear();
+        if !matches!(self.outcome, Outcome::Pending) {
+            self.outcome = Outcome::NoAck;
+        }
+    }
+}
+
+/// What `send()` returns: the record's future, done when its batch is (with its
+/// `RecordMetadata`, None with acks=0, or the batch's error). It behaves as an
+/// `asyncio.Future` for awaiting, callbacks, cancellation and asyncio's functions
+/// (`gather`, `wait`, `wait_for`, `shield`); cancelling it does not unsend the record.
+// No freelist: PyO3 does not track an object taken from one for the cycle collector again,
+// and a future's callbacks often refer back to it.
+#[pyclass(module = "ferrokafka._native")]
+pub struct RecordFuture {
+    batch: Py<BatchRecords>,
+    index: i32,
+    timestamp: i64,
+    /// Some(message) once cancelled.
+    cancelled: Option<Option<Py<PyAny>>>,
+    callbacks: Vec<(Py<PyAny>, Option<Py<PyAny>>)>,
+    /// In its batch's waiters already.
+    registered: bool,
+    /// This future's copy of its batch's error (each future raises its own).
+    exception: Option<Py<PyAny>>,
+    #[pyo3(get, set, name = "_asyncio_future_blocking")]
+    blocking: bool,
+}
+
+impl RecordFuture {
+    fn is_done(&self, py: Python<'_>) -> bool {
+        self.cancelled.is_some() || !matches!(self.batch.borrow(py).outcome, Outcome::Pending)
+    }
+
+    fn event_loop(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.batch
+            .borrow(py)
+            .event_loop
+            .as_ref()
+            .map(|l| l.clone_ref(py))
+            .ok_or_else(|| PyRuntimeError::new_err("RecordFuture: its batch has no event loop"))
+    }
+
+    fn cancelled_error(&self, py: Python<'_>) -> PyResult<PyErr> {
+        let cls = import(py, &CANCELLED_ERROR, "asyncio", "CancelledError")?;
+        let exc = match &self.cancelled {
+            Some(Some(msg)) => cls.call1((msg.clone_ref(py),))?,
+            _ => cls.call0()?,
+        };
+        Ok(PyErr::from_value(exc))
+    }
+
+    fn invalid_state(py: Python<'_>, message: &str) -> PyResult<PyErr> {
+        let cls = import(py, &INVALID_STATE_ERROR, "asyncio", "InvalidStateError")?;
+        Ok(PyErr::from_value(cls.call1((message,))?))
+    }
+
+    /// The batch's error as this future's own copy (made once).
+    fn own_exception(&mut self, py: Python<'_>, exc: &Py<PyAny>) -> PyResult<Py<PyAny>> {
+        if let Some(own) = &self.exception {
+            return Ok(own.clone_ref(py));
+        }
+        let own = import(py, &COPY, "copy", "copy")?
+            .call1((exc.clone_ref(py),))?
+            .unbind();
+        self.exception = Some(own.clone_ref(py));
+        Ok(own)
+    }
+
+    fn metadata(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let batch = self.batch.borrow(py);
+        let Outcome::Done {
+            tp,
+            base_offset,
+            log_append_time,
+            log_start_offset,
+        } = &batch.outcome
+        else {
+            return Ok(py.None());
+        };
+        let tp = tp.bind(py);
+        let (timestamp, timestamp_type) = if *log_append_time == -1 {
+            (self.timestamp, 0i64)
+        } else {
+            (*log_append_time, 1i64)
+        };
+        let offset = if *base_offset >= 0 {
+            base_offset + i64::from(self.index)
+        } else {
+            -1
+        };
+        let fields = PyTuple::new(
+            py,
+            [
+                tp.get_item(0)?,
+                tp.get_item(1)?,
+                tp.clone(),
+                offset.into_pyobject(py)?.into_any(),
+                timestamp.into_pyobject(py)?.into_any(),
+                timestamp_type.into_pyobject(py)?.into_any(),
+                log_start_offset.into_pyobject(py)?.into_any(),
+            ],
+        )?;
+        let cls = import(py, &RECORD_METADATA, "ferrokafka.structs", "RecordMetadata")?;
+        // tuple.__new__ directly: the NamedTuple's own __new__ is a Python function.
+        Ok(PyTuple::type_object(py)
+            .call_method1("__new__", (cls, fields))?
+            .unbind())
+    }
+
+    /// Run (and forget) this future's callbacks now, each in its context if it has one; an
+    /// exception from one goes to the loop's exception handler, as asyncio's do.
+    fn run_callbacks(slf: &Bound<'_, Self>, event_loop: Option<&Py<PyAny>>) -> PyResult<()> {
+        let py = slf.py();
+        let callbacks = std::mem::take(&mut slf.borrow_mut().callbacks);
+        for (callback, context) in callbacks {
+            let outcome = match &context {
+                Some(ctx) => ctx.bind(py).call_method1("run", (&callback, slf)),
+                None => callback.bind(py).call1((slf,)),
+            };
+            if let Err(err) = outcome {
+                if !err.is_instance_of::<pyo3::exceptions::PyException>(py) {
+                    return Err(err); // KeyboardInterrupt, SystemExit: as asyncio's loop does
+                }
+                match event_loop {
+                    Some(event_loop) => {
+                        let context = PyDict::new(py);
+                        context.set_item(
+                            "message",
+                            format!("Exception in callback {}", callback.bind(py).repr()?),
+                        )?;
+                        context.set_item("exception", err.value(py))?;
+                        context.set_item("future", slf)?;
+                        event_loop
+                            .bind(py)
+                            .call_method1("call_exception_handler", (context,))?;
+                    }
+                    None => err.write_unraisable(py, Some(slf.as_any())),
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[pymethods]
+impl RecordFuture {
+    fn done(&self, py: Python<'_>) -> bool {
+        self.is_done(py)
+    }
+
+    fn cancelled(&self) -> bool {
+        self.cancelled.is_some()
+    }
+
+    /// The record's `RecordMetadata` (None with acks=0); raises the batch's error,
+    /// `CancelledError` if cancelled, `InvalidStateError` while pending.
+    fn result(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        if self.cancelled.is_some() {
+            return Err(self.cancelled_error(py)?);
+        }
+        let failed = match &self.batch.borrow(py).outcome {
+            Outcome::Pending => return Err(Self::invalid_state(py, "Result is not set.")?),
+            Outcome::Failed(exc) => Some(exc.clone_ref(py)),
+            _ => None,
+        };
+        if let Some(exc) = failed {
+            let own = self.own_exception(py, &exc)?;
+            // Raised afresh each time, as asyncio's futures do: no traceback piles up.
+            let own = own.bind(py).call_method1("with_traceback", (py.None(),))?;
+            return Err(PyErr::from_value(own));
+        }
+        self.metadata(py)
+    }
+
+    /// The batch's error, None if the record was delivered.
+    fn exception(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        if self.cancelled.is_some() {
+            return Err(self.cancelled_error(py)?);
+        }
+        let failed = match &self.batch.borrow(py).outcome {
+            Outcome::Pending => return Err(Self::invalid_state(py, "Exception is not set.")?),
+            Outcome::Failed(exc) => Some(exc.clone_ref(py)),
+            _ => None,
+        };
+        match failed {
+            Some(exc) => self.own_exception(py, &exc).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Call `fn(future)` once the future is done (on the next loop turn if it is already).
+    #[pyo3(signature = (r#fn, *, context = None))]
+    fn add_done_callback(
+        slf: &Bound<'_, Self>,
+        r#fn: Py<PyAny>,
+        context: Option<Py<PyAny>>,
+    ) -> PyResult<()> {
+        let py = slf.py();
+        let mut me = slf.borrow_mut();
+        if me.is_done(py) {
+            let event_loop = me.event_loop(py)?;
+            drop(me);
+            let kwargs = PyDict::new(py);
+            kwargs.set_item("context", context)?;
+            event_loop
+                .bind(py)
+                .call_method("call_soon", (r#fn, slf), Some(&kwargs))?;
+            return Ok(());
+        }
+        me.callbacks.push((r#fn, context));
+        if !me.registered {
+            me.registered = true;
+            let batch = me.batch.clone_ref(py);
+            drop(me);
+            batch.borrow_mut(py).waiters.push(slf.clone().unbind());
+        }
+        Ok(())
+    }
+
+    /// Remove every registration of `fn`; how many there were.
+    fn remove_done_callback(&mut self, py: Python<'_>, r#fn: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let before = self.callbacks.len();
+        let mut kept = Vec::with_capacity(before);
+        for (callback, context) in std::mem::take(&mut self.callbacks) {
+            if !callback.bind(py).eq(r#fn)? {
+                kept.push((callback, context));
+            }
+        }
+        self.callbacks = kept;
+        Ok(before - self.callbacks.len())
+    }
+
+    /// Cancel the future (the record is still sent); False if it is done already.
+    #[pyo3(signature = (msg = None))]
+    fn cancel(slf: &Bound<'_, Self>, msg: Option<Py<PyAny>>) -> PyResult<bool> {
+        let py = slf.py();
+        let mut me = slf.borrow_mut();
+        if me.is_done(py) {
+            return Ok(false);
+        }
+        me.cancelled = Some(msg);
+        let event_loop = me.event_loop(py)?;
+        let callbacks = std::mem::take(&mut me.callbacks);
+        drop(me);
+        for (callback, context) in callbacks {
+            let kwargs = PyDict::new(py);
+            kwargs.set_item("context", context)?;
+            event_loop
+                .bind(py)
+                .call_method("call_soon", (callback, slf), Some(&kwargs))?;
+        }
+        Ok(true)
+    }
+
+    fn get_loop(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.event_loop(py)
+    }
+
+    #[getter]
+    fn _loop(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.event_loop(py)
+    }
+
+    fn __await__(slf: Py<Self>) -> RecordFutureIter {
+        RecordFutureIter {
+            future: slf,
+            yielded: false,
+        }
+    }
+
+    fn __iter__(slf: Py<Self>) -> RecordFutureIter {
+        RecordFutureIter {
+            future: slf,
+            yielded: false,
+        }
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> String {
+        let state = if self.cancelled.is_some() {
+            "cancelled"
+        } else {
+            match &self.batch.borrow(py).outcome {
+                Outcome::Pending => "pending",
+                Outcome::Failed(_) => "failed",
+                _ => "finished",
+            }
+        };
+        format!("<RecordFuture {state}>")
+    }
+
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        visit.call(&self.batch)?;
+        for (callback, context) in &self.callbacks {
+            visit.call(callback)?;
+            visit.call(context)?;
+        }
+        visit.call(&self.exception)?;
+        if let Some(Some(msg)) = &self.cancelled {
+            visit.call(msg)?;
+        }
+        Ok(())
+    }
+
+    fn __clear__(&mut self) {
+        self.callbacks.clear();
+        self.exception = None;
+    }
+}
+
+/// `await future`: yields the future to the task (which waits for it) while pending, then
+/// returns its result.
+#[pyclass(module = "ferrokafka._native")]
+pub struct RecordFutureIter {
+    future: Py<RecordFuture>,
+    yielded: bool,
+}
+
+#[pymethods]
+impl RecordFutureIter {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let future = self.future.bind(py);
+        if !future.borrow().is_done(py) {
+            if self.yielded {
+                return Err(PyRuntimeError::new_err("await wasn't used with future"));
+            }
+            self.yielded = true;
+            future.borrow_mut().blocking = true;
+            return Ok(future.clone().into_any().unbind());
+        }
+        let result = future.borrow_mut().result(py)?;
+        Err(PyStopIteration::new_err((result,)))
+    }
+
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        visit.call(&self.future)
+    }
+}

@@ -1,0 +1,326 @@
+"""``RecordFuture``, what ``send()`` returns: an asyncio-compatible future resolved through its
+batch (``BatchRecords``). Everything asyncio does with an ``asyncio.Future`` (await, callbacks,
+cancellation, gather/wait/wait_for/shield) must work the same, under asyncio and uvloop."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import gc
+import time
+import traceback
+import weakref
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+import pytest
+import uvloop
+from ferrokafka import _native
+from ferrokafka import errors as Errors
+from ferrokafka.records import decode_records
+from ferrokafka.structs import RecordMetadata, TopicPartition
+
+TP = TopicPartition("t", 3)
+
+
+def batch(size: int = 16384) -> _native.BatchRecords:
+    records = _native.BatchRecords(size)
+    records.set_loop(asyncio.get_running_loop())
+    return records
+
+
+def send(records: _native.BatchRecords, value: bytes = b"v") -> _native.RecordFuture:
+    future = records.append_value(value)
+    assert future is not None
+    return future
+
+
+async def test_await_gives_the_records_metadata_from_its_batch() -> None:
+    records = batch()
+    before = int(time.time() * 1000)
+    futures = [send(records, b"x" * i) for i in range(3)]
+    ts = records.add(1234, b"k", b"v", [("h", b"1")])
+    assert ts == 1234
+    futures.append(records.last_future(ts))
+    assert not any(f.done() for f in futures)
+    with pytest.raises(asyncio.InvalidStateError):
+        futures[0].result()
+    records.resolve(TP, 100, -1, 7)
+    got = [await f for f in futures]
+    assert [md.offset for md in got] == [100, 101, 102, 103]
+    assert all(type(md) is RecordMetadata for md in got)
+    assert got[3] == RecordMetadata("t", 3, TP, 103, 1234, 0, 7)
+    assert before <= got[0].timestamp <= int(time.time() * 1000)
+    assert futures[1].exception() is None and futures[1].result() == got[1]
+
+
+async def test_log_append_time_and_unknown_offsets() -> None:
+    records = batch()
+    f = send(records)
+    records.resolve(TP, -1, 5555, None)
+    assert await f == RecordMetadata("t", 3, TP, -1, 5555, 1, None)
+
+
+async def test_acks_zero_resolves_with_none() -> None:
+    records = batch()
+    f = send(records)
+    records.resolve_noack()
+    assert f.done() and await f is None
+
+
+async def test_callbacks_run_on_a_later_loop_turn_in_order_with_the_future() -> None:
+    records = batch()
+    a, b = send(records), send(records)
+    seen: list[tuple[str, Any]] = []
+    a.add_done_callback(lambda f: seen.append(("a1", f)))
+    b.add_done_callback(lambda f: seen.append(("b", f)))
+    a.add_done_callback(lambda f: seen.append(("a2", f)))
+    records.resolve(TP, 0, -1, None)
+    assert seen == []  # never synchronously, as asyncio.Future
+    await asyncio.sleep(0)
+    assert seen == [("a1", a), ("a2", a), ("b", b)]
+    # On a done future: scheduled with call_soon, still not synchronously.
+    a.add_done_callback(lambda f: seen.append(("late", f)))
+    assert len(seen) == 3
+    await asyncio.sleep(0)
+    assert seen[-1] == ("late", a)
+
+
+async def test_remove_done_callback_counts_and_removes_every_registration() -> None:
+    records = batch()
+    f = send(records)
+    calls: list[int] = []
+
+    def cb(_: Any) -> None:
+        calls.append(1)
+
+    f.add_done_callback(cb)
+    f.add_done_callback(cb)
+    assert f.remove_done_callback(cb) == 2
+    assert f.remove_done_callback(cb) == 0
+    records.resolve(TP, 0, -1, None)
+    await asyncio.sleep(0)
+    assert calls == []
+
+
+async def test_callbacks_run_in_their_context() -> None:
+    var: contextvars.ContextVar[str] = contextvars.ContextVar("var", default="outside")
+    records = batch()
+    f = send(records)
+    ctx = contextvars.copy_context()
+    ctx.run(var.set, "inside")
+    seen: list[str] = []
+    f.add_done_callback(lambda _: seen.append(var.get()), context=ctx)
+    records.resolve(TP, 0, -1, None)
+    await asyncio.sleep(0)
+    assert seen == ["inside"]
+
+
+async def test_a_failing_callback_goes_to_the_exception_handler_and_the_rest_still_run() -> None:
+    loop = asyncio.get_running_loop()
+    handled: list[dict[str, Any]] = []
+    loop.set_exception_handler(lambda _loop, context: handled.append(context))
+    records = batch()
+    f, g = send(records), send(records)
+    ran: list[str] = []
+
+    def boom(_: Any) -> None:
+        raise ZeroDivisionError("in a callback")
+
+    f.add_done_callback(boom)
+    f.add_done_callback(lambda _: ran.append("f"))
+    g.add_done_callback(lambda _: ran.append("g"))
+    records.resolve(TP, 0, -1, None)
+    await asyncio.sleep(0)
+    assert ran == ["f", "g"]
+    assert len(handled) == 1
+    assert isinstance(handled[0]["exception"], ZeroDivisionError)
+    assert handled[0]["future"] is f
+    assert "boom" in handled[0]["message"]
+
+
+async def test_a_failed_batch_gives_each_future_its_own_copy_of_the_error() -> None:
+    records = batch()
+    f, g = send(records), send(records)
+    error = Errors.NotLeaderForPartitionError("t[3]: not the leader")
+    records.fail(error)
+    assert f.done() and not f.cancelled()
+    ef, eg = f.exception(), g.exception()
+    assert isinstance(ef, Errors.NotLeaderForPartitionError) and str(ef) == str(error)
+    assert ef is f.exception() and ef is not eg
+    depths = []
+    for _ in range(3):
+        try:
+            f.result()
+        except Errors.NotLeaderForPartitionError as exc:
+            assert exc is ef
+            depths.append(len(traceback.extract_tb(exc.__traceback__)))
+    assert depths[0] == depths[1] == depths[2]  # no traceback piles up
+    with pytest.raises(Errors.NotLeaderForPartitionError):
+        await g
+    # Settled once: a later outcome changes nothing.
+    records.resolve(TP, 0, -1, None)
+    assert g.exception() is eg
+
+
+async def test_cancel_runs_callbacks_and_the_batch_outcome_no_longer_applies() -> None:
+    records = batch()
+    f, g = send(records), send(records)
+    seen: list[bool] = []
+    f.add_done_callback(lambda fut: seen.append(fut.cancelled()))
+    assert f.cancel("stop") is True
+    assert f.done() and f.cancelled()
+    await asyncio.sleep(0)
+    assert seen == [True]
+    with pytest.raises(asyncio.CancelledError, match="stop"):
+        f.result()
+    with pytest.raises(asyncio.CancelledError):
+        f.exception()
+    records.resolve(TP, 10, -1, None)
+    assert f.cancelled() and g.cancel() is False
+    assert (await g).offset == 11
+    await asyncio.sleep(0)
+    assert seen == [True]
+
+
+async def test_asyncio_sees_a_future() -> None:
+    records = batch()
+    futures = [send(records) for _ in range(4)]
+    assert asyncio.isfuture(futures[0])
+    assert asyncio.ensure_future(futures[0]) is futures[0]
+    assert futures[0].get_loop() is asyncio.get_running_loop()
+
+    async def resolve_soon() -> None:
+        await asyncio.sleep(0.01)
+        records.resolve(TP, 50, -1, None)
+
+    task = asyncio.create_task(resolve_soon())
+    gathered = await asyncio.gather(*futures[:2])
+    assert [md.offset for md in gathered] == [50, 51]
+    done, pending = await asyncio.wait(futures[2:], timeout=1)
+    assert done == set(futures[2:]) and not pending
+    assert (await asyncio.wait_for(futures[2], 1)).offset == 52
+    assert (await asyncio.shield(futures[3])).offset == 53
+    await task
+
+
+async def test_wait_for_timing_out_cancels_the_future() -> None:
+    records = batch()
+    f = send(records)
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(f, 0.01)
+    assert f.cancelled()
+
+
+async def test_a_task_awaiting_it_can_be_cancelled() -> None:
+    records = batch()
+    f = send(records)
+
+    async def wait() -> RecordMetadata:
+        return await f
+
+    task = asyncio.create_task(wait())
+    await asyncio.sleep(0)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    # Cancelling the task that awaited it cancels the future, as with asyncio.Future.
+    assert f.cancelled()
+
+
+def test_works_under_uvloop() -> None:
+    async def main() -> list[int]:
+        records = batch()
+        futures = [send(records) for _ in range(3)]
+        asyncio.get_running_loop().call_later(0.01, records.resolve, TP, 7, -1, None)
+        return [md.offset for md in await asyncio.gather(*futures)]
+
+    assert uvloop.run(main()) == [7, 8, 9]
+
+
+async def test_batch_size_first_record_always_fits_then_full_closes() -> None:
+    records = batch(200)
+    assert records.append_value(b"x" * 1000) is not None  # the first, however large
+    assert records.append_value(b"x") is None
+    assert records.closed
+    records = batch(200)
+    n = 0
+    while records.append_value(b"y" * 20) is not None:
+        n += 1
+        assert records.size <= 200
+    assert n == records.record_count and n > 1 and records.closed
+
+
+async def test_encode_decodes_to_the_appended_records() -> None:
+    records = batch()
+    send(records, b"one")
+    records.add(42, b"key", None, [("h", None), ("i", b"2")])
+    raw = records.encode(
+        compression="lz4", transactional=False, producer_id=-1, producer_epoch=-1, base_sequence=-1
+    )
+    got = decode_records(raw, "t", 0).records
+    assert [(r.offset, r.key, r.value) for r in got] == [(0, None, b"one"), (1, b"key", None)]
+    assert got[1].timestamp == 42 and list(got[1].headers) == [("h", None), ("i", b"2")]
+    with pytest.raises(ValueError, match="brotli"):
+        records.encode(
+            compression="brotli",
+            transactional=False,
+            producer_id=-1,
+            producer_epoch=-1,
+            base_sequence=-1,
+        )
+
+
+async def test_futures_without_a_loop_are_refused() -> None:
+    records = _native.BatchRecords(100)
+    with pytest.raises(RuntimeError, match="event loop"):
+        records.append_value(b"v")
+
+
+async def test_a_cycle_through_a_callback_is_collected() -> None:
+    class Holder:
+        future: _native.RecordFuture
+
+        def callback(self, _: Any) -> None:
+            pass
+
+    records = batch()
+    holder = Holder()
+    holder.future = send(records)
+    holder.future.add_done_callback(holder.callback)
+    ref = weakref.ref(holder)
+    assert gc.is_tracked(holder.future)
+    del holder, records
+    gc.collect()
+    assert ref() is None
+
+
+async def test_futures_made_after_others_were_freed_are_still_collected() -> None:
+    records = batch()
+    for _ in range(100):
+        send(records)  # each freed at once
+    assert gc.is_tracked(send(records))
+
+
+@pytest.mark.parametrize("run", [asyncio.run, uvloop.run], ids=["asyncio", "uvloop"])
+def test_many_records_resolve_and_every_callback_runs_once(
+    run: Callable[[Coroutine[Any, Any, int]], int],
+) -> None:
+    async def main() -> int:
+        count = 0
+
+        def cb(f: _native.RecordFuture) -> None:
+            nonlocal count
+            assert f.exception() is None
+            count += 1
+
+        batches = [batch() for _ in range(10)]
+        for records in batches:
+            for _ in range(100):
+                send(records).add_done_callback(cb)
+        for i, records in enumerate(batches):
+            records.resolve(TP, i * 100, -1, None)
+        await asyncio.sleep(0)
+        return count
+
+    assert run(main()) == 1000
