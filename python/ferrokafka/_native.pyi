@@ -331,7 +331,7 @@ class BatchRecords:
     its records' ``RecordFuture``s read. The first record is always taken; later ones while
     the batch stays within ``batch_size`` bytes (uncompressed, header included)."""
 
-    def __init__(self, batch_size: int) -> None: ...
+    def __new__(cls, batch_size: int) -> BatchRecords: ...
     def set_loop(self, event_loop: asyncio.AbstractEventLoop) -> None:
         """The event loop the records' futures belong to."""
     def add(

@@ -28,7 +28,7 @@ fn import<'py>(
     module: &str,
     name: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
-    cell.import(py, module, name).map(|t| t.clone())
+    cell.import(py, module, name).cloned()
 }
 
 fn now_ms() -> i64 {

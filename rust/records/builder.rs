@@ -149,7 +149,11 @@ impl RecordsWriter {
         value: Option<&[u8]>,
         headers: &[(&[u8], Option<&[u8]>)],
     ) -> usize {
-        let base_ts = if self.count == 0 { timestamp } else { self.base_ts };
+        let base_ts = if self.count == 0 {
+            timestamp
+        } else {
+            self.base_ts
+        };
         let mut body = 1
             + varlong_len(timestamp.wrapping_sub(base_ts))
             + varint_len(self.count)
