@@ -314,9 +314,14 @@ impl BatchRecords {
 /// `RecordMetadata`, None with acks=0, or the batch's error). It behaves as an
 /// `asyncio.Future` for awaiting, callbacks, cancellation and asyncio's functions
 /// (`gather`, `wait`, `wait_for`, `shield`); cancelling it does not unsend the record.
-// No freelist: PyO3 does not track an object taken from one for the cycle collector again,
-// and a future's callbacks often refer back to it.
-#[pyclass(module = "ferrokafka._native")]
+// Not tracked by the cycle collector (no __traverse__): a producer keeps thousands of these
+// alive at a time, and collections of them cost more than the rest of send(). A future can
+// only be in a cycle through its callbacks (which may refer back to it) or its batch's list
+// of futures with callbacks, and both are dropped when the batch settles; what is left
+// uncollected is the futures of a batch that never settles, a producer dropped without
+// stop(). `result()` raises a fresh copy of the error, so no traceback (and the frames in it)
+// hangs off the future.
+#[pyclass(module = "ferrokafka._native", freelist = 1024)]
 pub struct RecordFuture {
     batch: Py<BatchRecords>,
     index: i32,
@@ -470,10 +475,8 @@ impl RecordFuture {
             _ => None,
         };
         if let Some(exc) = failed {
-            let own = self.own_exception(py, &exc)?;
-            // Raised afresh each time, as asyncio's futures do: no traceback piles up.
-            let own = own.bind(py).call_method1("with_traceback", (py.None(),))?;
-            return Err(PyErr::from_value(own));
+            let copy = import(py, &COPY, "copy", "copy")?.call1((exc,))?;
+            return Err(PyErr::from_value(copy));
         }
         self.metadata(py)
     }
@@ -592,24 +595,6 @@ impl RecordFuture {
             }
         };
         format!("<RecordFuture {state}>")
-    }
-
-    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
-        visit.call(&self.batch)?;
-        for (callback, context) in &self.callbacks {
-            visit.call(callback)?;
-            visit.call(context)?;
-        }
-        visit.call(&self.exception)?;
-        if let Some(Some(msg)) = &self.cancelled {
-            visit.call(msg)?;
-        }
-        Ok(())
-    }
-
-    fn __clear__(&mut self) {
-        self.callbacks.clear();
-        self.exception = None;
     }
 }
 
