@@ -32,6 +32,7 @@ __all__ = [
     "RecordFuture",
     "RecordFutureIter",
     "SharedBytes",
+    "StickySends",
     "__version__",
     "_records_direct_alloc",
     "arena_cache_info",
@@ -406,6 +407,19 @@ class RecordFuture(Awaitable[RecordMetadata]):
     def _loop(self) -> asyncio.AbstractEventLoop: ...
     def __await__(self) -> Generator[Any, None, RecordMetadata]: ...
     def __iter__(self) -> Generator[Any, None, RecordMetadata]: ...
+
+@final
+class StickySends:
+    """``send()``'s shortest path: an unkeyed ``bytes`` value shorter than ``limit`` appended
+    to the open batch of its topic's sticky partition. ``open`` is the accumulator's
+    ``{topic: (BatchRecords, topic metadata)}``; an entry holds while ``cluster._topics[topic]``
+    is still that metadata."""
+
+    def __new__(
+        cls, open: dict[str, tuple[BatchRecords, object]], cluster: Any, limit: int
+    ) -> StickySends: ...
+    def send(self, topic: str, value: object) -> RecordFuture | None:
+        """The record's future, or None when the shortest path does not apply."""
 
 @final
 class RecordFutureIter:

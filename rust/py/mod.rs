@@ -334,6 +334,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<producer::BatchRecords>()?;
     m.add_class::<producer::RecordFuture>()?;
     m.add_class::<producer::RecordFutureIter>()?;
+    m.add_class::<producer::StickySends>()?;
     m.add_function(wrap_pyfunction!(records::records_end, m)?)?;
     m.add_function(wrap_pyfunction!(records::batch_position, m)?)?;
     m.add_class::<columns::ArrowColumns>()?;

@@ -10,9 +10,10 @@
 
 use pyo3::exceptions::{PyRuntimeError, PyStopIteration, PyValueError};
 use pyo3::gc::PyVisit;
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyTuple};
 use pyo3::{PyTraverseError, PyTypeInfo};
 
 use crate::records::{BatchOptions, Codec, RecordsWriter};
@@ -221,7 +222,7 @@ impl BatchRecords {
         producer_id: i64,
         producer_epoch: i16,
         base_sequence: i32,
-    ) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
+    ) -> PyResult<Bound<'py, PyBytes>> {
         let codec = Codec::from_name(compression).ok_or_else(|| {
             PyValueError::new_err(format!(
                 "compression: {compression:?} is not one of none, gzip, snappy, lz4, zstd"
@@ -239,7 +240,7 @@ impl BatchRecords {
             .writer
             .finish(&opts)
             .map_err(|e| super::errors::records_error(py, "", -1, e))?;
-        Ok(pyo3::types::PyBytes::new(py, &batch))
+        Ok(PyBytes::new(py, &batch))
     }
 
     /// The broker has the batch: every record's future gets its `RecordMetadata`.
@@ -314,6 +315,56 @@ impl BatchRecords {
 /// `RecordMetadata`, None with acks=0, or the batch's error). It behaves as an
 /// `asyncio.Future` for awaiting, callbacks, cancellation and asyncio's functions
 /// (`gather`, `wait`, `wait_for`, `shield`); cancelling it does not unsend the record.
+/// `send()`'s shortest path, for an unkeyed record without partition, timestamp or headers
+/// whose value is `bytes` shorter than `limit`: append it to the open batch of its topic's
+/// sticky partition. `open` is the accumulator's `{topic: (BatchRecords, topic metadata)}`; the
+/// entry holds while `cluster._topics[topic]` is still that metadata. None when any of it does
+/// not hold (then `send()` takes its full path).
+#[pyclass(module = "ferrokafka._native", frozen)]
+pub struct StickySends {
+    open: Py<PyDict>,
+    cluster: Py<PyAny>,
+    limit: usize,
+}
+
+#[pymethods]
+impl StickySends {
+    #[new]
+    fn new(open: Py<PyDict>, cluster: Py<PyAny>, limit: usize) -> Self {
+        StickySends {
+            open,
+            cluster,
+            limit,
+        }
+    }
+
+    fn send(
+        &self,
+        py: Python<'_>,
+        topic: &Bound<'_, PyAny>,
+        value: &Bound<'_, PyAny>,
+    ) -> PyResult<Option<Py<RecordFuture>>> {
+        let Ok(value) = value.cast_exact::<PyBytes>() else {
+            return Ok(None);
+        };
+        let value = value.as_bytes();
+        if value.len() >= self.limit {
+            return Ok(None);
+        }
+        let Some(entry) = self.open.bind(py).get_item(topic)? else {
+            return Ok(None);
+        };
+        let entry = entry.cast::<PyTuple>()?;
+        let topics = self.cluster.bind(py).getattr(intern!(py, "_topics"))?;
+        let current = topics.cast::<PyDict>()?.get_item(topic)?;
+        let chosen_under = entry.get_item(1)?;
+        if !current.is_some_and(|info| info.is(&chosen_under)) {
+            return Ok(None);
+        }
+        BatchRecords::append_value(entry.get_item(0)?.cast::<BatchRecords>()?, value)
+    }
+}
+
 // Not tracked by the cycle collector (no __traverse__): a producer keeps thousands of these
 // alive at a time, and collections of them cost more than the rest of send(). A future can
 // only be in a cycle through its callbacks (which may refer back to it) or its batch's list

@@ -127,9 +127,9 @@ class AIOKafkaProducer:
             StickyPartitions() if isinstance(config.partitioner, DefaultPartitioner) else None
         )
         self._partition_lists: dict[str, tuple[TopicInfo | None, list[int], list[int]]] = {}
-        # send()'s fast path takes unkeyed values shorter than this: their size estimate is
-        # then a closed formula and they always fit max_request_size.
-        self._fast_limit = min(8000, self._max_request_size - BATCH_OVERHEAD - 21)
+        # send()'s fast path takes unkeyed values shorter than this: they always fit
+        # max_request_size.
+        fast_limit = min(8000, self._max_request_size - BATCH_OVERHEAD - 21)
         self._tps: dict[str, dict[int, TopicPartition]] = {}
 
         self.client = AIOKafkaClient(config, metric_group_prefix="producer")
@@ -141,6 +141,13 @@ class AIOKafkaProducer:
             self._txn = TransactionManager(self.client, config, self._idempotence)
         self._message_accumulator = MessageAccumulator(
             self._metadata, config, on_failure=None if self._txn is None else self._txn.failed
+        )
+        self._sticky_send = (
+            _native.StickySends(
+                self._message_accumulator.sticky_open, self._metadata, fast_limit
+            ).send
+            if self._value_serializer is None and self._key_serializer is None
+            else None
         )
         self._sender = Sender(
             self.client,
@@ -184,6 +191,7 @@ class AIOKafkaProducer:
         if self._closed:
             return
         self._closed = True
+        self._message_accumulator.sticky_open.clear()  # send() now takes its full path, and fails
         task = self._sender.task
         txn = self._txn
         if txn is not None and task is not None and not task.done() and txn.can_abort:
@@ -363,34 +371,16 @@ class AIOKafkaProducer:
         ``request_timeout_ms``, and ``KafkaTimeoutError`` when the partition's buffer stays
         full that long.
         """
+        if key is None and partition is None and timestamp_ms is None and not headers:
+            # The common case, an unkeyed bytes value joining the open batch of the topic's
+            # sticky partition, in one call (None: take the full path).
+            sticky = self._sticky_send
+            if sticky is not None:
+                future = sticky(topic, value)
+                if future is not None:
+                    return future
         if value is None and key is None:
             raise ValueError("send: need at least one of key or value")
-        if (
-            key is None
-            and partition is None
-            and timestamp_ms is None
-            and not headers
-            and self._key_serializer is None
-        ):
-            # The common case, an unkeyed record joining the open batch of the topic's sticky
-            # partition, is done here without further calls: it is most of send()'s cost. The
-            # checks are those of _send_record for this case; anything else goes there.
-            fast = self._message_accumulator.sticky_open.get(topic)
-            if fast is not None and not self._closed:
-                serializer = self._value_serializer
-                if serializer is not None:
-                    value = serializer(value)
-                records, info = fast
-                if (
-                    type(value) is bytes
-                    and len(value) < self._fast_limit
-                    and self._metadata._topics.get(topic) is info
-                ):
-                    # None when the batch is closed or full.
-                    future = records.append_value(value)
-                    if future is not None:
-                        return future
-                return await self._send_record(topic, value, None, None, None, headers, True)
         return await self._send_record(topic, value, key, partition, timestamp_ms, headers, False)
 
     async def send_record(
