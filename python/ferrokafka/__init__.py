@@ -3,7 +3,7 @@
 The public API follows aiokafka's: swap ``aiokafka`` for ``ferrokafka`` in imports.
 """
 
-from ._native import __version__
+from ._native import RecordFuture, __version__
 from .abc import ConsumerRebalanceListener
 from .client import AIOKafkaClient
 from .consumer import AIOKafkaConsumer
@@ -21,6 +21,7 @@ __all__ = [
     "IllegalOperation",
     "OffsetAndMetadata",
     "OffsetAndTimestamp",
+    "RecordFuture",
     "TopicPartition",
     "__version__",
 ]
