@@ -412,12 +412,9 @@ class RecordFuture(Awaitable[RecordMetadata]):
 class StickySends:
     """``send()``'s shortest path: an unkeyed ``bytes`` value shorter than ``limit`` appended
     to the open batch of its topic's sticky partition. ``open`` is the accumulator's
-    ``{topic: (BatchRecords, topic metadata)}``; an entry holds while ``cluster._topics[topic]``
-    is still that metadata."""
+    ``{topic: BatchRecords}``, emptied whenever the metadata changes."""
 
-    def __new__(
-        cls, open: dict[str, tuple[BatchRecords, object]], cluster: Any, limit: int
-    ) -> StickySends: ...
+    def __new__(cls, open: dict[str, BatchRecords], limit: int) -> StickySends: ...
     def send(self, topic: str, value: object) -> RecordFuture | None:
         """The record's future, or None when the shortest path does not apply."""
 

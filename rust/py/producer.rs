@@ -10,7 +10,6 @@
 
 use pyo3::exceptions::{PyRuntimeError, PyStopIteration, PyValueError};
 use pyo3::gc::PyVisit;
-use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyTuple};
@@ -317,25 +316,20 @@ impl BatchRecords {
 /// (`gather`, `wait`, `wait_for`, `shield`); cancelling it does not unsend the record.
 /// `send()`'s shortest path, for an unkeyed record without partition, timestamp or headers
 /// whose value is `bytes` shorter than `limit`: append it to the open batch of its topic's
-/// sticky partition. `open` is the accumulator's `{topic: (BatchRecords, topic metadata)}`; the
-/// entry holds while `cluster._topics[topic]` is still that metadata. None when any of it does
-/// not hold (then `send()` takes its full path).
+/// sticky partition. `open` is the accumulator's `{topic: BatchRecords}` (emptied whenever
+/// the metadata changes). None when any of it does not hold (then `send()` takes its full
+/// path).
 #[pyclass(module = "ferrokafka._native", frozen)]
 pub struct StickySends {
     open: Py<PyDict>,
-    cluster: Py<PyAny>,
     limit: usize,
 }
 
 #[pymethods]
 impl StickySends {
     #[new]
-    fn new(open: Py<PyDict>, cluster: Py<PyAny>, limit: usize) -> Self {
-        StickySends {
-            open,
-            cluster,
-            limit,
-        }
+    fn new(open: Py<PyDict>, limit: usize) -> Self {
+        StickySends { open, limit }
     }
 
     fn send(
@@ -351,17 +345,10 @@ impl StickySends {
         if value.len() >= self.limit {
             return Ok(None);
         }
-        let Some(entry) = self.open.bind(py).get_item(topic)? else {
+        let Some(records) = self.open.bind(py).get_item(topic)? else {
             return Ok(None);
         };
-        let entry = entry.cast::<PyTuple>()?;
-        let topics = self.cluster.bind(py).getattr(intern!(py, "_topics"))?;
-        let current = topics.cast::<PyDict>()?.get_item(topic)?;
-        let chosen_under = entry.get_item(1)?;
-        if !current.is_some_and(|info| info.is(&chosen_under)) {
-            return Ok(None);
-        }
-        BatchRecords::append_value(entry.get_item(0)?.cast::<BatchRecords>()?, value)
+        BatchRecords::append_value(records.cast::<BatchRecords>()?, value)
     }
 }
 

@@ -12,6 +12,7 @@ import pytest
 from ferrokafka import _native
 from ferrokafka import errors as Errors
 from ferrokafka.client import AIOKafkaClient
+from ferrokafka.cluster import ClusterMetadata
 from ferrokafka.config import ProducerConfig
 from ferrokafka.producer import AIOKafkaProducer, BatchBuilder
 from ferrokafka.producer.idempotence import ProducerIdState, next_sequence
@@ -558,3 +559,21 @@ async def test_a_failed_batch_takes_no_more_records() -> None:
     assert b.append(None, None, b"w", []) is None
     with pytest.raises(Errors.LeaderNotAvailableError):
         await first
+
+
+async def test_a_metadata_update_closes_sends_shortest_path() -> None:
+    """send() appends straight to a topic's sticky batch only while the metadata it was chosen
+    under holds: any update empties the table, and the next record takes the full path."""
+    cluster = ClusterMetadata()
+    acc = MessageAccumulator(cluster, ProducerConfig())
+    tp = TopicPartition(TOPIC, 0)
+    await acc.add_message(tp, None, b"v", 1.0)
+    acc.remember_sticky(TOPIC, tp)
+    assert TOPIC in acc.sticky_open
+    cluster.update_metadata(
+        {
+            "brokers": [{"node_id": 1, "host": "h", "port": 9092}],
+            "topics": [{"name": TOPIC, "error_code": 0, "partitions": []}],
+        }
+    )
+    assert acc.sticky_open == {}

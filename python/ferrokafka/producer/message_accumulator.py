@@ -65,10 +65,11 @@ class MessageAccumulator:
         self._exception: BaseException | None = None
         self.wakeup = asyncio.Event()
         """Set when the sender has something new to look at."""
-        self.sticky_open: dict[str, tuple[BatchRecords, object]] = {}
-        """Topic -> the records of its sticky partition's open batch (and the topic's metadata
-        entry it was chosen under): where ``send()`` appends unkeyed records directly while
-        that batch is open and the metadata entry unchanged."""
+        self.sticky_open: dict[str, BatchRecords] = {}
+        """Topic -> the records of its sticky partition's open batch: where ``send()`` appends
+        unkeyed records directly while that batch is open. Emptied when the metadata changes
+        (the next record of each topic takes the full path, which looks at the partitions)."""
+        cluster.add_listener(lambda _: self.sticky_open.clear())
 
     # -- the producer's side ---------------------------------------------------------------
 
@@ -106,13 +107,13 @@ class MessageAccumulator:
             assert self._on_failure is not None
             self._on_failure(future.exception())  # type: ignore[arg-type]
 
-    def remember_sticky(self, topic: str, tp: TopicPartition, info: object) -> None:
-        """``tp`` is ``topic``'s sticky partition under metadata entry ``info``."""
+    def remember_sticky(self, topic: str, tp: TopicPartition) -> None:
+        """``tp`` is ``topic``'s sticky partition."""
         queue = self._batches.get(tp)
         if queue and not self._closed and self._exception is None:
             batch = queue[-1]
             if batch.encoded is None and not batch.builder.closed():
-                self.sticky_open[topic] = (batch.builder._records, info)
+                self.sticky_open[topic] = batch.builder._records
 
     def append_now(
         self,

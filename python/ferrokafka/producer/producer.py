@@ -143,9 +143,7 @@ class AIOKafkaProducer:
             self._metadata, config, on_failure=None if self._txn is None else self._txn.failed
         )
         self._sticky_send = (
-            _native.StickySends(
-                self._message_accumulator.sticky_open, self._metadata, fast_limit
-            ).send
+            _native.StickySends(self._message_accumulator.sticky_open, fast_limit).send
             if self._value_serializer is None and self._key_serializer is None
             else None
         )
@@ -456,7 +454,7 @@ class AIOKafkaProducer:
                     future = await add(tp, False)
                     assert future is not None
             if sticky and txn is None:
-                accumulator.remember_sticky(topic, tp, self._metadata.topic_info(topic))
+                accumulator.remember_sticky(topic, tp)
             return future
         finally:
             if txn is not None:
