@@ -454,6 +454,15 @@ def produce_once(
 
 
 def produce_workload(ctx: Context, clients: list[str]) -> list[dict[str, Any]]:
+    # A fresh broker appends slowly until its JIT has compiled the produce path, and W6's
+    # small batches take it longest: with none, ferrokafka (first in every round) ran round 1
+    # of the first case at 0.36M records/s, then 0.54M and 0.82M, and its runs cost the broker
+    # 3.1, 2.1 and 0.6 CPU s (benches/produce_ceiling.py). So one whole round, every case and
+    # client, goes first and is not recorded.
+    warm = replace(ctx, runs=[], log=lambda line: ctx.log(f"(warm-up, not recorded) {line}"))
+    for acks, codec in PRODUCER_CONFIGS:
+        for client in clients:
+            produce_once(warm, f"acks={acks} {codec}", client, 0, acks, codec)
     runs = []
     for acks, codec in PRODUCER_CONFIGS:
         case = f"acks={acks} {codec}"
