@@ -215,8 +215,12 @@ class ProducerBatch:
         linger: float,
         *,
         loop: asyncio.AbstractEventLoop,
+        on_settled: Callable[[ProducerBatch], None] | None = None,
     ) -> None:
         self.tp = tp
+        # Called (synchronously) once the batch is done or failed: the accumulator's
+        # bookkeeping, without a loop callback per batch.
+        self._on_settled = on_settled
         self.builder = builder
         self.created = time.monotonic()
         self._linger = linger
@@ -291,6 +295,8 @@ class ProducerBatch:
             )
         self.builder._records.resolve(tp, base_offset, log_append_time, log_start_offset)
         self.mark_drained()
+        if self._on_settled is not None:
+            self._on_settled(self)
 
     def done_noack(self) -> None:
         """acks=0: nothing is known but that the bytes were handed to the socket."""
@@ -298,6 +304,8 @@ class ProducerBatch:
             self.future.set_result(None)
         self.builder._records.resolve_noack()
         self.mark_drained()
+        if self._on_settled is not None:
+            self._on_settled(self)
 
     def failure(self, exc: BaseException) -> None:
         # A failed batch takes no more records: one still open (expired in the queue before
@@ -312,3 +320,5 @@ class ProducerBatch:
         if not self.drained.done():
             self.drained.set_exception(exc)
             self.drained.exception()
+        if self._on_settled is not None:
+            self._on_settled(self)

@@ -93,10 +93,15 @@ class MessageAccumulator:
             raise copy.copy(self._exception)
 
     def _new_batch(self, tp: TopicPartition, builder: BatchBuilder) -> ProducerBatch:
-        batch = ProducerBatch(tp, builder, self._linger, loop=asyncio.get_running_loop())
+        batch = ProducerBatch(
+            tp,
+            builder,
+            self._linger,
+            loop=asyncio.get_running_loop(),
+            on_settled=self._incomplete.discard,
+        )
         self._batches.setdefault(tp, collections.deque()).append(batch)
         self._incomplete.add(batch)
-        batch.future.add_done_callback(lambda _: self._incomplete.discard(batch))
         if self._on_failure is not None:
             batch.future.add_done_callback(self._batch_done)
         self.wakeup.set()
