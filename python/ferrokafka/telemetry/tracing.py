@@ -24,7 +24,7 @@ from opentelemetry.trace import Span, SpanKind, Status, StatusCode, TracerProvid
 from .._native import RecordFuture, __version__
 from ..consumer.consumer import AIOKafkaConsumer
 from ..producer.producer import AIOKafkaProducer
-from ..structs import RecordMetadata, TopicPartition
+from ..structs import TopicPartition
 
 Headers = Sequence[tuple[str, bytes | None]]
 
@@ -166,7 +166,7 @@ def _fail(span: Span, exc: BaseException) -> None:
     span.end()
 
 
-def _delivered(span: Span, future: asyncio.Future[RecordMetadata]) -> None:
+def _delivered(span: Span, future: RecordFuture) -> None:
     if future.cancelled():
         _fail(span, asyncio.CancelledError())
         return
