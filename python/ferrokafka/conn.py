@@ -32,6 +32,9 @@ log = logging.getLogger(__name__)
 
 CLIENT_SOFTWARE_NAME = "ferrokafka"
 CLIENT_SOFTWARE_VERSION = _native.__version__
+#: What ferrokafka speaks, api key -> (name, min version, max version, ...): made once (the
+#: native call builds the dict anew, and requests ask for it).
+SUPPORTED_APIS = _native.supported_apis()
 
 Body = dict[str, Any]
 """A request or response as a dict of its fields (snake_case names from Kafka's schemas)."""
@@ -230,7 +233,7 @@ class Connection:
 
     async def _negotiate_versions(self) -> None:
         api = Api.API_VERSIONS
-        version = _native.supported_apis()[api.key][2]
+        version = SUPPORTED_APIS[api.key][2]
         body: ApiVersionsRequest = {
             "client_software_name": CLIENT_SOFTWARE_NAME,
             "client_software_version": CLIENT_SOFTWARE_VERSION,
@@ -469,7 +472,7 @@ class Connection:
 
     def version_for(self, api_key: int) -> int:
         """The highest version of ``api_key`` both sides speak."""
-        info = _native.supported_apis().get(api_key)
+        info = SUPPORTED_APIS.get(api_key)
         if info is None:
             raise Errors.IncompatibleBrokerVersion(f"ferrokafka does not speak api key {api_key}")
         _, our_min, our_max, _ = info
@@ -620,7 +623,7 @@ class Connection:
         pending = self._pending.pop(correlation_id, None)
         if pending is None or pending.future.done():
             return
-        name = _native.supported_apis().get(pending.api_key, (str(pending.api_key),))[0]
+        name = SUPPORTED_APIS.get(pending.api_key, (str(pending.api_key),))[0]
         exc = Errors.RequestTimedOutError(
             f"{name} v{pending.version} to node {self.node_id} ({self.host}:{self.port}) "
             f"got no response within {timeout:.3f}s"
