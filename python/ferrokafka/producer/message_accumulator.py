@@ -86,7 +86,8 @@ class MessageAccumulator:
             value_serializer=value_serializer,
         )
 
-    def _check_open(self) -> None:
+    def check_open(self) -> None:
+        """Raise ``ProducerClosed`` once closed, or (a copy of) the sender's failure."""
         if self._closed:
             raise Errors.ProducerClosed()
         if self._exception is not None:
@@ -158,7 +159,7 @@ class MessageAccumulator:
         deadline = time.monotonic() + timeout
         checked = headers if type(headers) is list else check_headers(headers)
         while True:
-            self._check_open()
+            self.check_open()
             queue = self._batches.get(tp)
             if queue and queue[-1].encoded is None:
                 batch = queue[-1]
@@ -187,7 +188,7 @@ class MessageAccumulator:
         """Queue a caller-built batch for ``tp`` once the partition's pending batch is taken."""
         deadline = time.monotonic() + timeout
         while True:
-            self._check_open()
+            self.check_open()
             queue = self._batches.get(tp)
             if not queue:
                 builder.close()
@@ -206,7 +207,7 @@ class MessageAccumulator:
         (whose open one is closed, so later records go after these). For a bulk send whose
         data is in memory already: waiting for each partition's previous batch to be taken
         would cost a round trip per batch."""
-        self._check_open()
+        self.check_open()
         futures = []
         for tp, builder in batches:
             queue = self._batches.get(tp)

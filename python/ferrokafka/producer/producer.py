@@ -440,7 +440,13 @@ class AIOKafkaProducer:
                         abort_on_new_batch=abort_on_new_batch,
                     )
 
-                future = await add(tp, sticky)
+                if sticky:
+                    # The sticky partition's batch is full or taken: add_message would only
+                    # say so again (unless the producer failed or closed, which raises here).
+                    accumulator.check_open()
+                    accumulator.wakeup.set()
+                else:
+                    future = await add(tp, False)
                 if future is None:
                     # KIP-480: the sticky partition's batch is complete (full or sent), so this
                     # record starts a batch on another partition.
