@@ -603,6 +603,20 @@ impl RecordFuture {
         self.event_loop(py)
     }
 
+    /// asyncio's `gather` asks a cancelled future for this (as of `asyncio.Future`).
+    fn _make_cancelled_error(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        Ok(self.cancelled_error(py)?.into_value(py).into_any())
+    }
+
+    /// The message given to `cancel()` (None when none was, or when not cancelled).
+    #[getter]
+    fn _cancel_message(&self, py: Python<'_>) -> Option<Py<PyAny>> {
+        match &self.cancelled {
+            Some(Some(msg)) => Some(msg.clone_ref(py)),
+            _ => None,
+        }
+    }
+
     #[getter]
     fn _loop(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         self.event_loop(py)

@@ -204,6 +204,20 @@ async def test_asyncio_sees_a_future() -> None:
     await task
 
 
+async def test_gather_with_a_cancelled_future() -> None:
+    records = batch()
+    f, g = send(records), send(records)
+    f.cancel("enough")
+    records.resolve(TP, 0, -1, None)
+    got = await asyncio.gather(f, g, return_exceptions=True)
+    assert isinstance(got[0], asyncio.CancelledError) and got[0].args == ("enough",)
+    assert got[1].offset == 1
+    h = send(batch())
+    h.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.gather(h)
+
+
 async def test_wait_for_timing_out_cancels_the_future() -> None:
     records = batch()
     f = send(records)
