@@ -163,3 +163,25 @@ def test_buffers_that_break_arrow_s_rules_are_refused_not_read() -> None:
     )
     with pytest.raises(ValueError, match="the Arrow data is not valid"):
         plan(pa.RecordBatch.from_arrays([not_utf8], names=["value"]))
+
+
+async def test_arrow_batches_count_their_size_in_a_request() -> None:
+    """An ArrowBatch is closed and as large as its rows: the sender puts no more of them in one
+    request than max_request_size allows (here, one 600 kB batch per 1 MiB request)."""
+    from ferrokafka.cluster import ClusterMetadata
+    from ferrokafka.config import ProducerConfig
+    from ferrokafka.producer.arrow import ArrowBatch
+    from ferrokafka.producer.message_accumulator import MessageAccumulator
+    from ferrokafka.structs import TopicPartition
+
+    values = pa.array([b"v" * 1000] * 1200)
+    chunks = plan(pa.record_batch({"value": values, "partition": pa.array([0, 1] * 600)}), 2)
+    batches = [ArrowBatch(c, None, transactional=False, created_ms=1) for c in chunks]
+    assert [b.size() for b in batches] == [c.size for c in chunks]
+    assert all(b.closed() and b.size() > 600_000 for b in batches)
+    acc = MessageAccumulator(ClusterMetadata(), ProducerConfig())
+    acc._cluster.leader_for_partition = lambda tp: 1  # type: ignore[method-assign]
+    pairs = zip(chunks, batches, strict=True)
+    acc.add_batches([(TopicPartition("t", c.partition), b) for c, b in pairs])
+    ready, _, _ = acc.drain(node_ready=lambda _: True, sendable=lambda _: True, max_request_size=MB)
+    assert [len(b) for b in ready.values()] == [1]

@@ -48,8 +48,10 @@ class ArrowBatch(BatchBuilder):
         # Rows without a timestamp get the time of the send_arrow call, as send() stamps a
         # record when it is called, not when its batch is encoded.
         self._created_ms = created_ms
-        self._size = chunk.size
-        self._closed = True
+        self._records.close()
+
+    def size(self) -> int:
+        return len(self._buffer) if self._buffer is not None else self._chunk.size
 
     def record_count(self) -> int:
         return self._chunk.record_count
