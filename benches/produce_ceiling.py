@@ -5,9 +5,11 @@ uncompressed), written to a fresh topic per run, each writer in its own process,
 ``--rounds`` rounds:
 
 - ``raw-produce``: the records encoded before the clock starts into 1,000,000-byte batches (as
-  ``send_arrow`` makes them), then only Produce requests: one batch per partition per request,
-  up to 5 requests in flight (Java's and ferrokafka's default limit per connection). No client
-  work but the requests' framing: the ceiling for any client on this broker and machine.
+  ``send_arrow`` makes them), then only Produce requests shaped as the producer shapes them: at
+  most one batch per partition and ``--max-request-size`` bytes (the producer's default,
+  1 MiB: one such batch) per request, up to 5 requests in flight (Java's and ferrokafka's
+  default limit per connection). No client work but the requests' framing: the ceiling for
+  any client on this broker and machine with requests of that size.
 - ``ferrokafka-arrow``, ``ferrokafka``, ``confluent-kafka``: the harness's W6 runs of
   ``send_arrow``, ``send()`` and ``Producer.produce()`` (see ``harness/producers.py``).
 
@@ -16,7 +18,8 @@ seconds during its runs (for the broker this program starts): on two cores share
 broker, what the broker needs to append at the ceiling bounds what is left for the client.
 
     .venv/bin/python benches/produce_ceiling.py [--records 1000000] [--rounds 3]
-        [--writers raw-produce,ferrokafka-arrow,confluent-kafka] [--bootstrap H:P]
+        [--writers raw-produce,ferrokafka-arrow,confluent-kafka] [--max-request-size BYTES]
+        [--bootstrap H:P]
 """
 
 from __future__ import annotations
@@ -65,9 +68,12 @@ def encoded_batches(total: int) -> list[list[tuple[int, bytes]]]:
     return out
 
 
-async def raw_produce(bootstrap: str, topic: str, batches: list[list[tuple[int, bytes]]]) -> int:
-    """Send every batch, one per partition per request, ``IN_FLIGHT`` requests at a time;
-    the records the broker acknowledged."""
+async def raw_produce(
+    bootstrap: str, topic: str, batches: list[list[tuple[int, bytes]]], max_request_size: int
+) -> int:
+    """Send every batch, at most one per partition and ``max_request_size`` bytes (but always
+    one batch) per request, ``IN_FLIGHT`` requests at a time; the records the broker
+    acknowledged."""
     from ferrokafka.client import AIOKafkaClient
     from ferrokafka.protocol import ApiKey
     from ferrokafka.structs import TopicPartition
@@ -104,18 +110,25 @@ async def raw_produce(bootstrap: str, topic: str, batches: list[list[tuple[int, 
         pending: set[asyncio.Task[int]] = set()
         while any(queues) or pending:
             while len(pending) < IN_FLIGHT and any(queues):
-                parts = [(p, *q.pop()) for p, q in enumerate(queues) if q]
+                parts: list[tuple[int, int, bytes]] = []
+                size = 0
+                for p, q in enumerate(queues):
+                    if q and (not parts or size + len(q[-1][1]) <= max_request_size):
+                        parts.append((p, *q.pop()))
+                        size += len(parts[-1][2])
                 pending.add(asyncio.create_task(request(parts)))
             done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
             acknowledged += sum(t.result() for t in done)
         return acknowledged
 
 
-def child(writer: str, bootstrap: str, topic: str, total: int) -> dict[str, Any]:
+def child(
+    writer: str, bootstrap: str, topic: str, total: int, max_request_size: int
+) -> dict[str, Any]:
     if writer == "raw-produce":
         batches = encoded_batches(total)
         cpu, start = time.process_time(), time.perf_counter()
-        count = asyncio.run(raw_produce(bootstrap, topic, batches))
+        count = asyncio.run(raw_produce(bootstrap, topic, batches, max_request_size))
         return {
             "wall": time.perf_counter() - start,
             "cpu": time.process_time() - cpu,
@@ -143,12 +156,14 @@ def main() -> None:
     parser.add_argument("--records", type=int, default=1_000_000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--writers", default="raw-produce,ferrokafka-arrow,confluent-kafka")
+    parser.add_argument("--max-request-size", type=int, default=1 << 20)
     parser.add_argument("--bootstrap")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         writer, bootstrap, topic = args.child
-        print(json.dumps(child(writer, bootstrap, topic, args.records)))
+        result = child(writer, bootstrap, topic, args.records, args.max_request_size)
+        print(json.dumps(result))
         return
 
     from harness.broker import broker
@@ -170,6 +185,7 @@ def main() -> None:
                 b.kafka.create_topic(topic, partitions=PARTITIONS)
                 broker_before = process_cpu(broker_pid)
                 argv = [sys.executable, __file__, "--records", str(args.records)]
+                argv += ["--max-request-size", str(args.max_request_size)]
                 out = subprocess.run(
                     [*argv, "--child", w, b.bootstrap, topic],
                     capture_output=True,
@@ -193,7 +209,10 @@ def main() -> None:
                 if rnd:
                     runs[w].append(r)
     rate = {w: statistics.median(args.records / r["wall"] for r in runs[w]) for w in writers}
-    print(f"\n# W6's {args.records:,} x {VALUE_SIZE} B, 8 partitions, acks=1: broker ceiling")
+    print(
+        f"\n# W6's {args.records:,} x {VALUE_SIZE} B, 8 partitions, acks=1, requests of at most "
+        f"{args.max_request_size:,} bytes: broker ceiling"
+    )
     print(f"median of {args.rounds}\n")
     print(
         "| writer | records/s | wall s | client CPU s | broker CPU s "
