@@ -128,6 +128,28 @@ async def test_three_node_cluster_metadata(kafka_cluster: Any) -> None:
 
 
 @pytest.mark.cluster
+def _thread_states(pid: int) -> list[str]:
+    """The scheduler state of each of a process's threads (``T``: stopped)."""
+    states = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/stat") as f:
+                states.append(f.read().rsplit(")", 1)[1].split()[0])
+        except FileNotFoundError:
+            continue  # a thread that has exited
+    return states
+
+
+async def _all_threads_stopped(pid: int, timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        states = _thread_states(pid)
+        if all(state in ("T", "t") for state in states):
+            return
+        assert time.monotonic() < deadline, f"broker {pid} not stopped: {states}"
+        await asyncio.sleep(0.01)
+
+
 async def test_broker_killed_mid_request_fails_waiters_and_pool_reconnects(
     kafka_cluster: Any,
 ) -> None:
@@ -141,6 +163,9 @@ async def test_broker_killed_mid_request_fails_waiters_and_pool_reconnects(
         pid = kafka_cluster.pids[victim]
         os.kill(pid, signal.SIGSTOP)  # freeze: requests stay in flight, unanswered
         try:
+            # A thread running on another core stops only when next scheduled: wait until
+            # every thread is stopped, or a request sent now could still be answered.
+            await _all_threads_stopped(pid)
             waiters = [
                 asyncio.ensure_future(conn.send(ApiKey.METADATA, {"topics": []})) for _ in range(10)
             ]
