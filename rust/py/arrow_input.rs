@@ -14,7 +14,6 @@ use pyo3::types::{PyBytes, PyCapsule, PyCapsuleMethods};
 
 use super::errors;
 use crate::records::arrow_input::{ArrowInputError, PlannedBatch, ProduceRows};
-use crate::records::{BatchOptions, Codec};
 
 fn input_error(py: Python<'_>, err: ArrowInputError) -> PyErr {
     match err {
@@ -129,19 +128,13 @@ impl ArrowRecordChunk {
         producer_epoch: i16,
         base_sequence: i32,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let codec = Codec::from_name(compression).ok_or_else(|| {
-            PyValueError::new_err(format!(
-                "compression: {compression:?} is not one of none, gzip, snappy, lz4, zstd"
-            ))
-        })?;
-        let opts = BatchOptions {
-            codec,
+        let opts = super::producer::batch_options(
+            compression,
             transactional,
             producer_id,
             producer_epoch,
             base_sequence,
-            ..Default::default()
-        };
+        )?;
         let inner = &self.inner;
         let out = py
             .detach(|| inner.columns.encode(&inner.chunk.rows, now_ms, &opts))

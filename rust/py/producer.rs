@@ -37,6 +37,29 @@ fn now_ms() -> i64 {
         .map_or(0, |d| d.as_millis() as i64)
 }
 
+/// A producer batch's header options; a ValueError names an unknown codec.
+pub(super) fn batch_options(
+    compression: &str,
+    transactional: bool,
+    producer_id: i64,
+    producer_epoch: i16,
+    base_sequence: i32,
+) -> PyResult<BatchOptions> {
+    let codec = Codec::from_name(compression).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "compression: {compression:?} is not one of none, gzip, snappy, lz4, zstd"
+        ))
+    })?;
+    Ok(BatchOptions {
+        codec,
+        transactional,
+        producer_id,
+        producer_epoch,
+        base_sequence,
+        ..Default::default()
+    })
+}
+
 enum Outcome {
     Pending,
     /// Where the batch landed: its partition (a `TopicPartition`), base offset (-1 unknown),
@@ -222,19 +245,13 @@ impl BatchRecords {
         producer_epoch: i16,
         base_sequence: i32,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let codec = Codec::from_name(compression).ok_or_else(|| {
-            PyValueError::new_err(format!(
-                "compression: {compression:?} is not one of none, gzip, snappy, lz4, zstd"
-            ))
-        })?;
-        let opts = BatchOptions {
-            codec,
+        let opts = batch_options(
+            compression,
             transactional,
             producer_id,
             producer_epoch,
             base_sequence,
-            ..Default::default()
-        };
+        )?;
         let batch = self
             .writer
             .finish(&opts)
