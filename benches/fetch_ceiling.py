@@ -25,9 +25,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
-import statistics
-import subprocess
 import sys
 import time
 import uuid
@@ -36,17 +33,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from harness.ceiling import describe_run, print_table, run_child
+
 PARTITIONS = 8
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def process_cpu(pid: int | None) -> float | None:
-    """User plus system CPU seconds of a process so far (None without a pid)."""
-    if pid is None:
-        return None
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    # After the command name: state is field 3, utime and stime are fields 14 and 15.
-    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
 
 
 async def raw_fetch(bootstrap: str, topic: str, total: int) -> int:
@@ -162,8 +151,8 @@ def main() -> None:
     for c in clients:
         if c not in READERS:
             parser.error(f"unknown reader {c!r}: choose from {','.join(READERS)}")
-    if "raw-fetch" not in clients:
-        clients.insert(0, "raw-fetch")  # the ceiling every share is of
+    # The ceiling every share is of comes first.
+    clients = ["raw-fetch"] + [c for c in clients if c != "raw-fetch"]
     with broker(args.bootstrap) as b:
         topic = f"ceiling-{uuid.uuid4().hex[:8]}"
         b.kafka.create_topic(topic, partitions=PARTITIONS)
@@ -175,49 +164,15 @@ def main() -> None:
         for rnd in range(args.rounds):
             for c in clients:
                 cmd = [sys.executable, __file__, "--records", str(args.records)]
-                broker_before = process_cpu(broker_pid)
-                out = subprocess.run(
-                    [*cmd, "--child", c, b.bootstrap, topic],
-                    capture_output=True,
-                    text=True,
-                    timeout=600,
-                    check=True,
-                )
-                r = json.loads(out.stdout.strip().splitlines()[-1])
-                broker_after = process_cpu(broker_pid)
-                if broker_before is not None and broker_after is not None:
-                    r["broker_cpu"] = broker_after - broker_before
+                r = run_child([*cmd, "--child", c, b.bootstrap, topic], broker_pid)
                 runs[c].append(r)
-                print(
-                    f"round {rnd + 1} {c}: {args.records / r['wall'] / 1e6:.2f} M rec/s, "
-                    f"cpu {r['cpu']:.2f}s, broker cpu {r.get('broker_cpu', float('nan')):.2f}s",
-                    file=sys.stderr,
-                )
-    rate = {c: statistics.median(args.records / r["wall"] for r in runs[c]) for c in clients}
+                print(describe_run(f"round {rnd + 1}", c, args.records, r), file=sys.stderr)
     print(
         f"\n# {args.records:,} x {args.value_size} B, 8 partitions: broker ceiling vs "
         + ", ".join(c for c in clients if c != "raw-fetch")
     )
     print(f"median of {args.rounds}\n")
-    print(
-        "| reader | records/s | wall s | client CPU s | broker CPU s "
-        "| broker cores busy | share of ceiling |"
-    )
-    print("|---|---|---|---|---|---|---|")
-    for c in clients:
-        wall = statistics.median(r["wall"] for r in runs[c])
-        cpu = statistics.median(r["cpu"] for r in runs[c])
-        share = rate[c] / rate["raw-fetch"]
-        broker = [r["broker_cpu"] for r in runs[c] if "broker_cpu" in r]
-        if broker:
-            busy = statistics.median(r["broker_cpu"] / r["wall"] for r in runs[c])
-            broker_cols = f"{statistics.median(broker):.2f} | {busy:.2f}"
-        else:
-            broker_cols = "- | -"  # an external broker: its pid is not ours to read
-        print(
-            f"| {c} | {rate[c] / 1e6:.2f} M | {wall:.2f} | {cpu:.2f} | {broker_cols} "
-            f"| {share:.0%} |"
-        )
+    print_table("reader", runs, args.records)
 
 
 if __name__ == "__main__":

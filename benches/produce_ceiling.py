@@ -27,8 +27,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import statistics
-import subprocess
 import sys
 import time
 import uuid
@@ -37,7 +35,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from fetch_ceiling import process_cpu
+from harness.ceiling import describe_run, print_table, run_child
 
 PARTITIONS = 8
 BATCH_BYTES = 1_000_000
@@ -172,8 +170,8 @@ def main() -> None:
     for w in writers:
         if w not in WRITERS:
             parser.error(f"unknown writer {w!r}: choose from {','.join(WRITERS)}")
-    if "raw-produce" not in writers:
-        writers.insert(0, "raw-produce")  # the ceiling every share is of
+    # The ceiling every share is of comes first.
+    writers = ["raw-produce"] + [w for w in writers if w != "raw-produce"]
     runs: dict[str, list[dict[str, Any]]] = {w: [] for w in writers}
     with broker(args.bootstrap) as b:
         broker_pid = getattr(b.kafka, "pid", None)
@@ -183,55 +181,22 @@ def main() -> None:
             for w in writers:
                 topic = f"ceiling-{uuid.uuid4().hex[:8]}"
                 b.kafka.create_topic(topic, partitions=PARTITIONS)
-                broker_before = process_cpu(broker_pid)
                 argv = [sys.executable, __file__, "--records", str(args.records)]
                 argv += ["--max-request-size", str(args.max_request_size)]
-                out = subprocess.run(
-                    [*argv, "--child", w, b.bootstrap, topic],
-                    capture_output=True,
-                    text=True,
-                    timeout=600,
-                    check=True,
-                )
-                broker_after = process_cpu(broker_pid)
+                r = run_child([*argv, "--child", w, b.bootstrap, topic], broker_pid)
                 b.kafka.delete_topic(topic)
-                r = json.loads(out.stdout.strip().splitlines()[-1])
                 if r["count"] != args.records:
                     raise SystemExit(f"{w}: {r['count']:,} acknowledged, expected {args.records:,}")
-                if broker_before is not None and broker_after is not None:
-                    r["broker_cpu"] = broker_after - broker_before
-                print(
-                    f"{'round ' + str(rnd) if rnd else 'warm-up'} {w}: "
-                    f"{args.records / r['wall'] / 1e6:.2f} M rec/s, cpu {r['cpu']:.2f}s, "
-                    f"broker cpu {r.get('broker_cpu', float('nan')):.2f}s",
-                    file=sys.stderr,
-                )
+                label = f"round {rnd}" if rnd else "warm-up"
+                print(describe_run(label, w, args.records, r), file=sys.stderr)
                 if rnd:
                     runs[w].append(r)
-    rate = {w: statistics.median(args.records / r["wall"] for r in runs[w]) for w in writers}
     print(
         f"\n# W6's {args.records:,} x {VALUE_SIZE} B, 8 partitions, acks=1, requests of at most "
         f"{args.max_request_size:,} bytes: broker ceiling"
     )
     print(f"median of {args.rounds}\n")
-    print(
-        "| writer | records/s | wall s | client CPU s | broker CPU s "
-        "| broker cores busy | share of ceiling |"
-    )
-    print("|---|---|---|---|---|---|---|")
-    for w in writers:
-        wall = statistics.median(r["wall"] for r in runs[w])
-        cpu = statistics.median(r["cpu"] for r in runs[w])
-        broker_cpu = [r["broker_cpu"] for r in runs[w] if "broker_cpu" in r]
-        if broker_cpu:
-            busy = statistics.median(r["broker_cpu"] / r["wall"] for r in runs[w])
-            broker_cols = f"{statistics.median(broker_cpu):.2f} | {busy:.2f}"
-        else:
-            broker_cols = "- | -"  # an external broker: its pid is not ours to read
-        print(
-            f"| {w} | {rate[w] / 1e6:.2f} M | {wall:.2f} | {cpu:.2f} | {broker_cols} "
-            f"| {rate[w] / rate['raw-produce']:.0%} |"
-        )
+    print_table("writer", runs, args.records)
 
 
 if __name__ == "__main__":
