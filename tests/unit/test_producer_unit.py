@@ -577,3 +577,35 @@ async def test_a_metadata_update_closes_sends_shortest_path() -> None:
         }
     )
     assert acc.sticky_open == {}
+
+
+async def test_batches_that_do_not_share_a_request_go_out_together_up_to_the_limit() -> None:
+    # A batch on each of 7 partitions, one batch per request (max_request_size holds one): a
+    # drain makes one request per node, and the batches left over must not wait for its answer.
+    gate = asyncio.Event()
+    fake = ScriptedBroker([], partitions=MAX_IN_FLIGHT + 2)
+    plain = fake.handle
+
+    async def held(key: int, version: int, corr: int, body: dict[str, Any]) -> bytes | None:
+        if key == 0:
+            await gate.wait()
+        return await plain(key, version, corr, body)
+
+    fake.handle = held  # type: ignore[method-assign]
+    await fake.start()
+    try:
+        async with AIOKafkaProducer(
+            bootstrap_servers=fake.bootstrap, max_batch_size=1200, max_request_size=1500
+        ) as p:
+            futures = [
+                await p.send(TOPIC, b"x" * 1000, partition=i) for i in range(MAX_IN_FLIGHT + 2)
+            ]
+            await asyncio.sleep(0.2)
+            in_flight = len(p._sender._tasks)
+            gate.set()
+            assert in_flight == MAX_IN_FLIGHT, "every ready batch, up to the in-flight limit"
+            metas = await asyncio.gather(*futures)
+        assert sorted(m.partition for m in metas) == list(range(MAX_IN_FLIGHT + 2))
+        assert len(fake.produced) == MAX_IN_FLIGHT + 2
+    finally:
+        await fake.stop()

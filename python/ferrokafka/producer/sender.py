@@ -138,22 +138,34 @@ class Sender:
                 await self._init_producer_id()
                 self._pid_reset_needed = False
             wakeup.clear()
-            ready, wait, unknown_leader = self._accumulator.drain(
-                node_ready=self._node_ready,
-                sendable=self._sendable,
-                max_request_size=self._max_request_size,
-            )
+            wait, unknown_leader = self._send_ready()
             if unknown_leader:
                 self._refresh_metadata()
                 wait = min(wait, self._retry_backoff) if wait is not None else self._retry_backoff
-            for node_id, batches in ready.items():
-                self._start_request(node_id, batches)
             timer = loop.call_later(wait, wakeup.set) if wait is not None else None
             try:
                 await wakeup.wait()
             finally:
                 if timer is not None:
                     timer.cancel()
+
+    def _send_ready(self) -> tuple[float | None, bool]:
+        """Start a request for every node with batches ready, again and again until no node
+        can take another (its in-flight limit, or nothing sendable is left): a drain makes one
+        request per node, and what did not fit in it is ready now, not at the next wake-up.
+        Returns the drain's ``(seconds until something else may be ready, leader unknown)``."""
+        any_unknown = False
+        while True:
+            ready, wait, unknown_leader = self._accumulator.drain(
+                node_ready=self._node_ready,
+                sendable=self._sendable,
+                max_request_size=self._max_request_size,
+            )
+            any_unknown = any_unknown or unknown_leader
+            if not ready:
+                return wait, any_unknown
+            for node_id, batches in ready.items():
+                self._start_request(node_id, batches)
 
     def _node_ready(self, node_id: int) -> bool:
         return self._node_in_flight.get(node_id, 0) < self._max_in_flight
