@@ -7,6 +7,7 @@ mod buffers;
 mod columns;
 mod errors;
 mod heap;
+mod produce_frame;
 mod producer;
 mod records;
 
@@ -153,6 +154,13 @@ fn encode_request<'py>(
     client_id: Option<&str>,
     body: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyBytes>> {
+    if api_key == <messages::produce::Produce as messages::Api>::KEY {
+        if let Some(frame) =
+            produce_frame::encode(py, api_version, correlation_id, client_id, body)?
+        {
+            return Ok(frame);
+        }
+    }
     let frame = with_api!(api_key, A => {
         let request: <A as messages::Api>::Request =
             depythonize(body).map_err(|e| errors::shape_error(A::NAME, e))?;

@@ -142,12 +142,17 @@ pub fn decode_response<A: Api>(version: i16, frame: &[u8]) -> Result<(i32, A::Re
 }
 
 fn finish_frame(mut out: Vec<u8>) -> Result<Vec<u8>> {
-    let size = i32::try_from(out.len() - 4).map_err(|_| DecodeError::Unencodable {
-        what: "frame",
-        reason: format!("{} bytes exceed the int32 size prefix", out.len() - 4),
-    })?;
+    let size = frame_size(out.len() - 4)?;
     out[..4].copy_from_slice(&size.to_be_bytes());
     Ok(out)
+}
+
+/// A frame's size prefix for `len` bytes after it.
+fn frame_size(len: usize) -> Result<i32> {
+    i32::try_from(len).map_err(|_| DecodeError::Unencodable {
+        what: "frame",
+        reason: format!("{len} bytes exceed the int32 size prefix"),
+    })
 }
 
 /// A row of the supported-API table.

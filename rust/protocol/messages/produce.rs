@@ -6,9 +6,11 @@
 use serde_bytes::ByteBuf;
 
 use super::common::{LeaderIdAndEpoch, NodeEndpoint};
-use super::Api;
+use super::{frame_size, Api};
 use crate::kafka_struct;
-use crate::protocol::codec::Uuid;
+use crate::protocol::codec::{put_length, put_tagged_fields, Uuid, Wire};
+use crate::protocol::error::Result;
+use crate::protocol::header::RequestHeader;
 
 pub struct Produce;
 
@@ -44,6 +46,116 @@ kafka_struct! {
         timeout_ms: i32 [0, _],
         topic_data: Vec<TopicProduceData> [0, _],
     }
+}
+
+/// A Produce request whose record batches are borrowed: [`encode_spliced`] frames it without
+/// copying them (a producer's request is mostly its batches, up to `max_request_size`).
+#[derive(Debug, Clone, Default)]
+pub struct ProduceRequestRef<'a> {
+    pub transactional_id: Option<String>,
+    pub acks: i16,
+    pub timeout_ms: i32,
+    pub topic_data: Vec<TopicProduceDataRef<'a>>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct TopicProduceDataRef<'a> {
+    /// Versions 3-12 name the topic, 13 and later give its id.
+    pub name: String,
+    pub topic_id: Uuid,
+    /// `(partition index, record batches)`.
+    pub partition_data: Vec<(i32, Option<&'a [u8]>)>,
+}
+
+/// A request frame as its encoded fields (`scaffold`, size prefix included) with borrowed
+/// byte runs to insert at offsets of it: the same bytes as one contiguous frame, written
+/// once, straight into their destination.
+#[derive(Debug)]
+pub struct SplicedFrame<'a> {
+    pub scaffold: Vec<u8>,
+    /// `(offset in scaffold, bytes)`, offsets ascending.
+    pub inserts: Vec<(usize, &'a [u8])>,
+}
+
+impl SplicedFrame<'_> {
+    pub fn len(&self) -> usize {
+        self.scaffold.len() + self.inserts.iter().map(|(_, b)| b.len()).sum::<usize>()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Write the whole frame into `out`, which is exactly [`Self::len`] bytes long.
+    pub fn write_to(&self, out: &mut [u8]) {
+        let mut from = 0;
+        let mut at = 0;
+        for (offset, bytes) in &self.inserts {
+            let head = &self.scaffold[from..*offset];
+            out[at..at + head.len()].copy_from_slice(head);
+            at += head.len();
+            out[at..at + bytes.len()].copy_from_slice(bytes);
+            at += bytes.len();
+            from = *offset;
+        }
+        out[at..].copy_from_slice(&self.scaffold[from..]);
+    }
+}
+
+/// Frame a Produce request as `encode_request::<Produce>` does, byte for byte, with the
+/// record batches left in place (see [`SplicedFrame`]).
+pub fn encode_spliced<'a>(
+    version: i16,
+    correlation_id: i32,
+    client_id: Option<&str>,
+    request: &ProduceRequestRef<'a>,
+) -> Result<SplicedFrame<'a>> {
+    let v = Produce::layout(version)?;
+    let mut out = vec![0u8; 4];
+    let mut inserts = Vec::new();
+    RequestHeader {
+        api_key: Produce::KEY,
+        api_version: version,
+        correlation_id,
+        client_id: client_id.map(str::to_owned),
+    }
+    .write(&mut out, v.flexible);
+    request.transactional_id.write(&mut out, v);
+    request.acks.write(&mut out, v);
+    request.timeout_ms.write(&mut out, v);
+    put_length(&mut out, v, true, Some(request.topic_data.len()));
+    let mut batches = 0usize;
+    for topic in &request.topic_data {
+        if version >= 13 {
+            topic.topic_id.write(&mut out, v);
+        } else {
+            topic.name.write(&mut out, v);
+        }
+        put_length(&mut out, v, true, Some(topic.partition_data.len()));
+        for (index, records) in &topic.partition_data {
+            index.write(&mut out, v);
+            put_length(&mut out, v, true, records.map(<[u8]>::len));
+            if let Some(records) = records {
+                inserts.push((out.len(), *records));
+                batches += records.len();
+            }
+            if v.flexible {
+                put_tagged_fields(&mut out, &[]);
+            }
+        }
+        if v.flexible {
+            put_tagged_fields(&mut out, &[]);
+        }
+    }
+    if v.flexible {
+        put_tagged_fields(&mut out, &[]);
+    }
+    let size = frame_size(out.len() - 4 + batches)?;
+    out[..4].copy_from_slice(&size.to_be_bytes());
+    Ok(SplicedFrame {
+        scaffold: out,
+        inserts,
+    })
 }
 
 kafka_struct! {
@@ -164,6 +276,74 @@ mod tests {
             base_offset in any::<i64>(),
         ) {
             assert_round_trip::<Produce>(version, &request(version, records, txn), &response(version, base_offset));
+        }
+    }
+
+    type Partitions = Vec<(i32, Option<Vec<u8>>)>;
+
+    fn topics() -> impl Strategy<Value = Vec<(String, [u8; 16], Partitions)>> {
+        let batch = proptest::option::of(proptest::collection::vec(any::<u8>(), 0..300));
+        let partitions = proptest::collection::vec((any::<i32>(), batch), 0..4);
+        proptest::collection::vec(("[a-z.]{0,12}", any::<[u8; 16]>(), partitions), 0..4)
+    }
+
+    proptest! {
+        #[test]
+        fn spliced_frames_are_the_generic_encoders_bytes(
+            version in 3i16..=13,
+            correlation_id in any::<i32>(),
+            client_id in proptest::option::of("[a-z-]{0,8}"),
+            txn in proptest::option::of("[a-z]{0,10}"),
+            acks in prop_oneof![Just(-1i16), Just(0), Just(1)],
+            topic_data in topics(),
+        ) {
+            let owned = ProduceRequest {
+                transactional_id: txn.clone(),
+                acks,
+                timeout_ms: 30000,
+                topic_data: topic_data
+                    .iter()
+                    .map(|(name, id, parts)| TopicProduceData {
+                        name: name.clone(),
+                        topic_id: Uuid(*id),
+                        partition_data: parts
+                            .iter()
+                            .map(|(index, records)| PartitionProduceData {
+                                index: *index,
+                                records: records.clone().map(ByteBuf::from),
+                            })
+                            .collect(),
+                    })
+                    .collect(),
+            };
+            let borrowed = ProduceRequestRef {
+                transactional_id: txn,
+                acks,
+                timeout_ms: 30000,
+                topic_data: topic_data
+                    .iter()
+                    .map(|(name, id, parts)| TopicProduceDataRef {
+                        name: name.clone(),
+                        topic_id: Uuid(*id),
+                        partition_data: parts.iter().map(|(i, r)| (*i, r.as_deref())).collect(),
+                    })
+                    .collect(),
+            };
+            let client_id = client_id.as_deref();
+            let want =
+                super::super::encode_request::<Produce>(version, correlation_id, client_id, &owned)
+                    .unwrap();
+            let spliced = encode_spliced(version, correlation_id, client_id, &borrowed).unwrap();
+            let mut got = vec![0xAA; spliced.len()];
+            spliced.write_to(&mut got);
+            prop_assert_eq!(got, want);
+        }
+    }
+
+    #[test]
+    fn spliced_frames_refuse_what_produce_does_not_support() {
+        for version in [2, 14] {
+            assert!(encode_spliced(version, 1, None, &ProduceRequestRef::default()).is_err());
         }
     }
 
