@@ -78,5 +78,5 @@ def test_a_malformed_request_gets_the_generic_encoders_error(bad: dict[str, Any]
 
 
 def test_an_unsupported_version_is_refused() -> None:
-    with pytest.raises(Exception, match="(?i)version"):
+    with pytest.raises(Exception, match=r"(?i)version"):
         _native.encode_request(ApiKey.PRODUCE, 2, 1, None, body())

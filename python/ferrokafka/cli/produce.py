@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import concurrent.futures
 import io
 import os
 import sys
@@ -120,23 +121,41 @@ async def _chunks(source: IO[bytes]) -> AsyncIterator[bytes]:
         return
     loop = asyncio.get_running_loop()
     chunks: asyncio.Queue[bytes | OSError] = asyncio.Queue(maxsize=16)
+    # Set when the lines are no longer wanted (the producer failed, Ctrl-C): the thread must
+    # not wait forever to hand over a chunk nobody will take.
+    stop = threading.Event()
 
     def read() -> None:
-        while True:
+        while not stop.is_set():
             chunk: bytes | OSError
             try:
                 chunk = os.read(fd, _CHUNK)
             except OSError as exc:  # handed to the reader: it must not wait for input forever
                 chunk = exc
-            asyncio.run_coroutine_threadsafe(chunks.put(chunk), loop).result()
+            try:
+                handed = asyncio.run_coroutine_threadsafe(chunks.put(chunk), loop)
+            except RuntimeError:  # the loop is closed
+                return
+            while not stop.is_set():
+                try:
+                    handed.result(timeout=0.1)
+                    break
+                except concurrent.futures.TimeoutError:
+                    continue
+            else:
+                handed.cancel()
+                return
             if not isinstance(chunk, bytes) or not chunk:
                 return
 
     threading.Thread(target=read, name="ferrokafka-produce-input", daemon=True).start()
-    while item := await chunks.get():
-        if isinstance(item, OSError):
-            raise CliError(f"cannot read the input: {item}") from item
-        yield item
+    try:
+        while item := await chunks.get():
+            if isinstance(item, OSError):
+                raise CliError(f"cannot read the input: {item}") from item
+            yield item
+    finally:
+        stop.set()
 
 
 async def _produce(args: argparse.Namespace, source: IO[bytes], out: Output) -> int:
