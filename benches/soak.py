@@ -65,4 +65,8 @@ if __name__ == "__main__":
     )
     parser.add_argument("--out", help="the JSON of raw figures (default: in the work directory)")
     parser.add_argument("--workdir", help="the logs' directory (default: a new temporary one)")
-    sys.exit(main(parser.parse_args()))
+    args = parser.parse_args()
+    if args.out and (Path(args.out).is_dir() or not Path(args.out).parent.is_dir()):
+        # Checked now, not when the figures are written at the end of the run.
+        parser.error(f"--out {args.out}: wants a file path in an existing directory")
+    sys.exit(main(args))
