@@ -267,8 +267,22 @@ pub fn put_tagged_fields(w: &mut Vec<u8>, fields: &[(u32, Vec<u8>)]) {
 pub trait Wire: Sized {
     fn read(r: &mut Reader<'_>, v: Version) -> Result<Self>;
     fn write(&self, w: &mut Vec<u8>, v: Version);
-    /// The fewest bytes one value can take on the wire (bounds hostile array counts).
-    const MIN_SIZE: usize = 1;
+    /// The fewest bytes one value can take on the wire at version `v`: an array's count is
+    /// refused when its elements could not fit in the bytes left, so a hostile count cannot
+    /// make the decoder reserve (or build) more than the response could hold.
+    fn min_size(_v: Version) -> usize {
+        1
+    }
+}
+
+/// The bytes of a length prefix (of a string, bytes or array): a varint of at least one byte
+/// in flexible versions, else an int16 (`short`) or int32.
+fn prefix_size(v: Version, short: bool) -> usize {
+    match (v.flexible, short) {
+        (true, _) => 1,
+        (false, true) => 2,
+        (false, false) => 4,
+    }
 }
 
 macro_rules! fixed_wire {
@@ -280,7 +294,9 @@ macro_rules! fixed_wire {
             fn write(&self, w: &mut Vec<u8>, _v: Version) {
                 w.extend_from_slice(&self.to_be_bytes());
             }
-            const MIN_SIZE: usize = $size;
+            fn min_size(_v: Version) -> usize {
+                $size
+            }
         }
     )*};
 }
@@ -336,6 +352,9 @@ impl Wire for String {
     fn write(&self, w: &mut Vec<u8>, v: Version) {
         write_str(w, v, Some(self));
     }
+    fn min_size(v: Version) -> usize {
+        prefix_size(v, true)
+    }
 }
 
 impl Wire for Option<String> {
@@ -344,6 +363,9 @@ impl Wire for Option<String> {
     }
     fn write(&self, w: &mut Vec<u8>, v: Version) {
         write_str(w, v, self.as_deref());
+    }
+    fn min_size(v: Version) -> usize {
+        prefix_size(v, true)
     }
 }
 
@@ -359,9 +381,26 @@ thread_local! {
 /// received frame rather than copies. A nested call records its own spans; the outer call's
 /// are kept and resumed after it.
 pub fn capture_bytes<T>(decode: impl FnOnce() -> T) -> (T, Vec<(usize, usize)>) {
-    let outer = CAPTURED.with(|c| c.borrow_mut().replace(Vec::new()));
+    /// Puts the outer call's state back however `decode` ends: a panic unwinding through it
+    /// must not leave the thread capturing, or every later decode on the thread would read
+    /// its bytes fields as empty.
+    struct Restore(Option<Option<Vec<(usize, usize)>>>);
+    impl Restore {
+        fn finish(mut self) -> Option<Vec<(usize, usize)>> {
+            let outer = self.0.take().expect("restored once");
+            CAPTURED.with(|c| std::mem::replace(&mut *c.borrow_mut(), outer))
+        }
+    }
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            if let Some(outer) = self.0.take() {
+                CAPTURED.with(|c| *c.borrow_mut() = outer);
+            }
+        }
+    }
+    let guard = Restore(Some(CAPTURED.with(|c| c.borrow_mut().replace(Vec::new()))));
     let result = decode();
-    let spans = CAPTURED.with(|c| std::mem::replace(&mut *c.borrow_mut(), outer));
+    let spans = guard.finish();
     (result, spans.unwrap_or_default())
 }
 
@@ -401,6 +440,9 @@ impl Wire for ByteBuf {
     fn write(&self, w: &mut Vec<u8>, v: Version) {
         write_bytes(w, v, Some(self));
     }
+    fn min_size(v: Version) -> usize {
+        prefix_size(v, false)
+    }
 }
 
 impl Wire for Option<ByteBuf> {
@@ -410,13 +452,21 @@ impl Wire for Option<ByteBuf> {
     fn write(&self, w: &mut Vec<u8>, v: Version) {
         write_bytes(w, v, self.as_deref().map(|b| &b[..]));
     }
+    fn min_size(v: Version) -> usize {
+        prefix_size(v, false)
+    }
 }
 
+/// The most bytes an array reserves before its elements are read.
+const MAX_RESERVE: usize = 1 << 20;
+
 fn read_array<T: Wire>(r: &mut Reader<'_>, v: Version) -> Result<Option<Vec<T>>> {
-    let Some(n) = r.length(v, true, T::MIN_SIZE, "array")? else {
+    let Some(n) = r.length(v, true, T::min_size(v), "array")? else {
         return Ok(None);
     };
-    let mut out = Vec::with_capacity(n);
+    // The count is bounded by the bytes left, but an element can be far larger in memory
+    // than on the wire: reserve no more than MAX_RESERVE up front and let a real array grow.
+    let mut out = Vec::with_capacity(n.min(MAX_RESERVE / std::mem::size_of::<T>().max(1)));
     for _ in 0..n {
         out.push(T::read(r, v)?);
     }
@@ -441,6 +491,9 @@ impl<T: Wire> Wire for Vec<T> {
     fn write(&self, w: &mut Vec<u8>, v: Version) {
         write_array(w, v, Some(self));
     }
+    fn min_size(v: Version) -> usize {
+        prefix_size(v, false)
+    }
 }
 
 impl<T: Wire> Wire for Option<Vec<T>> {
@@ -449,6 +502,9 @@ impl<T: Wire> Wire for Option<Vec<T>> {
     }
     fn write(&self, w: &mut Vec<u8>, v: Version) {
         write_array(w, v, self.as_deref());
+    }
+    fn min_size(v: Version) -> usize {
+        prefix_size(v, false)
     }
 }
 
@@ -480,7 +536,9 @@ impl Wire for Uuid {
     fn write(&self, w: &mut Vec<u8>, _v: Version) {
         w.extend_from_slice(&self.0);
     }
-    const MIN_SIZE: usize = 16;
+    fn min_size(_v: Version) -> usize {
+        16
+    }
 }
 
 #[doc(hidden)]
@@ -602,6 +660,22 @@ macro_rules! kafka_struct {
                     )* )?
                     $crate::protocol::codec::put_tagged_fields(w, &tagged);
                 }
+            }
+
+            /// The sum of the fields' least sizes at `v`, and the tagged-field count's byte
+            /// (never 0: a hostile count of empty elements would cost nothing to send).
+            #[allow(unused_comparisons, unused_mut, clippy::manual_range_contains)]
+            fn min_size(v: $crate::protocol::codec::Version) -> usize {
+                let mut n = 0;
+                $(
+                    if v.version >= $min && v.version <= $crate::__kafka_max_version!($max) {
+                        n += <$ty as $crate::protocol::codec::Wire>::min_size(v);
+                    }
+                )*
+                if v.flexible {
+                    n += 1;
+                }
+                n.max(1)
             }
         }
     };
@@ -726,6 +800,81 @@ mod tests {
         assert!(
             matches!(err, DecodeError::HostileCount { count, remaining: 0, .. } if count == i32::MAX as usize)
         );
+    }
+
+    crate::kafka_struct! {
+        pub struct Pair {
+            a: i64 [0, _],
+            b: String [0, _],
+        }
+    }
+
+    #[test]
+    fn an_array_count_is_bounded_by_its_elements_least_size() {
+        // Ten bytes could hold ten 1-byte elements but not one (i64, string) pair (10 bytes
+        // classic, 9 + 1 flexible): the count is refused before anything is read.
+        for v in [CLASSIC, FLEX] {
+            assert_eq!(Pair::min_size(v), 10);
+            let mut data = Vec::new();
+            put_length(&mut data, v, true, Some(2));
+            data.extend_from_slice(&[0; 10]);
+            let err = <Vec<Pair>>::read(&mut Reader::new(&data), v).unwrap_err();
+            assert!(
+                matches!(err, DecodeError::HostileCount { count: 2, .. }),
+                "{err:?}"
+            );
+        }
+    }
+
+    /// Large in memory, one byte on the wire; any byte but 0 is refused.
+    #[derive(Debug)]
+    struct Big(#[allow(dead_code)] [u8; 1 << 16]);
+
+    impl Wire for Big {
+        fn read(r: &mut Reader<'_>, _v: Version) -> Result<Self> {
+            let offset = r.position();
+            match r.i8()? {
+                0 => Ok(Big([0; 1 << 16])),
+                _ => Err(DecodeError::UnexpectedNull {
+                    what: "big",
+                    offset,
+                }),
+            }
+        }
+        fn write(&self, _w: &mut Vec<u8>, _v: Version) {}
+    }
+
+    #[test]
+    fn a_hostile_array_reserves_a_bounded_amount() {
+        // A million 64 KiB elements would reserve 64 GiB at once (an allocation failure
+        // aborts the process); the reservation is capped and the bad second element ends
+        // the read.
+        let n = 1usize << 20;
+        let mut data = (n as i32).to_be_bytes().to_vec();
+        data.resize(4 + n, 0);
+        data[5] = 1;
+        let err = <Vec<Big>>::read(&mut Reader::new(&data), CLASSIC).unwrap_err();
+        assert!(matches!(err, DecodeError::UnexpectedNull { offset: 5, .. }));
+    }
+
+    #[test]
+    fn a_panic_inside_capture_bytes_does_not_leave_the_thread_capturing() {
+        let data = [0, 0, 0, 2, b'o', b'k'];
+        let caught = std::panic::catch_unwind(|| {
+            capture_bytes::<()>(|| panic!("a decoder bug"));
+        });
+        assert!(caught.is_err());
+        let bytes = ByteBuf::read(&mut Reader::new(&data), CLASSIC).unwrap();
+        assert_eq!(&bytes[..], b"ok");
+        // And nested captures still record their own spans.
+        let ((inner, outer_read), spans) = capture_bytes(|| {
+            let (_, inner) = capture_bytes(|| ByteBuf::read(&mut Reader::new(&data), CLASSIC));
+            (
+                inner,
+                ByteBuf::read(&mut Reader::new(&data), CLASSIC).unwrap(),
+            )
+        });
+        assert_eq!((inner.len(), spans.len(), outer_read.len()), (1, 1, 0));
     }
 
     #[test]

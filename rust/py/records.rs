@@ -362,11 +362,7 @@ fn decode_taking(
 ) -> PyResult<(DecodedRecords, Made)> {
     let mut made = Made::default();
     let mut take = |d: &DecodedRecords, rows: std::ops::Range<usize>, data: &[u8]| {
-        let obj = |s: Slot| {
-            PyBytes::new(py, &data[s.start as usize..(s.start + s.len) as usize])
-                .into_any()
-                .unbind()
-        };
+        let obj = |s: Slot| PyBytes::new(py, &data[s.range()]).into_any().unbind();
         made.keys.resize_with(rows.start, || None);
         made.values.resize_with(rows.start, || None);
         for i in rows.clone() {
@@ -376,7 +372,7 @@ fn decode_taking(
         let headers = d.header_starts[rows.start] as usize..d.header_starts[rows.end] as usize;
         made.headers.resize_with(headers.start, || None);
         for h in &d.headers[headers] {
-            let key = &data[h.key.start as usize..(h.key.start + h.key.len) as usize];
+            let key = &data[h.key.range()];
             let key = PyString::new(py, std::str::from_utf8(key).unwrap_or_default());
             made.headers
                 .push(Some((key.into_any().unbind(), h.value.map(obj))));

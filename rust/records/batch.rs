@@ -129,6 +129,13 @@ impl Slot {
     /// In a decompressed batch whose bytes a [`decode_records_taking`] hook took: in no
     /// buffer of the output ([`DecodedRecords::bytes`] panics on it).
     pub const TAKEN: u32 = u32::MAX - 1;
+
+    /// Where the slot's bytes lie in its buffer (summed in usize: `start + len` may pass
+    /// `u32::MAX`).
+    #[inline]
+    pub fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..self.start as usize + self.len as usize
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -172,7 +179,7 @@ impl DecodedRecords {
         } else {
             &self.owned[slot.buffer as usize]
         };
-        &buf[slot.start as usize..(slot.start + slot.len) as usize]
+        &buf[slot.range()]
     }
 
     /// Room for `n` more records in every column (one batch's count, once it is known sane).

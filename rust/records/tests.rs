@@ -129,7 +129,7 @@ proptest! {
         let expected = decoded(&input, &decode_records(&input, &opts).unwrap());
         let mut taken: Vec<Option<Decoded>> = Vec::new();
         let mut take = |d: &DecodedRecords, rows: std::ops::Range<usize>, data: &[u8]| {
-            let b = |s: Slot| data[s.start as usize..(s.start + s.len) as usize].to_vec();
+            let b = |s: Slot| data[s.range()].to_vec();
             taken.resize(rows.start, None);
             for i in rows {
                 let headers = d.headers[d.header_range(i)]
@@ -546,4 +546,19 @@ fn empty_batches_and_null_header_values() {
     let d = decode_records(&input, &DecodeOptions::default()).unwrap();
     assert_eq!(decoded(&input, &d), vec![(10, 5, None, None, rec.headers)]);
     assert_eq!(d.summary.batches, 2);
+}
+
+#[test]
+fn a_slot_past_4_gib_does_not_wrap() {
+    // A decompressed batch may be allowed to exceed 4 GiB (max_decompressed_batch): a slot's
+    // end is summed in usize.
+    let slot = Slot {
+        buffer: 0,
+        start: u32::MAX - 1,
+        len: 4,
+    };
+    assert_eq!(
+        slot.range(),
+        (u32::MAX as usize - 1)..(u32::MAX as usize + 3)
+    );
 }
