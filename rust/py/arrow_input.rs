@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use arrow_array::ffi::{from_ffi, FFI_ArrowArray};
-use arrow_array::ffi_stream::{ArrowArrayStreamReader, FFI_ArrowArrayStream};
+use arrow_array::ffi::{from_ffi_and_data_type, FFI_ArrowArray};
+use arrow_array::ffi_stream::FFI_ArrowArrayStream;
 use arrow_array::{RecordBatch, StructArray};
 use arrow_schema::ffi::FFI_ArrowSchema;
 use arrow_schema::DataType;
@@ -13,6 +13,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyCapsule, PyCapsuleMethods};
 
 use super::errors;
+use crate::records::arrow_ffi::{check_array, check_schema, ShapeError};
 use crate::records::arrow_input::{ArrowInputError, PlannedBatch, ProduceRows};
 
 fn input_error(py: Python<'_>, err: ArrowInputError) -> PyErr {
@@ -30,18 +31,80 @@ fn invalid(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(format!("the Arrow data is not valid: {e}"))
 }
 
-/// A batch's columns after a full check of the buffers the exporter handed over (offsets in
-/// bounds and increasing, UTF-8 where the type says string): imported buffers are taken on
-/// trust otherwise, and a bad offset would be a read out of bounds.
-fn checked(data: arrow_data::ArrayData) -> PyResult<RecordBatch> {
-    data.validate_full().map_err(invalid)?;
-    if !matches!(data.data_type(), DataType::Struct(_)) {
+fn shape_error(e: ShapeError) -> PyErr {
+    match e {
+        ShapeError::Unsupported { .. } => PyTypeError::new_err(e.to_string()),
+        ShapeError::Malformed { .. } => PyValueError::new_err(e.to_string()),
+    }
+}
+
+/// Run an import with arrow-rs, turning a panic (an assertion on a structure the checks
+/// before it let through) into a ValueError: a panic must not cross into Python.
+fn guarded<T>(import: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(import)).unwrap_or_else(|panic| {
+        let why = panic
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        Err(invalid(format!("arrow-rs refused it ({why})")))
+    })
+}
+
+/// The batch's type from an exported schema, after a check of the schema's tree.
+///
+/// # Safety
+/// `schema` must point to a live `ArrowSchema`.
+unsafe fn schema_type(schema: *const FFI_ArrowSchema) -> PyResult<DataType> {
+    // SAFETY: the caller's promise.
+    unsafe { check_schema(schema) }.map_err(shape_error)?;
+    // SAFETY: as above; the tree's pointers were checked.
+    let dt = DataType::try_from(unsafe { &*schema }).map_err(invalid)?;
+    if !matches!(dt, DataType::Struct(_)) {
         return Err(PyTypeError::new_err(format!(
-            "expected Arrow record batch (a struct array), got an array of {}",
-            data.data_type()
+            "expected Arrow record batch (a struct array), got an array of {dt}"
+        )));
+    }
+    Ok(dt)
+}
+
+/// Import one exported struct array of type `dt` as a record batch, checking everything the
+/// exporter handed over: the structure's shape before arrow-rs reads it, then the buffers
+/// (offsets in bounds and increasing, UTF-8 where the type says string), then that no row of
+/// the batch itself is null. `first_row` numbers the batch's rows in errors.
+///
+/// # Safety
+/// `array` must point to a live `ArrowArray` of type `dt`; it is moved out (the imported
+/// batch now owns it) and a released one left in its place.
+unsafe fn import_array(
+    array: *mut FFI_ArrowArray,
+    dt: &DataType,
+    first_row: usize,
+) -> PyResult<RecordBatch> {
+    // SAFETY: the caller's promise.
+    unsafe { check_array(array, dt, "") }.map_err(shape_error)?;
+    // SAFETY: checked above; the array moves into the import, a released one stays behind so
+    // the exporter's owner does not release it a second time.
+    let ffi_array = unsafe { std::ptr::replace(array, FFI_ArrowArray::empty()) };
+    let data = guarded(|| {
+        // SAFETY: the structure's shape matches `dt` (checked).
+        let data = unsafe { from_ffi_and_data_type(ffi_array, dt.clone()) }.map_err(invalid)?;
+        data.validate_full().map_err(invalid)?;
+        Ok(data)
+    })?;
+    if let Some(nulls) = data.nulls().filter(|n| n.null_count() > 0) {
+        let row = (0..nulls.len()).find(|&i| nulls.is_null(i)).unwrap_or(0);
+        return Err(PyValueError::new_err(format!(
+            "row {}: the record is null (a null row of the batch's struct; a record's key \
+             or value may be null, the record may not)",
+            first_row + row
         )));
     }
     Ok(RecordBatch::from(StructArray::from(data)))
+}
+
+fn rows_in(batches: &[RecordBatch]) -> usize {
+    batches.iter().map(RecordBatch::num_rows).sum()
 }
 
 /// Import an object exporting the Arrow PyCapsule interface: a record batch
@@ -54,18 +117,16 @@ fn import_batches(data: &Bound<'_, PyAny>, into: &mut Vec<RecordBatch>) -> PyRes
         let schema_ptr = schema.pointer_checked(Some(c"arrow_schema"))?;
         let array_ptr = array.pointer_checked(Some(c"arrow_array"))?;
         // SAFETY: the capsules are named as the Arrow PyCapsule interface requires, so they
-        // hold an FFI_ArrowSchema and an FFI_ArrowArray. The array is moved out and an empty
-        // (released) one left behind, so the capsule's destructor does not release it a second
-        // time; the schema is only borrowed while `schema` is alive.
-        let imported = unsafe {
-            let ffi_array = std::ptr::replace(
+        // hold an FFI_ArrowSchema and an FFI_ArrowArray, alive while the capsules are.
+        let batch = unsafe {
+            let dt = schema_type(schema_ptr.as_ptr().cast::<FFI_ArrowSchema>())?;
+            import_array(
                 array_ptr.as_ptr().cast::<FFI_ArrowArray>(),
-                FFI_ArrowArray::empty(),
-            );
-            let ffi_schema = &*schema_ptr.as_ptr().cast::<FFI_ArrowSchema>();
-            from_ffi(ffi_array, ffi_schema).map_err(invalid)?
+                &dt,
+                rows_in(into),
+            )?
         };
-        into.push(checked(imported)?);
+        into.push(batch);
         return Ok(());
     }
     if data.hasattr("__arrow_c_stream__")? {
@@ -73,21 +134,68 @@ fn import_batches(data: &Bound<'_, PyAny>, into: &mut Vec<RecordBatch>) -> PyRes
         let stream_ptr = capsule.pointer_checked(Some(c"arrow_array_stream"))?;
         // SAFETY: a capsule named "arrow_array_stream" holds an FFI_ArrowArrayStream; from_raw
         // moves it out and leaves a released one, which the capsule's destructor skips.
-        let reader = unsafe {
-            ArrowArrayStreamReader::from_raw(stream_ptr.as_ptr().cast::<FFI_ArrowArrayStream>())
-                .map_err(invalid)?
+        let mut stream = unsafe {
+            FFI_ArrowArrayStream::from_raw(stream_ptr.as_ptr().cast::<FFI_ArrowArrayStream>())
         };
-        for batch in reader {
-            let batch = batch.map_err(invalid)?;
-            into.push(checked(StructArray::from(batch).into())?);
-        }
-        return Ok(());
+        return import_stream(&mut stream, into);
     }
     Err(PyTypeError::new_err(format!(
         "expected Arrow data (an object with __arrow_c_array__ or __arrow_c_stream__, such as a \
          pyarrow RecordBatch or Table), got {}",
         data.get_type().name()?
     )))
+}
+
+/// The stream's last error message, or a description of `code`.
+fn stream_error(stream: &mut FFI_ArrowArrayStream, code: i32) -> PyErr {
+    let message = stream
+        .get_last_error
+        .map(|last_error| {
+            // SAFETY: the stream is live; the callback returns null or a C string that stays
+            // valid until the next call on the stream.
+            let text = unsafe { last_error(stream) };
+            if text.is_null() {
+                String::new()
+            } else {
+                // SAFETY: a non-null C string from the stream (above).
+                unsafe { std::ffi::CStr::from_ptr(text) }
+                    .to_string_lossy()
+                    .into_owned()
+            }
+        })
+        .filter(|m| !m.is_empty())
+        .unwrap_or_else(|| format!("error code {code}"));
+    invalid(format!("the Arrow stream failed: {message}"))
+}
+
+/// Read every batch of an exported stream, each checked as `import_array` checks one.
+fn import_stream(stream: &mut FFI_ArrowArrayStream, into: &mut Vec<RecordBatch>) -> PyResult<()> {
+    let (Some(get_schema), Some(get_next)) = (stream.get_schema, stream.get_next) else {
+        return Err(invalid("the Arrow stream was already released"));
+    };
+    let mut schema = FFI_ArrowSchema::empty();
+    // SAFETY: a live stream's callback, writing a schema into `schema`.
+    let code = unsafe { get_schema(stream, &mut schema) };
+    if code != 0 {
+        return Err(stream_error(stream, code));
+    }
+    // SAFETY: `schema` was just written by the stream.
+    let dt = unsafe { schema_type(&schema) }?;
+    loop {
+        let mut array = FFI_ArrowArray::empty();
+        // SAFETY: a live stream's callback, writing the next array (or a released one at the
+        // end) into `array`.
+        let code = unsafe { get_next(stream, &mut array) };
+        if code != 0 {
+            return Err(stream_error(stream, code));
+        }
+        if array.is_released() {
+            return Ok(());
+        }
+        // SAFETY: the stream's arrays have its schema's type; `array` is ours to move.
+        let batch = unsafe { import_array(&mut array, &dt, rows_in(into))? };
+        into.push(batch);
+    }
 }
 
 /// Rows of an Arrow batch bound for one partition: `partition`, `record_count`, `size` (an
@@ -137,7 +245,7 @@ impl ArrowRecordChunk {
         )?;
         let inner = &self.inner;
         let out = py
-            .detach(|| inner.columns.encode(&inner.chunk.rows, now_ms, &opts))
+            .detach(|| inner.columns.encode(&inner.chunk, now_ms, &opts))
             .map_err(|e| input_error(py, e))?;
         Ok(PyBytes::new(py, &out))
     }

@@ -5,14 +5,16 @@
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
+use arrow_array::types::ByteArrayType;
 use arrow_array::types::{
     Int32Type, Int64Type, TimestampMicrosecondType, TimestampMillisecondType,
     TimestampNanosecondType, TimestampSecondType,
 };
 use arrow_array::{
-    Array, ArrayRef, BinaryArray, Int32Array, Int64Array, LargeBinaryArray, LargeStringArray,
-    ListArray, RecordBatch, StringArray,
+    Array, ArrayRef, BinaryArray, GenericByteArray, Int32Array, Int64Array, LargeBinaryArray,
+    LargeStringArray, ListArray, RecordBatch, StringArray,
 };
+use arrow_buffer::ArrowNativeType;
 use arrow_schema::{DataType, TimeUnit};
 
 use super::batch::BATCH_HEADER_LEN;
@@ -67,16 +69,38 @@ impl Bytes {
         })
     }
 
+    /// Value `i` (None when null), or `Moved` when its offsets no longer lie in the values
+    /// buffer. The buffers were checked on import, but they are the caller's memory and may
+    /// have changed since (the rows are encoded later, without the GIL): each value's offsets
+    /// are checked where they are used, and the bytes taken as bytes, never as `str`.
     #[inline]
-    fn get(&self, i: usize) -> Option<&[u8]> {
+    fn get(&self, i: usize) -> std::result::Result<Option<&[u8]>, Moved> {
         match self {
-            Bytes::Null => None,
-            Bytes::Binary(a) => a.is_valid(i).then(|| a.value(i)),
-            Bytes::LargeBinary(a) => a.is_valid(i).then(|| a.value(i)),
-            Bytes::Utf8(a) => a.is_valid(i).then(|| a.value(i).as_bytes()),
-            Bytes::LargeUtf8(a) => a.is_valid(i).then(|| a.value(i).as_bytes()),
+            Bytes::Null => Ok(None),
+            Bytes::Binary(a) => value_at(a, i),
+            Bytes::LargeBinary(a) => value_at(a, i),
+            Bytes::Utf8(a) => value_at(a, i),
+            Bytes::LargeUtf8(a) => value_at(a, i),
         }
     }
+}
+
+/// A value's offsets out of its buffer's bounds (see [`Bytes::get`]).
+#[derive(Debug, Clone, Copy)]
+struct Moved;
+
+#[inline]
+fn value_at<T: ByteArrayType>(
+    a: &GenericByteArray<T>,
+    i: usize,
+) -> std::result::Result<Option<&[u8]>, Moved> {
+    if a.is_null(i) {
+        return Ok(None);
+    }
+    let offsets = a.value_offsets();
+    let (start, end) = (offsets[i].as_usize(), offsets[i + 1].as_usize());
+    // `as_usize` of a negative offset is huge, so one comparison covers it.
+    a.value_data().get(start..end).map(Some).ok_or(Moved)
 }
 
 /// The `headers` column: a list of `(key string, value binary)` structs per row.
@@ -129,14 +153,19 @@ impl Headers {
         })
     }
 
-    /// The header entries of row `i` (an empty range when the row's list is null).
+    /// The header entries of row `i` (an empty range when the row's list is null), or
+    /// `Moved` when the list's offsets no longer lie among the entries (see [`Bytes::get`]).
     #[inline]
-    fn range(&self, i: usize) -> std::ops::Range<usize> {
+    fn range(&self, i: usize) -> std::result::Result<std::ops::Range<usize>, Moved> {
         if self.lists.is_null(i) {
-            return 0..0;
+            return Ok(0..0);
         }
         let offsets = self.lists.value_offsets();
-        offsets[i] as usize..offsets[i + 1] as usize
+        let (start, end) = (offsets[i].as_usize(), offsets[i + 1].as_usize());
+        if start > end || end > self.lists.values().len() {
+            return Err(Moved);
+        }
+        Ok(start..end)
     }
 }
 
@@ -322,25 +351,62 @@ impl ProduceColumns {
     }
 
     #[inline]
-    fn key(&self, i: usize) -> Option<&[u8]> {
-        self.key.as_ref().and_then(|k| k.get(i))
+    fn key(&self, i: usize) -> Result<Option<&[u8]>> {
+        match &self.key {
+            None => Ok(None),
+            Some(k) => self.bytes(k, i, i, "key"),
+        }
+    }
+
+    #[inline]
+    fn value(&self, i: usize) -> Result<Option<&[u8]>> {
+        self.bytes(&self.value, i, i, "value")
+    }
+
+    /// Entry `at` of `column` (row `i`'s), or an error naming the row when the column's
+    /// offsets changed after the check.
+    #[inline]
+    fn bytes<'a>(
+        &self,
+        column: &'a Bytes,
+        at: usize,
+        i: usize,
+        name: &str,
+    ) -> Result<Option<&'a [u8]>> {
+        column.get(at).map_err(|Moved| self.changed(i, name))
+    }
+
+    /// Row `i`'s header entries, or an error naming the row (as [`ProduceColumns::bytes`]).
+    #[inline]
+    fn header_range(&self, h: &Headers, i: usize) -> Result<std::ops::Range<usize>> {
+        h.range(i).map_err(|Moved| self.changed(i, "headers"))
+    }
+
+    fn changed(&self, i: usize, column: &str) -> ArrowInputError {
+        self.row_error(
+            i,
+            &format!(
+                "column {column:?} changed after send_arrow checked it (its offsets now lie \
+                 outside its buffer): Arrow data must not be modified while it is sent"
+            ),
+        )
     }
 
     /// An upper bound of row `i`'s encoded size (with its length prefix), or an error naming
     /// the row when its headers cannot be encoded.
     fn record_size(&self, i: usize) -> Result<usize> {
-        let mut size = RECORD_FIXED_MAX + field_len(self.key(i)) + field_len(self.value.get(i)) + 1;
+        let mut size = RECORD_FIXED_MAX + field_len(self.key(i)?) + field_len(self.value(i)?) + 1;
         if let Some(h) = &self.headers {
-            let range = h.range(i);
+            let range = self.header_range(h, i)?;
             size += varint_len(range.len() as i64) - 1;
             for e in range {
                 if h.entries_valid.as_ref().is_some_and(|n| n.is_null(e)) {
                     return Err(self.row_error(i, "a header is null"));
                 }
-                let Some(k) = h.keys.get(e) else {
+                let Some(k) = self.bytes(&h.keys, e, i, "headers")? else {
                     return Err(self.row_error(i, "a header's key is null"));
                 };
-                size += field_len(Some(k)) + field_len(h.values.get(e));
+                size += field_len(Some(k)) + field_len(self.bytes(&h.values, e, i, "headers")?);
             }
         }
         Ok(size + varint_len(size as i64))
@@ -357,7 +423,7 @@ impl ProduceColumns {
     /// (the sticky partition's).
     fn partition_of(&self, i: usize, n: usize) -> Result<Option<usize>> {
         let explicit = self.partition.as_ref().and_then(|p| p.get(i));
-        Ok(match (explicit, self.key(i)) {
+        Ok(match (explicit, self.key(i)?) {
             (Some(p), _) => {
                 if p < 0 || p >= n as i64 {
                     return Err(self.row_error(
@@ -390,16 +456,16 @@ impl ProduceColumns {
         body.push(0); // attributes
         put_varlong(body, timestamp_delta);
         put_varint(body, offset_delta);
-        put_bytes(body, self.key(i))?;
-        put_bytes(body, self.value.get(i))?;
+        put_bytes(body, self.key(i)?)?;
+        put_bytes(body, self.value(i)?)?;
         match &self.headers {
             None => put_varint(body, 0),
             Some(h) => {
-                let range = h.range(i);
+                let range = self.header_range(h, i)?;
                 put_varint(body, range.len() as i32);
                 for e in range {
-                    put_bytes(body, h.keys.get(e))?;
-                    put_bytes(body, h.values.get(e))?;
+                    put_bytes(body, self.bytes(&h.keys, e, i, "headers")?)?;
+                    put_bytes(body, self.bytes(&h.values, e, i, "headers")?)?;
                 }
             }
         }
@@ -493,8 +559,11 @@ impl ProduceRows {
         Ok(done)
     }
 
-    /// Encode `rows` as one v2 batch; rows without a timestamp get `now_ms`.
-    pub fn encode(&self, rows: &[(u32, u32)], now_ms: i64, opts: &BatchOptions) -> Result<Vec<u8>> {
+    /// Encode a planned chunk's rows as one v2 batch; rows without a timestamp get `now_ms`.
+    /// A batch larger than planned (the caller's buffers changed since) is an error, so no
+    /// request grows past `max_request_size`.
+    pub fn encode(&self, chunk: &Chunk, now_ms: i64, opts: &BatchOptions) -> Result<Vec<u8>> {
+        let rows = &chunk.rows[..];
         let ts = |&(part, i): &(u32, u32)| {
             self.parts[part as usize]
                 .timestamp_ms(i as usize)
@@ -516,6 +585,17 @@ impl ProduceRows {
                 t.wrapping_sub(base_ts),
                 delta as i32,
             )?;
+        }
+        if BATCH_HEADER_LEN + raw.len() > chunk.size {
+            return Err(ArrowInputError::Row {
+                row: self.parts[rows[0].0 as usize].first_row + rows[0].1 as usize,
+                message: format!(
+                    "the rows from here make a {}-byte batch, {} was planned: the Arrow data \
+                     changed after send_arrow checked it",
+                    BATCH_HEADER_LEN + raw.len(),
+                    chunk.size
+                ),
+            });
         }
         Ok(finish_batch(&raw, count, base_ts, max_ts, opts)?)
     }
@@ -616,7 +696,7 @@ mod tests {
         let chunks = cols.plan(1, 0, 1 << 20, 1 << 20).unwrap();
         assert_eq!(chunks.len(), 1);
         let encoded = cols
-            .encode(&chunks[0].rows, 77, &BatchOptions::default())
+            .encode(&chunks[0], 77, &BatchOptions::default())
             .unwrap();
         assert!(encoded.len() <= chunks[0].size);
         let decoded = decode_records(&encoded, &DecodeOptions::default()).unwrap();
