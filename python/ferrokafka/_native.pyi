@@ -27,13 +27,13 @@ __all__ = [
     "BatchRecords",
     "ConsumerRecord",
     "DecodedPartition",
-    "FrameDecoder",
     "ReceiveWindow",
     "RecordFuture",
     "RecordFutureIter",
     "SharedBytes",
     "StickySends",
     "__version__",
+    "_FrameDecoder",
     "_records_direct_alloc",
     "arena_cache_info",
     "batch_position",
@@ -76,25 +76,35 @@ class SharedBytes:
 _Bytes = bytes | SharedBytes
 
 @final
-class FrameDecoder:
-    """Splits a connection's byte stream into size-prefixed frames.
+class _FrameDecoder:
+    """Splits a connection's byte stream into size-prefixed frames (the connection's own).
 
     A size prefix above ``max_frame_size`` (or negative) raises ``FrameTooLargeError`` as soon
     as its four bytes arrive, before the body is buffered; the decoder then stays failed.
     A frame of ``direct_min`` bytes or more is received into its own storage: once its size is
-    known, ``receive_window()`` offers the rest of it to ``recv_into``.
+    known, ``receive_window()`` offers the rest of it to ``recv_into``. That storage starts
+    zeroed; a window is closed (exports no new buffer) once the decoder is told of received
+    bytes, and the frame it fills is handed out only once every buffer of it is released
+    (``held`` until then; ``take()`` hands it out): a frame handed out never changes.
     """
 
-    def __new__(cls, max_frame_size: int = ..., direct_min: int = ...) -> FrameDecoder: ...
+    def __new__(cls, max_frame_size: int = ..., direct_min: int = ...) -> _FrameDecoder: ...
     def feed(self, data: bytes) -> list[SharedBytes]:
         """Append ``data``; return every frame body (without size prefix) now complete."""
     def receive_window(self) -> memoryview | None:
-        """The rest of the large frame being received (writable), or None: feed instead."""
+        """The rest of the large frame being received (writable), or None: feed instead.
+        Release the memoryview once done with it: the frame waits for that."""
+    def take(self) -> list[SharedBytes]:
+        """Every frame now complete (a held one, once its window is released)."""
+    @property
+    def held(self) -> bool:
+        """Whether a complete frame waits for its receive window to be released."""
     def received(
         self, nbytes: int, window: bool, scratch: bytearray | mmap.mmap
     ) -> list[SharedBytes]:
         """``nbytes`` arrived in the last ``receive_window()`` (``window``) or at the start of
-        ``scratch`` (any contiguous buffer); return every frame now complete."""
+        ``scratch`` (any contiguous buffer, not over the frame being received); return every
+        frame now complete."""
     @property
     def buffered(self) -> int:
         """Bytes received but not yet returned in a frame."""

@@ -4,9 +4,8 @@
 //! size prefix is in, the decoder allocates the body and offers the unfilled part of it as the
 //! receive window, so the socket writes each byte of a Fetch response exactly once.
 
-use std::cell::UnsafeCell;
-use std::mem::MaybeUninit;
 use std::ops::Range;
+use std::ptr::NonNull;
 use std::sync::Arc;
 
 use super::error::{DecodeError, Result};
@@ -20,14 +19,19 @@ pub const DEFAULT_DIRECT_MIN: usize = 64 * 1024;
 
 /// The bytes of one received frame, shared by everything decoded from it.
 ///
-/// Its length never changes after creation. A frame received directly starts uninitialized
-/// (zeroing megabytes only to overwrite them costs as much as a copy): its unfilled tail is
-/// written through [`FrameStorage::window_ptr`] (the socket's `recv_into`) and the decoder's
-/// copies, never read; the storage is only handed out for reading once every byte has arrived,
-/// and the receive window never covers bytes already received.
+/// Its length never changes after creation. A frame received directly is written in place:
+/// its unfilled tail through [`FrameStorage::window_ptr`] (the socket's `recv_into`) and the
+/// decoder's copies. It starts zeroed, so whatever a caller claims was received, the storage
+/// never shows memory it did not write; it is handed out for reading once every byte has
+/// arrived, and the receive window never covers bytes already received.
+///
+/// The allocation is held as one raw pointer taken when it is made: the window writes through
+/// it and readers make shared slices of it, and no `&mut` to the whole buffer ever exists
+/// beside them.
 pub struct FrameStorage {
-    data: UnsafeCell<Vec<MaybeUninit<u8>>>,
+    ptr: NonNull<u8>,
     len: usize,
+    capacity: usize,
 }
 
 // SAFETY: after the frame is complete the bytes are only read; before that, only the decoder
@@ -38,23 +42,17 @@ unsafe impl Send for FrameStorage {}
 impl FrameStorage {
     pub fn from_vec(data: Vec<u8>) -> Self {
         let mut data = std::mem::ManuallyDrop::new(data);
-        let (ptr, len, cap) = (data.as_mut_ptr(), data.len(), data.capacity());
-        // SAFETY: MaybeUninit<u8> has u8's layout; the allocation moves over unchanged.
-        let data = unsafe { Vec::from_raw_parts(ptr.cast::<MaybeUninit<u8>>(), len, cap) };
         FrameStorage {
-            data: UnsafeCell::new(data),
-            len,
+            // A Vec's pointer is never null (dangling but aligned when it has no capacity).
+            ptr: NonNull::new(data.as_mut_ptr()).expect("a Vec's pointer is not null"),
+            len: data.len(),
+            capacity: data.capacity(),
         }
     }
 
-    fn uninit(len: usize) -> Self {
-        let mut data = Vec::with_capacity(len);
-        // SAFETY: MaybeUninit needs no initialization.
-        unsafe { data.set_len(len) };
-        FrameStorage {
-            data: UnsafeCell::new(data),
-            len,
-        }
+    /// `len` zero bytes (from the allocator's zeroed memory: fresh pages cost no writes).
+    fn zeroed(len: usize) -> Self {
+        Self::from_vec(vec![0; len])
     }
 
     pub fn len(&self) -> usize {
@@ -67,23 +65,37 @@ impl FrameStorage {
 
     /// The bytes. Only for a complete frame (every frame the decoder hands out is).
     pub fn bytes(&self) -> &[u8] {
-        // SAFETY: see the type's doc: every byte was written before a reader could exist, and
-        // no writes happen after.
-        unsafe { std::slice::from_raw_parts((*self.data.get()).as_ptr().cast::<u8>(), self.len) }
+        // SAFETY: `ptr` holds `len` initialized bytes (zeroed or a Vec's) for as long as self
+        // lives; see the type's doc for why no write overlaps a read.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
     }
 
     /// A pointer to byte `at` for writing received bytes (the receive window).
     pub fn window_ptr(&self, at: usize) -> *mut u8 {
         assert!(at <= self.len);
-        // SAFETY: `at` is within the fixed-length allocation; no reference to the bytes is made.
-        unsafe { (*self.data.get()).as_mut_ptr().add(at).cast::<u8>() }
+        // SAFETY: `at` is within the fixed-length allocation; no reference is made.
+        unsafe { self.ptr.as_ptr().add(at) }
+    }
+
+    /// The address range of the bytes (to refuse a source that lies inside them).
+    pub fn address_range(&self) -> Range<usize> {
+        let start = self.ptr.as_ptr() as usize;
+        start..start + self.len
     }
 
     fn copy_in(&self, at: usize, src: &[u8]) {
         assert!(at + src.len() <= self.len);
         // SAFETY: in bounds (checked); only called for the unfilled part of a frame still being
-        // received, which nothing reads.
-        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), self.window_ptr(at), src.len()) };
+        // received, which nothing reads. `copy` (not `copy_nonoverlapping`): the source is
+        // the caller's and must not be trusted to lie elsewhere.
+        unsafe { std::ptr::copy(src.as_ptr(), self.window_ptr(at), src.len()) };
+    }
+}
+
+impl Drop for FrameStorage {
+    fn drop(&mut self) {
+        // SAFETY: the parts of the Vec that `from_vec` took apart, put back once.
+        drop(unsafe { Vec::from_raw_parts(self.ptr.as_ptr(), self.len, self.capacity) });
     }
 }
 
@@ -184,6 +196,11 @@ impl FrameDecoder {
         (d.remaining() > 0).then(|| (Arc::clone(&d.storage), d.filled..d.storage.len()))
     }
 
+    /// Whether the large frame received directly is complete (the next frame out).
+    pub fn holds_direct_frame(&self) -> bool {
+        self.direct.as_ref().is_some_and(|d| d.remaining() == 0)
+    }
+
     /// `n` bytes were written at the start of the last [`FrameDecoder::receive_window`].
     pub fn window_filled(&mut self, n: usize) {
         let d = self
@@ -232,7 +249,7 @@ impl FrameDecoder {
     /// its own storage; what follows arrives there directly.
     fn go_direct(&mut self, size: usize) {
         let body = &self.buf[self.start + 4..];
-        let storage = Arc::new(FrameStorage::uninit(size));
+        let storage = Arc::new(FrameStorage::zeroed(size));
         storage.copy_in(0, body);
         self.direct = Some(Direct {
             storage,
@@ -307,6 +324,25 @@ mod tests {
             out.push(f.to_vec());
         }
         out
+    }
+
+    #[test]
+    fn a_direct_frame_shows_zeros_where_nothing_was_written() {
+        // Freed memory of the same size, full of an old frame's bytes, is what the allocator
+        // would hand out next.
+        drop(std::hint::black_box(vec![0xAAu8; 100_000]));
+        let mut d = FrameDecoder::with_direct_min(1 << 20, 1024);
+        let mut head = 100_000i32.to_be_bytes().to_vec();
+        head.extend_from_slice(b"abc");
+        d.feed(&head);
+        assert!(d.next_frame_owned().unwrap().is_none());
+        let (_, range) = d.receive_window().unwrap();
+        assert_eq!(range, 3..100_000);
+        // The caller claims the rest arrived without writing it.
+        d.window_filled(range.len());
+        let (frame, r) = d.next_frame_owned().unwrap().unwrap();
+        assert_eq!(&frame[r.clone()][..3], b"abc");
+        assert!(frame[r][3..].iter().all(|&b| b == 0));
     }
 
     #[test]

@@ -5,9 +5,10 @@
 
 use std::ffi::c_int;
 use std::ops::Range;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use pyo3::exceptions::{PyIndexError, PyTypeError};
+use pyo3::exceptions::{PyBufferError, PyIndexError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PySlice};
 use pyo3::{ffi, PyErr};
@@ -102,20 +103,55 @@ pub fn as_bytes<'a>(obj: &'a Bound<'_, PyAny>) -> PyResult<&'a [u8]> {
     )))
 }
 
+/// What a decoder's receive windows share: how many buffers they have exported and not yet
+/// released, and which window is the current one. Only the current window exports new
+/// buffers, and a frame received through a window is handed out only once no buffer of any
+/// window is exported, so nothing can write into a frame after it is handed out.
+#[derive(Debug, Default)]
+pub struct WindowState {
+    exports: AtomicUsize,
+    current: AtomicU64,
+}
+
+impl WindowState {
+    /// Close every window handed out so far (their buffers already exported stay valid until
+    /// released, but no new ones are made).
+    pub fn close(&self) {
+        self.current.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// Whether a buffer of some window is still exported.
+    pub fn exported(&self) -> bool {
+        self.exports.load(Ordering::Acquire) > 0
+    }
+
+    /// A new window over `range` of `storage`; earlier windows are closed.
+    pub fn open(
+        self: &Arc<Self>,
+        storage: Arc<FrameStorage>,
+        range: Range<usize>,
+    ) -> ReceiveWindow {
+        assert!(range.start <= range.end && range.end <= storage.len());
+        let id = self.current.fetch_add(1, Ordering::AcqRel) + 1;
+        ReceiveWindow {
+            storage,
+            range,
+            state: Arc::clone(self),
+            id,
+        }
+    }
+}
+
 /// The part of a frame still to be received, as a writable buffer: `socket.recv_into` (through
 /// asyncio's `BufferedProtocol.get_buffer`) writes the bytes of a large response straight into
 /// the storage its records will be read from. It keeps the storage alive while a view exists.
+/// It exports a buffer only while it is its decoder's current window (see [`WindowState`]).
 #[pyclass(module = "ferrokafka._native", frozen)]
 pub struct ReceiveWindow {
     storage: Arc<FrameStorage>,
     range: Range<usize>,
-}
-
-impl ReceiveWindow {
-    pub fn new(storage: Arc<FrameStorage>, range: Range<usize>) -> Self {
-        assert!(range.start <= range.end && range.end <= storage.len());
-        ReceiveWindow { storage, range }
-    }
+    state: Arc<WindowState>,
+    id: u64,
 }
 
 #[pymethods]
@@ -131,6 +167,11 @@ impl ReceiveWindow {
         flags: c_int,
     ) -> PyResult<()> {
         let me = slf.get();
+        if me.state.current.load(Ordering::Acquire) != me.id {
+            return Err(PyBufferError::new_err(
+                "this receive window is closed: its decoder has taken in bytes since",
+            ));
+        }
         let ptr = me.storage.window_ptr(me.range.start);
         let len = me.range.len() as ffi::Py_ssize_t;
         // SAFETY: `view` is the caller's; the pointer and length describe memory that `slf`
@@ -139,7 +180,12 @@ impl ReceiveWindow {
         if rc == -1 {
             return Err(PyErr::fetch(slf.py()));
         }
+        me.state.exports.fetch_add(1, Ordering::AcqRel);
         Ok(())
+    }
+
+    unsafe fn __releasebuffer__(slf: Bound<'_, Self>, _view: *mut ffi::Py_buffer) {
+        slf.get().state.exports.fetch_sub(1, Ordering::AcqRel);
     }
 
     fn __repr__(&self) -> String {

@@ -11,6 +11,8 @@ mod produce_frame;
 mod producer;
 mod records;
 
+use std::sync::Arc;
+
 use buffers::{as_bytes, SharedBytes};
 
 use pyo3::buffer::PyBuffer;
@@ -30,14 +32,23 @@ use crate::with_api;
 /// Splits the bytes of one connection into size-prefixed frames. Frames of `direct_min` bytes
 /// or more are received into their own storage: `receive_window()` offers the rest of such a
 /// frame to `recv_into`, so the bytes of a Fetch response are written once, by the kernel.
-#[pyclass(module = "ferrokafka._native")]
+/// Private (the connection's): its rules on windows are checked, not assumed.
+#[pyclass(module = "ferrokafka._native", name = "_FrameDecoder")]
 struct FrameDecoder {
     inner: frame::FrameDecoder,
+    windows: Arc<buffers::WindowState>,
 }
 
 impl FrameDecoder {
+    /// Every frame now complete, in order. A frame received through a window waits (with
+    /// those after it) while a buffer of a window is still exported: the event loop may hold
+    /// one until its `buffer_updated` returns (uvloop does), and the frame must not change
+    /// once handed out.
     fn frames<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let out = PyList::empty(py);
+        if self.inner.holds_direct_frame() && self.windows.exported() {
+            return Ok(out);
+        }
         while let Some((buffer, range)) = self
             .inner
             .next_frame_owned()
@@ -56,22 +67,26 @@ impl FrameDecoder {
     fn new(max_frame_size: usize, direct_min: usize) -> Self {
         FrameDecoder {
             inner: frame::FrameDecoder::with_direct_min(max_frame_size, direct_min),
+            windows: Arc::default(),
         }
     }
 
     /// Append `data`; return every frame body (without size prefix) now complete.
     fn feed<'py>(&mut self, py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyList>> {
+        self.windows.close();
         self.inner.feed(data);
         self.frames(py)
     }
 
     /// The rest of the large frame being received, as a writable buffer (a `memoryview`), or
-    /// None when bytes should be received elsewhere and fed.
+    /// None when bytes should be received elsewhere and fed. It is closed (exports no new
+    /// buffer) once the decoder is told of received bytes; the frame it fills is handed out
+    /// once it is released (`memoryview.release()`), by `received`, `feed` or `take`.
     fn receive_window<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
         let Some((storage, range)) = self.inner.receive_window() else {
             return Ok(None);
         };
-        let window = Bound::new(py, buffers::ReceiveWindow::new(storage, range))?;
+        let window = Bound::new(py, self.windows.open(storage, range))?;
         // SAFETY: `window` is a live object that exports a buffer.
         let view = unsafe {
             Bound::from_owned_ptr_or_err(py, pyo3::ffi::PyMemoryView_FromObject(window.as_ptr()))?
@@ -88,6 +103,7 @@ impl FrameDecoder {
         window: bool,
         scratch: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
+        self.windows.close();
         if window {
             if self
                 .inner
@@ -117,9 +133,32 @@ impl FrameDecoder {
                     bytes.len()
                 ))
             })?;
+            // Fed from a buffer over the frame being received, the bytes would be copied onto
+            // themselves.
+            if let Some((storage, _)) = self.inner.receive_window() {
+                let frame = storage.address_range();
+                let scratch = bytes.as_ptr() as usize..bytes.as_ptr() as usize + bytes.len();
+                if scratch.start < frame.end && frame.start < scratch.end {
+                    return Err(PyValueError::new_err(
+                        "FrameDecoder.received: the scratch buffer overlaps the frame being \
+                         received",
+                    ));
+                }
+            }
             self.inner.feed(data);
         }
         self.frames(py)
+    }
+
+    /// Every frame now complete (see `held`).
+    fn take<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        self.frames(py)
+    }
+
+    /// Whether a complete frame waits for a receive window's buffer to be released.
+    #[getter]
+    fn held(&self) -> bool {
+        self.inner.holds_direct_frame() && self.windows.exported()
     }
 
     #[getter]
@@ -198,7 +237,6 @@ fn decode_fetch_response<'py>(
     frame: &Bound<'py, PyAny>,
 ) -> PyResult<(i32, Bound<'py, PyAny>)> {
     use messages::fetch::Fetch;
-    use std::sync::Arc;
     let (buffer, base) = match frame.cast::<SharedBytes>() {
         Ok(shared) => {
             let (buffer, base) = shared.get().shared();

@@ -111,7 +111,7 @@ def test_native_errors_are_ferrokafka_classes() -> None:
         _native.encode_request(3, 99, 1, None, {})
     with pytest.raises(TypeError, match="Metadata"):
         _native.encode_request(3, 12, 1, None, {"no_such_field": 1})
-    decoder = _native.FrameDecoder(16)
+    decoder = _native._FrameDecoder(16)
     with pytest.raises(Errors.FrameTooLargeError, match="exceeds the maximum of 16"):
         decoder.feed(b"\x7f\x00\x00\x00")
 

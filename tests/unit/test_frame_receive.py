@@ -29,7 +29,7 @@ def stream_of(frames: list[bytes]) -> bytes:
     return b"".join(struct.pack(">i", len(b)) + b for b in frames)
 
 
-def receive(decoder: _native.FrameDecoder, stream: bytes, chunk: Callable[[], int]) -> list[bytes]:
+def receive(decoder: _native._FrameDecoder, stream: bytes, chunk: Callable[[], int]) -> list[bytes]:
     """What a buffered protocol does: ask for a buffer, write up to its length, report it."""
     scratch = bytearray(256 * 1024)
     got: list[bytes] = []
@@ -43,6 +43,9 @@ def receive(decoder: _native.FrameDecoder, stream: bytes, chunk: Callable[[], in
         pos += n
         windows += window is not None
         got.extend(bytes(f) for f in decoder.received(n, window is not None, scratch))
+        if window is not None:
+            window.release()
+            got.extend(bytes(f) for f in decoder.take())
     assert decoder.buffered == 0
     assert windows > 0, "no frame was received into its own storage"
     return got
@@ -51,18 +54,18 @@ def receive(decoder: _native.FrameDecoder, stream: bytes, chunk: Callable[[], in
 @pytest.mark.parametrize("chunk", [1_000, 4_096, 65_536, 1 << 20])
 def test_any_chunking_gives_the_frames_sent(chunk: int) -> None:
     frames = bodies()
-    assert receive(_native.FrameDecoder(), stream_of(frames), lambda: chunk) == frames
+    assert receive(_native._FrameDecoder(), stream_of(frames), lambda: chunk) == frames
 
 
 def test_random_chunks_and_a_small_threshold() -> None:
     rng = random.Random(7)
     frames = bodies([rng.randrange(0, 5000) for _ in range(200)])
-    decoder = _native.FrameDecoder(direct_min=1000)
+    decoder = _native._FrameDecoder(direct_min=1000)
     assert receive(decoder, stream_of(frames), lambda: rng.randrange(1, 9000)) == frames
 
 
 def test_the_window_covers_only_the_rest_of_the_frame() -> None:
-    decoder = _native.FrameDecoder()
+    decoder = _native._FrameDecoder()
     first = struct.pack(">i", 100_000) + b"x" * 10
     scratch = bytearray(256 * 1024)
     scratch[: len(first)] = first
@@ -70,28 +73,30 @@ def test_the_window_covers_only_the_rest_of_the_frame() -> None:
     window = decoder.receive_window()
     assert window is not None and len(window) == 100_000 - 10
     assert not window.readonly
+    size = len(window)
+    window.release()
     with pytest.raises(ValueError, match="receive window"):
-        decoder.received(len(window) + 1, True, scratch)
+        decoder.received(size + 1, True, scratch)
     with pytest.raises(ValueError, match="262144-byte buffer"):
-        _native.FrameDecoder().received(300_000, False, scratch)
+        _native._FrameDecoder().received(300_000, False, scratch)
 
 
 def test_the_scratch_is_any_contiguous_byte_buffer() -> None:
     frame = struct.pack(">i", 3) + b"abc"
     scratch = mmap.mmap(-1, 4096, flags=mmap.MAP_PRIVATE)
     scratch[: len(frame)] = frame
-    assert [bytes(f) for f in _native.FrameDecoder().received(len(frame), False, scratch)] == [
+    assert [bytes(f) for f in _native._FrameDecoder().received(len(frame), False, scratch)] == [
         b"abc"
     ]
     strided = memoryview(bytearray(frame * 2))[::2]
     with pytest.raises(ValueError, match="received: the scratch buffer must be contiguous"):
-        _native.FrameDecoder().received(4, False, strided)
+        _native._FrameDecoder().received(4, False, strided)
     with pytest.raises(TypeError):
-        _native.FrameDecoder().received(4, False, "not a buffer")  # type: ignore[arg-type]
+        _native._FrameDecoder().received(4, False, "not a buffer")  # type: ignore[arg-type]
 
 
 def test_a_hostile_size_fails_before_any_window() -> None:
-    decoder = _native.FrameDecoder(max_frame_size=1 << 20)
+    decoder = _native._FrameDecoder(max_frame_size=1 << 20)
     scratch = bytearray(struct.pack(">i", 1 << 30))
     with pytest.raises(Errors.KafkaError, match="1073741824"):
         decoder.received(4, False, scratch)

@@ -28,7 +28,7 @@ def fetch_response_with(records: bytes) -> _native.SharedBytes:
         ],
     }
     frame = _native.encode_response(ApiKey.FETCH, 12, 7, body)
-    (received,) = _native.FrameDecoder().feed(frame)
+    (received,) = _native._FrameDecoder().feed(frame)
     return received
 
 
@@ -74,7 +74,7 @@ def test_each_partition_gets_its_own_records_from_one_shared_frame() -> None:
         ],
     }
     frame = _native.encode_response(ApiKey.FETCH, 12, 9, body)
-    decoder = _native.FrameDecoder()
+    decoder = _native._FrameDecoder()
     received = decoder.feed(frame[:5]) + decoder.feed(frame[5:] + frame)  # two frames, split
     assert len(received) == 2
     for each in [*received, frame[4:]]:
