@@ -1,6 +1,6 @@
 """One broker connection: an asyncio Protocol with pipelined, correlated requests.
 
-The bytes are the native core's business (``_native.FrameDecoder`` splits the stream, and
+The bytes are the native core's business (``_native._FrameDecoder`` splits the stream, and
 ``encode_request``/``decode_response`` do the messages); this module owns only waiting: one
 future per in-flight request, each with its own timeout armed by ``loop.call_later``.
 """
@@ -92,10 +92,10 @@ class _FrameProtocol(asyncio.BufferedProtocol):
 
     def __init__(self, conn: Connection, max_frame_size: int) -> None:
         self._conn = conn
-        self._decoder = _native.FrameDecoder(max_frame_size)
+        self._decoder = _native._FrameDecoder(max_frame_size)
         self._scratch = mmap.mmap(-1, _SCRATCH_SIZE, flags=mmap.MAP_PRIVATE)
         self._scratch_view = memoryview(self._scratch)
-        self._window = False
+        self._window: memoryview | None = None
         self.transport: asyncio.Transport | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -103,17 +103,41 @@ class _FrameProtocol(asyncio.BufferedProtocol):
         self.transport = cast(asyncio.Transport, transport)
 
     def get_buffer(self, sizehint: int) -> memoryview:
-        window = self._decoder.receive_window()
-        self._window = window is not None
+        self._release_window()
+        window = self._window = self._decoder.receive_window()
         return self._scratch_view if window is None else window
 
-    def buffer_updated(self, nbytes: int) -> None:
+    def _release_window(self) -> None:
+        """Release the window handed out last, unless the event loop still holds a buffer of
+        it (uvloop does until ``buffer_updated`` returns): the decoder hands out the frame it
+        fills only once it is released, so the frame cannot change afterwards."""
+        if self._window is None:
+            return
         try:
-            frames = self._decoder.received(nbytes, self._window, self._scratch)
+            self._window.release()
+        except BufferError:
+            return
+        self._window = None
+
+    def buffer_updated(self, nbytes: int) -> None:
+        into_window = self._window is not None
+        self._release_window()
+        try:
+            frames = self._decoder.received(nbytes, into_window, self._scratch)
         except Errors.KafkaError as exc:
             # The stream can no longer be trusted (hostile or corrupt size prefix).
             self._conn.close(exc)
             return
+        if self._decoder.held:
+            # Complete, but the loop still holds the window's buffer: take it next turn.
+            asyncio.get_running_loop().call_soon(self._take_held)
+        self._deliver(frames)
+
+    def _take_held(self) -> None:
+        self._release_window()
+        self._deliver(self._decoder.take())
+
+    def _deliver(self, frames: list[_native.SharedBytes]) -> None:
         for frame in frames:
             self._conn._on_frame(frame)
 
