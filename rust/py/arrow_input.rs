@@ -6,6 +6,7 @@ use std::sync::Arc;
 use arrow_array::ffi::{from_ffi_and_data_type, FFI_ArrowArray};
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
 use arrow_array::{RecordBatch, StructArray};
+use arrow_data::ArrayData;
 use arrow_schema::ffi::FFI_ArrowSchema;
 use arrow_schema::DataType;
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -86,21 +87,48 @@ unsafe fn import_array(
     // SAFETY: checked above; the array moves into the import, a released one stays behind so
     // the exporter's owner does not release it a second time.
     let ffi_array = unsafe { std::ptr::replace(array, FFI_ArrowArray::empty()) };
-    let data = guarded(|| {
+    guarded(|| {
         // SAFETY: the structure's shape matches `dt` (checked).
         let data = unsafe { from_ffi_and_data_type(ffi_array, dt.clone()) }.map_err(invalid)?;
         data.validate_full().map_err(invalid)?;
-        Ok(data)
-    })?;
-    if let Some(nulls) = data.nulls().filter(|n| n.null_count() > 0) {
-        let row = (0..nulls.len()).find(|&i| nulls.is_null(i)).unwrap_or(0);
-        return Err(PyValueError::new_err(format!(
-            "row {}: the record is null (a null row of the batch's struct; a record's key \
-             or value may be null, the record may not)",
-            first_row + row
-        )));
+        children_cover(&data, "").map_err(invalid)?;
+        if let Some(nulls) = data.nulls().filter(|n| n.null_count() > 0) {
+            let row = (0..nulls.len()).find(|&i| nulls.is_null(i)).unwrap_or(0);
+            return Err(PyValueError::new_err(format!(
+                "row {}: the record is null (a null row of the batch's struct; a record's key \
+                 or value may be null, the record may not)",
+                first_row + row
+            )));
+        }
+        Ok(RecordBatch::from(StructArray::from(data)))
+    })
+}
+
+/// Every struct's children hold the rows its offset and length reach (`validate_full` checks
+/// only the length, and a struct array is read by slicing its children at its offset).
+fn children_cover(data: &ArrayData, column: &str) -> Result<(), String> {
+    let fields = match data.data_type() {
+        DataType::Struct(fields) => Some(fields),
+        _ => None,
+    };
+    for (i, child) in data.child_data().iter().enumerate() {
+        let name = match fields {
+            Some(fields) if column.is_empty() => fields[i].name().as_str(),
+            _ => column,
+        };
+        let need = data.offset() + data.len();
+        if fields.is_some() && child.len() < need {
+            return Err(format!(
+                "column {name:?} has {} values, its struct reaches row {need} (offset {} + \
+                 length {})",
+                child.len(),
+                data.offset(),
+                data.len()
+            ));
+        }
+        children_cover(child, name)?;
     }
-    Ok(RecordBatch::from(StructArray::from(data)))
+    Ok(())
 }
 
 fn rows_in(batches: &[RecordBatch]) -> usize {

@@ -125,6 +125,7 @@ def child(raw: _ArrowArray, i: int) -> _ArrowArray:
     [
         (False, "n_children", 2, "has 2 children"),
         (False, "n_buffers", 0, "has 0 buffers"),
+        (False, "offset", 1, "reaches row 3"),
         (True, "offsets", None, "has no offsets"),
         (True, "n_buffers", 2, "has 2 buffers"),
         (True, "length", -3, "has length -3"),
