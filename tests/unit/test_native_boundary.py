@@ -45,7 +45,9 @@ def test_offsets_changed_after_planning_are_refused_when_encoding() -> None:
 
 
 def test_header_list_offsets_changed_after_planning_are_refused() -> None:
-    entries = pa.array([{"key": "h", "value": b"1"}], pa.struct([("key", pa.string()), ("value", pa.binary())]))
+    entries = pa.array(
+        [{"key": "h", "value": b"1"}], pa.struct([("key", pa.string()), ("value", pa.binary())])
+    )
     list_offsets = np.array([0, 1], dtype=np.int32)
     headers = pa.ListArray.from_buffers(
         pa.list_(entries.type), 1, [None, pa.py_buffer(list_offsets)], children=[entries]
