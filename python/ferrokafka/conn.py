@@ -63,7 +63,16 @@ def _decode(api: Api[Any, _Resp], version: int, frame: Frame) -> _Resp:
 
 
 class _Pending:
-    __slots__ = ("api_key", "future", "timer", "version")
+    """A request awaiting its response: the waiter's future and the request's timer.
+
+    An ``abandoned`` request's waiter was cancelled. The broker answers it all the same, in
+    order, so its entry stays until then (or until the timer fires), and the answer is
+    dropped: without the entry the answer's correlation id would be unknown, which closes the
+    connection and fails every other request on it. Its ``future`` is then the connection's
+    own, nobody's result, so waiting for what is in flight (a re-authentication does) still
+    waits for that answer."""
+
+    __slots__ = ("abandoned", "api_key", "future", "timer", "version")
 
     def __init__(
         self,
@@ -76,6 +85,21 @@ class _Pending:
         self.version = version
         self.future = future
         self.timer = timer
+        self.abandoned = False
+
+    def abandon(self) -> None:
+        self.abandoned = True
+        self.future = self.future.get_loop().create_future()
+
+    def fail(self, exc: Errors.KafkaError) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+        if self.future.done():
+            return
+        if self.abandoned:
+            self.future.cancel()  # nobody is waiting to hear why
+        else:
+            self.future.set_exception(exc)
 
 
 _SCRATCH_SIZE = 256 * 1024
@@ -419,18 +443,15 @@ class Connection:
     def _fail_all(self, reason: BaseException | None) -> None:
         pending, self._pending = self._pending, {}
         for p in pending.values():
-            if p.timer is not None:
-                p.timer.cancel()
-            if not p.future.done():
-                exc: Errors.KafkaConnectionError
-                if isinstance(reason, Errors.KafkaTLSError):
-                    exc = Errors.KafkaTLSError(*reason.args)  # already names the broker
-                else:
-                    exc = Errors.KafkaConnectionError(
-                        f"connection to node {self.node_id} at {self.host}:{self.port} closed"
-                        + (f": {reason}" if reason else "")
-                    )
-                p.future.set_exception(exc)
+            exc: Errors.KafkaConnectionError
+            if isinstance(reason, Errors.KafkaTLSError):
+                exc = Errors.KafkaTLSError(*reason.args)  # already names the broker
+            else:
+                exc = Errors.KafkaConnectionError(
+                    f"connection to node {self.node_id} at {self.host}:{self.port} closed"
+                    + (f": {reason}" if reason else "")
+                )
+            p.fail(exc)
 
     def _tls_error(self, exc: ssl.SSLError) -> Errors.KafkaTLSError:
         """A failed TLS handshake as one clear error naming the broker."""
@@ -604,17 +625,21 @@ class Connection:
         future: asyncio.Future[Frame] = loop.create_future()
         timeout = self._request_timeout if timeout_ms is None else timeout_ms / 1000
         timer = loop.call_later(timeout, self._on_timeout, correlation_id, timeout)
-        self._pending[correlation_id] = _Pending(api_key, version, future, timer)
+        pending = self._pending[correlation_id] = _Pending(api_key, version, future, timer)
         transport.write(frame)
         try:
             response = await future
+        except asyncio.CancelledError:
+            if self._pending.get(correlation_id) is pending:
+                # The caller gave up, the broker will still answer: keep the entry (and its
+                # timer) so that the answer is recognised and dropped.
+                pending.abandon()
+            raise
         except Errors.KafkaError:
             if sensors is not None:
                 sensors.failed(time.monotonic())
             raise
         finally:
-            self._pending.pop(correlation_id, None)
-            timer.cancel()
             done = time.monotonic()
             if activity:
                 self.last_activity = done
@@ -641,16 +666,19 @@ class Connection:
         if pending.timer is not None:
             pending.timer.cancel()
         if not pending.future.done():
+            # An abandoned request's answer goes to a future nobody reads: dropped.
             pending.future.set_result(frame)
 
     def _on_timeout(self, correlation_id: int, timeout: float) -> None:
         pending = self._pending.pop(correlation_id, None)
-        if pending is None or pending.future.done():
+        if pending is None:
             return
+        # Abandoned or not, a request unanswered this long means the broker is stuck (and
+        # the requests behind it wait in vain): the connection is closed either way.
         name = SUPPORTED_APIS.get(pending.api_key, (str(pending.api_key),))[0]
         exc = Errors.RequestTimedOutError(
             f"{name} v{pending.version} to node {self.node_id} ({self.host}:{self.port}) "
             f"got no response within {timeout:.3f}s"
         )
-        pending.future.set_exception(exc)
+        pending.fail(exc)
         self.close(exc)

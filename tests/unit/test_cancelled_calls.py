@@ -1,0 +1,133 @@
+"""A cancelled call costs only itself (issue 35), against the in-process fake peers: a cancelled
+request's late answer is dropped without closing its connection, a shared connection attempt or
+lookup goes on for its other waiters when one is cancelled, and the background tasks (the
+producer's requests, the group's heartbeat) survive a cancellation that leaks into them."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from typing import Any
+
+from ferrokafka import AIOKafkaConsumer, TopicPartition, _native
+from ferrokafka.conn import Connection
+from ferrokafka.protocol import ApiKey
+
+from .fake_broker import FakeBroker
+from .group_broker import GroupBroker
+
+GROUP_OPTIONS: dict[str, Any] = {
+    "group_id": "g",
+    "session_timeout_ms": 2000,
+    "heartbeat_interval_ms": 50,
+    "retry_backoff_ms": 20,
+    "request_timeout_ms": 5000,
+    "enable_auto_commit": False,
+}
+
+
+def _metadata(port: int, cluster_id: str = "fake") -> dict[str, Any]:
+    return {
+        "brokers": [{"node_id": 1, "host": "127.0.0.1", "port": port, "rack": None}],
+        "topics": [],
+        "cluster_id": cluster_id,
+        "controller_id": 1,
+    }
+
+
+class GatedBroker:
+    """Answers Metadata (naming itself node 1), each answer held until ``gate`` is set once
+    ``hold`` is; ``entered`` is set when a held request arrives."""
+
+    def __init__(self) -> None:
+        self.gate = asyncio.Event()
+        self.entered = asyncio.Event()
+        self.hold = False
+        self.answers = 0
+        self.fake = FakeBroker(self._handle)
+
+    async def _handle(self, key: int, version: int, corr: int, body: dict[str, Any]) -> bytes:
+        if self.hold:
+            self.entered.set()
+            await self.gate.wait()
+        self.answers += 1
+        reply = _metadata(self.fake.port, f"answer-{self.answers}")
+        return _native.encode_response(key, version, corr, reply)
+
+
+# ---- the connection: a cancelled request's answer is dropped ---------------------------------
+
+
+async def test_a_cancelled_request_leaves_the_other_requests_on_its_connection_alone() -> None:
+    peer = GatedBroker()
+    await peer.fake.start()
+    try:
+        conn = Connection("127.0.0.1", peer.fake.port, node_id=-1)
+        await conn.connect()
+        peer.hold = True
+        cancelled = asyncio.ensure_future(conn.send(ApiKey.METADATA, {"topics": None}))
+        other = asyncio.ensure_future(conn.send(ApiKey.METADATA, {"topics": None}))
+        await asyncio.wait_for(peer.entered.wait(), 5)  # both are on the wire
+        cancelled.cancel()
+        await asyncio.gather(cancelled, return_exceptions=True)
+        peer.gate.set()  # the cancelled request's answer comes first, then the other's
+        reply = await asyncio.wait_for(other, 5)
+        assert reply["cluster_id"] == "answer-2"
+        assert not conn.closed, "the cancelled request's answer closed the connection"
+        assert conn.in_flight == 0
+        assert (await conn.send(ApiKey.METADATA, {"topics": None}))["cluster_id"]
+        conn.close()
+    finally:
+        await peer.fake.stop()
+
+
+async def test_an_abandoned_request_unanswered_past_its_timeout_still_closes() -> None:
+    """The entry a cancelled request leaves behind does not outlive its timeout: a broker
+    that never answers is found stuck, as it is when the caller still waits."""
+
+    async def silence(key: int, version: int, corr: int, body: dict[str, Any]) -> None:
+        return None
+
+    fake = await FakeBroker(silence).start()
+    try:
+        conn = Connection("127.0.0.1", fake.port, node_id=-1)
+        await conn.connect()
+        request = asyncio.ensure_future(
+            conn.send(ApiKey.METADATA, {"topics": None}, timeout_ms=100)
+        )
+        await asyncio.sleep(0.02)
+        request.cancel()
+        await asyncio.gather(request, return_exceptions=True)
+        assert conn.in_flight == 1 and not conn.closed  # kept for the answer
+        deadline = time.monotonic() + 5
+        while not conn.closed and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        assert conn.closed and conn.in_flight == 0
+    finally:
+        await fake.stop()
+
+
+async def test_commits_cancelled_as_they_start_open_no_new_connection() -> None:
+    """The reported case: commit() calls cancelled 0-3 ms after they start. Each cancelled
+    commit's answer used to close the coordinator connection (and fail the heartbeat in
+    flight on it); now every commit and heartbeat goes over the one connection."""
+    rng = random.Random(35)
+    async with GroupBroker() as broker:
+        consumer: AIOKafkaConsumer[Any, Any] = AIOKafkaConsumer(
+            "t", bootstrap_servers=broker.bootstrap, **GROUP_OPTIONS
+        )
+        await consumer.start()
+        try:
+            tp = TopicPartition("t", 0)
+            for i in range(60):
+                commit = asyncio.ensure_future(consumer.commit({tp: i}))
+                await asyncio.sleep(rng.uniform(0, 0.003))
+                commit.cancel()
+                await asyncio.gather(commit, return_exceptions=True)
+            await consumer.commit({tp: 1000})
+            assert broker.committed[tp] == 1000
+            assert len(broker.connections[ApiKey.OFFSET_COMMIT]) == 1
+            assert broker.connections[ApiKey.HEARTBEAT] == broker.connections[ApiKey.OFFSET_COMMIT]
+        finally:
+            await asyncio.wait_for(consumer.stop(), 5)
