@@ -14,6 +14,7 @@ No socket is opened before ``bootstrap()``.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import random
 import time
@@ -75,6 +76,14 @@ class _Backoff:
         return key in self._failures
 
 
+def _closed() -> Errors.KafkaError:
+    return Errors.IllegalStateError("client is closed")
+
+
+def _closed_while_connecting(node_id: int) -> Errors.KafkaError:
+    return Errors.KafkaConnectionError(f"client closed while connecting to node {node_id}")
+
+
 class AIOKafkaClient:
     """Connections to a Kafka cluster, and its metadata.
 
@@ -119,10 +128,11 @@ class AIOKafkaClient:
             if (b := self.cluster.broker_metadata(node)) is not None
         }
         self._conns: dict[int, Connection] = {}
-        self._connecting: dict[int, asyncio.Future[Connection]] = {}
+        self._connecting: dict[int, SharedCall[Connection]] = {}
+        """The connection attempt of each key (one at a time, shared by its callers)."""
         self._topics: set[str] = set()
         self._all_topics = True
-        self._md_refresh = SharedCall(self._refresh_metadata_now)
+        self._md_refresh = SharedCall(self._refresh_metadata_now, stopped=_closed)
         self._tasks: list[asyncio.Task[None]] = []
         self._closed = False
         self._started = False
@@ -146,6 +156,11 @@ class AIOKafkaClient:
         self._closed = True
         await finish_tasks(self._tasks, "client")
         self._tasks.clear()
+        # Runs shared by callers are tasks of their own: they end with the client, and their
+        # waiters raise IllegalStateError.
+        await self._md_refresh.stop()
+        for attempt in self._connecting.values():
+            await attempt.stop()
         conns = list(self._conns.values())
         for conn in conns:
             conn.close()
@@ -177,29 +192,22 @@ class AIOKafkaClient:
     async def ready(self, node_id: int) -> Connection:
         """The open connection for key ``node_id``, connecting (after any backoff) if needed.
 
-        Concurrent callers share one connection attempt.
+        Concurrent callers share one connection attempt, which runs in a task of its own: a
+        caller that is cancelled stops waiting for it, the others (the producer's requests, a
+        heartbeat) still get the connection.
         """
         if self._closed:
             raise Errors.IllegalStateError("client is closed")
         conn = self._conns.get(node_id)
         if conn is not None and conn.connected:
             return conn
-        pending = self._connecting.get(node_id)
-        if pending is not None:
-            return await asyncio.shield(pending)
-        fut: asyncio.Future[Connection] = asyncio.get_running_loop().create_future()
-        self._connecting[node_id] = fut
-        try:
-            conn = await self._connect(node_id)
-        except BaseException as exc:
-            fut.set_exception(exc)
-            fut.exception()  # retrieved: only the waiters above care
-            raise
-        else:
-            fut.set_result(conn)
-            return conn
-        finally:
-            del self._connecting[node_id]
+        attempt = self._connecting.get(node_id)
+        if attempt is None:
+            attempt = self._connecting[node_id] = SharedCall(
+                functools.partial(self._connect, node_id),
+                stopped=functools.partial(_closed_while_connecting, node_id),
+            )
+        return await attempt()
 
     async def _connect(self, node_id: int) -> Connection:
         delay = self._backoff.remaining(node_id)
@@ -216,6 +224,9 @@ class AIOKafkaClient:
         )
         try:
             await conn.connect()
+        except asyncio.CancelledError:
+            conn.close()  # the client is closing: the socket must not outlive it
+            raise
         except Errors.KafkaError as exc:
             # A refused authentication is retried no sooner than retry_backoff_ms: a client
             # with a wrong password must not hammer the broker's authenticator.

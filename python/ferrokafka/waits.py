@@ -196,28 +196,46 @@ class SharedCall(Generic[T]):
     """``call``, run once for all concurrent callers: a caller arriving while a run is in flight
     gets that run's result or error instead of starting another run.
 
-    Only the caller that started a run can cancel it (the others wait shielded, so one giving
-    up does not fail the rest); its cancellation then reaches the others as their error."""
+    The run is a task of its own, not part of the caller that started it: a caller that is
+    cancelled stops waiting, and that is all. Run inside its first caller, a cancellation of
+    that caller (a ``wait_for`` around a send in a request handler) cancelled the run, and so
+    every other waiter with it, background tasks included (the heartbeat, the producer's
+    requests), which then ended on a cancellation that was never theirs. The run goes on for
+    the others, or for its effects (metadata installed, a coordinator found) when none is
+    left; its error is retrieved, so none is reported as never retrieved.
 
-    __slots__ = ("_call", "_running")
+    ``stop()`` cancels a run in flight (its owner is closing); its waiters then raise
+    ``stopped()``, not a ``CancelledError`` they did not ask for."""
 
-    def __init__(self, call: Callable[[], Awaitable[T]]) -> None:
+    __slots__ = ("_call", "_running", "_stopped")
+
+    def __init__(
+        self, call: Callable[[], Awaitable[T]], *, stopped: Callable[[], BaseException]
+    ) -> None:
         self._call = call
-        self._running: asyncio.Future[T] | None = None
+        self._stopped = stopped
+        self._running: asyncio.Task[T] | None = None
 
     async def __call__(self) -> T:
-        if self._running is not None:
-            return await asyncio.shield(self._running)
-        running: asyncio.Future[T] = asyncio.get_running_loop().create_future()
-        self._running = running
-        try:
-            result = await self._call()
-        except BaseException as exc:
-            running.set_exception(exc)
-            running.exception()  # retrieved: with no other caller, nothing else would
-            raise
-        else:
-            running.set_result(result)
-            return result
-        finally:
+        run = self._running
+        if run is None:
+            run = self._running = asyncio.ensure_future(self._call())
+            run.add_done_callback(self._finished)
+        # asyncio.wait, unlike awaiting the task, leaves it running when this caller is
+        # cancelled (and always raises that cancellation, see wait_for).
+        await asyncio.wait({run})
+        if run.cancelled():
+            raise self._stopped()
+        return run.result()
+
+    def _finished(self, run: asyncio.Future[T]) -> None:
+        if self._running is run:
             self._running = None
+        if not run.cancelled():
+            run.exception()  # retrieved: the waiters, if any, raise it themselves
+
+    async def stop(self) -> None:
+        """Cancel the run in flight, if any, and wait (boundedly) until it has ended."""
+        run = self._running
+        if run is not None:
+            await finish_tasks([run], "shared call")

@@ -11,6 +11,7 @@ import time
 from typing import Any
 
 from ferrokafka import AIOKafkaConsumer, TopicPartition, _native
+from ferrokafka.client import AIOKafkaClient
 from ferrokafka.conn import Connection
 from ferrokafka.protocol import ApiKey
 
@@ -131,3 +132,55 @@ async def test_commits_cancelled_as_they_start_open_no_new_connection() -> None:
             assert broker.connections[ApiKey.HEARTBEAT] == broker.connections[ApiKey.OFFSET_COMMIT]
         finally:
             await asyncio.wait_for(consumer.stop(), 5)
+
+
+# ---- shared calls: one waiter's cancellation is its own ---------------------------------------
+
+
+async def test_a_connection_attempt_goes_on_for_the_others_when_its_first_caller_is_cancelled() -> (
+    None
+):
+    peer = GatedBroker()
+    await peer.fake.start()
+    client = AIOKafkaClient(
+        bootstrap_servers=f"127.0.0.1:{peer.fake.port}", reconnect_backoff_ms=200
+    )
+    try:
+        await client.bootstrap()
+        client._backoff.failed(1)  # the attempt below waits out a backoff first
+        first = asyncio.ensure_future(client.ready(1))
+        await asyncio.sleep(0.02)
+        second = asyncio.ensure_future(client.ready(1))
+        await asyncio.sleep(0.02)
+        first.cancel()
+        await asyncio.gather(first, return_exceptions=True)
+        conn = await asyncio.wait_for(second, 5)
+        assert conn.connected and conn.node_id == 1
+    finally:
+        await client.close()
+        await peer.fake.stop()
+
+
+async def test_a_metadata_refresh_goes_on_for_the_others_when_its_first_caller_is_cancelled() -> (
+    None
+):
+    peer = GatedBroker()
+    await peer.fake.start()
+    client = AIOKafkaClient(bootstrap_servers=f"127.0.0.1:{peer.fake.port}")
+    try:
+        await client.bootstrap()
+        before = client.cluster.cluster_id
+        peer.hold = True
+        first = asyncio.ensure_future(client.refresh_metadata())
+        await asyncio.wait_for(peer.entered.wait(), 5)  # its Metadata request is in flight
+        second = asyncio.ensure_future(client.refresh_metadata())
+        await asyncio.sleep(0.01)
+        first.cancel()
+        await asyncio.gather(first, return_exceptions=True)
+        peer.gate.set()
+        await asyncio.wait_for(second, 5)
+        assert client.cluster.cluster_id != before  # the refresh's answer was installed
+        assert all(c.connected for c in client._conns.values())
+    finally:
+        await client.close()
+        await peer.fake.stop()

@@ -185,6 +185,7 @@ class GroupMembership(OffsetsCoordinator, GroupMember):
                 if assigned:
                     await self._call_listener("on_partitions_revoked", assigned)
                 await self._leave("the consumer is being closed")
+        await self.stop_lookup()
         self._closed = True
 
     def polled(self) -> None:

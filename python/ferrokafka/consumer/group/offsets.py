@@ -87,7 +87,7 @@ class OffsetsCoordinator:
         self.coordinator_id: int | None = None
         self.generation = -1
         self.member_id = ""
-        self._lookup = SharedCall(self._find_coordinator)
+        self._lookup = SharedCall(self._find_coordinator, stopped=self._lookup_stopped)
         self._commit_sequence = 0
         self._latest_commit: dict[TopicPartition, int] = {}
         """Per partition, the sequence number of the last commit that included it."""
@@ -113,6 +113,14 @@ class OffsetsCoordinator:
         if self.coordinator_id is not None:
             return self.coordinator_id
         return await self._lookup()
+
+    def _lookup_stopped(self) -> Errors.KafkaError:
+        return Errors.IllegalStateError(f"group {self.group_id!r}: the consumer was closed")
+
+    async def stop_lookup(self) -> None:
+        """End a coordinator lookup in flight (it runs in a task of its own, shared by its
+        callers): the consumer is closing."""
+        await self._lookup.stop()
 
     async def _retrying(self, attempt: Callable[[], Awaitable[T]], failed: str) -> T:
         """``attempt`` retried on retriable errors and lost connections (a coordinator moved
