@@ -10,13 +10,15 @@ import random
 import time
 from typing import Any
 
-from ferrokafka import AIOKafkaConsumer, TopicPartition, _native
+import pytest
+from ferrokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition, _native
 from ferrokafka.client import AIOKafkaClient
 from ferrokafka.conn import Connection
 from ferrokafka.protocol import ApiKey
 
 from .fake_broker import FakeBroker
 from .group_broker import GroupBroker
+from .test_producer_unit import TOPIC, ScriptedBroker
 
 GROUP_OPTIONS: dict[str, Any] = {
     "group_id": "g",
@@ -184,3 +186,97 @@ async def test_a_metadata_refresh_goes_on_for_the_others_when_its_first_caller_i
     finally:
         await client.close()
         await peer.fake.stop()
+
+
+# ---- background tasks -------------------------------------------------------------------------
+
+
+async def test_a_produce_request_cancelled_from_outside_is_retried_and_stop_returns() -> None:
+    fake = ScriptedBroker([])
+    plain = fake.handle
+    gate, entered = asyncio.Event(), asyncio.Event()
+
+    async def held(key: int, version: int, corr: int, body: dict[str, Any]) -> bytes | None:
+        if key == ApiKey.PRODUCE and not gate.is_set():
+            entered.set()
+            await gate.wait()
+        return await plain(key, version, corr, body)
+
+    fake.handle = held  # type: ignore[method-assign]
+    await fake.start()
+    producer = AIOKafkaProducer(bootstrap_servers=fake.bootstrap, retry_backoff_ms=10)
+    await producer.start()
+    try:
+        future = await producer.send(TOPIC, b"v")
+        await asyncio.wait_for(entered.wait(), 5)
+        (request,) = producer._sender._tasks
+        request.cancel()  # what a cancellation leaking in from a shared call did
+        await asyncio.sleep(0.01)
+        gate.set()
+        # Not lost: retried (no idempotence here, so the broker has it twice).
+        meta = await asyncio.wait_for(future, 5)
+        assert (meta.partition, meta.offset) == (0, 1)
+        assert len(fake.produced) == 2
+    finally:
+        gate.set()
+        await asyncio.wait_for(producer.stop(), 1.0)
+        await fake.stop()
+
+
+async def test_a_heartbeat_routine_ended_by_a_cancellation_not_its_own_is_started_again() -> None:
+    async with GroupBroker() as broker:
+        consumer: AIOKafkaConsumer[Any, Any] = AIOKafkaConsumer(
+            "t", bootstrap_servers=broker.bootstrap, **GROUP_OPTIONS
+        )
+        await consumer.start()
+        try:
+            member: Any = consumer._coordinator
+            plain = member.coordinator_request
+            leaked = 0
+
+            async def leaking(api: Any, *args: Any, **kwargs: Any) -> Any:
+                nonlocal leaked
+                if api.key == ApiKey.HEARTBEAT and not leaked:
+                    # What a shared lookup cancelled by another caller raised in its waiters.
+                    leaked += 1
+                    raise asyncio.CancelledError()
+                return await plain(api, *args, **kwargs)
+
+            member.coordinator_request = leaking
+            deadline = time.monotonic() + 5
+            while not leaked and time.monotonic() < deadline:
+                await asyncio.sleep(0.02)
+            assert leaked
+            count = len(broker.sent(ApiKey.HEARTBEAT))
+            while len(broker.sent(ApiKey.HEARTBEAT)) < count + 3 and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+            assert len(broker.sent(ApiKey.HEARTBEAT)) >= count + 3, (
+                "the member stopped heartbeating"
+            )
+            await consumer.commit({TopicPartition("t", 0): 1})
+        finally:
+            await asyncio.wait_for(consumer.stop(), 5)
+
+
+async def test_a_heartbeat_routine_that_fails_is_reported_by_the_next_poll() -> None:
+    async with GroupBroker() as broker:
+        consumer: AIOKafkaConsumer[Any, Any] = AIOKafkaConsumer(
+            "t", bootstrap_servers=broker.bootstrap, **GROUP_OPTIONS
+        )
+        await consumer.start()
+        try:
+            member: Any = consumer._coordinator
+            plain = member.coordinator_request
+
+            async def broken(api: Any, *args: Any, **kwargs: Any) -> Any:
+                if api.key == ApiKey.HEARTBEAT:
+                    raise RuntimeError("a bug in the heartbeat")
+                return await plain(api, *args, **kwargs)
+
+            member.coordinator_request = broken
+            with pytest.raises(RuntimeError, match="a bug in the heartbeat"):
+                deadline = time.monotonic() + 5
+                while time.monotonic() < deadline:
+                    await consumer.getmany(timeout_ms=50)
+        finally:
+            await asyncio.wait_for(consumer.stop(), 5)

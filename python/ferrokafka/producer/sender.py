@@ -96,6 +96,7 @@ class Sender:
         self._last_metadata_request = 0.0
         self._pid_reset_needed = False
         self._task: asyncio.Task[None] | None = None
+        self._closing = False
         self.metrics = ProducerMetrics(client.metrics, lambda: sum(self._node_in_flight.values()))
 
     @property
@@ -121,6 +122,7 @@ class Sender:
 
     async def close(self) -> None:
         """Stop the loop and every request task; whatever is unfinished fails."""
+        self._closing = True
         tasks = list(self._tasks)
         if self._metadata_task is not None:
             tasks.append(self._metadata_task)
@@ -232,7 +234,22 @@ class Sender:
                 self._tp_in_flight[batch.tp] = left
             else:
                 del self._tp_in_flight[batch.tp]
-        if not task.cancelled() and task.exception() is not None:
+        if task.cancelled():
+            # Its batches are neither known sent nor failed: left alone they would never
+            # complete, and flush() and stop() would wait for them for ever. Only close()
+            # means to cancel a request task; a cancellation that leaked in from something
+            # it awaited costs a retry, as a lost connection does (idempotence makes it safe
+            # to repeat), or the batch's failure with this typed error once out of time.
+            if self._closing:
+                for batch in batches:
+                    self._give_up(batch, Errors.ProducerClosed("the producer was stopped"))
+            else:
+                log.warning("produce request to node %s was cancelled; retrying it", node_id)
+                for batch in batches:
+                    self._failed(
+                        batch, Errors.Cancelled(f"produce request to node {node_id} cancelled")
+                    )
+        elif task.exception() is not None:
             exc = task.exception()
             assert exc is not None
             log.error("produce request to node %s failed unexpectedly: %r", node_id, exc)

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import abc
 import asyncio
+import functools
 import inspect
 import logging
 import time
-from collections.abc import Coroutine, Iterable
+from collections.abc import Callable, Coroutine, Iterable
 from typing import TYPE_CHECKING, Any
 
 from ... import errors as Errors
@@ -118,7 +119,9 @@ class GroupMembership(OffsetsCoordinator, GroupMember):
         self._max_poll_interval = config.max_poll_interval_ms / 1000
         self._rebalance_timeout_ms = config.rebalance_timeout_ms or config.max_poll_interval_ms
         self._last_poll = time.monotonic()
-        self._tasks: list[asyncio.Task[None]] = []
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        """The running routines by task name."""
+        self._closing = False
         self._fatal: Exception | None = None
         self._refused: Errors.KafkaError | None = None
         self.failed = Signal()
@@ -131,7 +134,7 @@ class GroupMembership(OffsetsCoordinator, GroupMember):
     # -- what a protocol adds ------------------------------------------------------------------
 
     @abc.abstractmethod
-    def _routines(self) -> dict[str, Coroutine[Any, Any, None]]:
+    def _routines(self) -> dict[str, Callable[[], Coroutine[Any, Any, None]]]:
         """The protocol's background routines, by task name."""
 
     @abc.abstractmethod
@@ -164,16 +167,47 @@ class GroupMembership(OffsetsCoordinator, GroupMember):
         self._last_poll = time.monotonic()
         routines = self._routines()
         if self._auto_commit:
-            routines["ferrokafka-autocommit"] = self._auto_commit_routine()
-        self._tasks = [asyncio.create_task(r, name=name) for name, r in routines.items()]
+            routines["ferrokafka-autocommit"] = self._auto_commit_routine
+        for name, routine in routines.items():
+            self._start_routine(name, routine)
         self._client.cluster.add_listener(self._metadata_updated)
+
+    def _start_routine(self, name: str, routine: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        task = asyncio.create_task(routine(), name=name)
+        self._tasks[name] = task
+        task.add_done_callback(functools.partial(self._routine_ended, name, routine))
+
+    def _routine_ended(
+        self, name: str, routine: Callable[[], Coroutine[Any, Any, None]], task: asyncio.Task[None]
+    ) -> None:
+        """A routine lasts as long as the membership. One that ends on a cancellation that was
+        not its own (a ``CancelledError`` leaking in from something it awaited, as a shared
+        lookup cancelled by another caller once did) is started again: a member whose
+        heartbeat silently stopped was dropped from the group while it still thought itself
+        in it, and its next commit failed. One cancelled itself (``close()``, or the event
+        loop shutting down) stays ended. One that raised is a bug the application hears of
+        from its next poll, as of a failed membership. One that returned did so because the
+        membership failed for good."""
+        if self._closing or self._tasks.get(name) is not task:
+            return
+        if task.cancelled():
+            if _cancel_requested(task):
+                return
+            log.warning("group %s: %s was cancelled; starting it again", self.group_id, name)
+            self._start_routine(name, routine)
+            return
+        exc = task.exception()
+        if exc is not None:
+            log.error("group %s: %s failed", self.group_id, name, exc_info=exc)
+            self._fail(exc if isinstance(exc, Exception) else Errors.KafkaError(repr(exc)))
 
     async def close(self) -> None:
         """Commit (with auto-commit), give up the partitions, and leave the group."""
         if self._closed:
             return
         self._client.cluster.remove_listener(self._metadata_updated)
-        await finish_tasks(self._tasks, f"group {self.group_id}")
+        self._closing = True  # the routines end now, for good
+        await finish_tasks(self._tasks.values(), f"group {self.group_id}")
         member = self._in_group()
         if self._fatal is None:
             if member:
@@ -332,6 +366,13 @@ class GroupMembership(OffsetsCoordinator, GroupMember):
                 continue
             if self._may_auto_commit():
                 await self._try_commit(self._changed_positions(), "auto-commit", now=False)
+
+
+def _cancel_requested(task: asyncio.Task[Any]) -> bool:
+    """Whether ``task.cancel()`` was called (Python 3.11+ counts the requests; on 3.10 every
+    cancellation outside ``close()`` counts as one that leaked in)."""
+    cancelling = getattr(task, "cancelling", None)
+    return cancelling is not None and bool(cancelling())
 
 
 def partitions_text(partitions: Iterable[TopicPartition]) -> str:

@@ -125,10 +125,10 @@ class ClassicMember(GroupMembership):
         self._assignors = [a() if isinstance(a, type) else a for a in self._assignor_choices]
         await super().start()
 
-    def _routines(self) -> dict[str, Coroutine[Any, Any, None]]:
+    def _routines(self) -> dict[str, Callable[[], Coroutine[Any, Any, None]]]:
         return {
-            "ferrokafka-group": self._coordination_routine(),
-            "ferrokafka-heartbeat": self._heartbeat_routine(),
+            "ferrokafka-group": self._coordination_routine,
+            "ferrokafka-heartbeat": self._heartbeat_routine,
         }
 
     def _in_group(self) -> bool:
@@ -195,6 +195,9 @@ class ClassicMember(GroupMembership):
                 else:
                     await self._give_up_membership()
             except asyncio.CancelledError:
+                # A rebalance cut short (the routine is started again unless the member is
+                # closing) is done again from the start.
+                self.rejoin_needed = True
                 raise
             except _FATAL as exc:
                 self._fail(exc)

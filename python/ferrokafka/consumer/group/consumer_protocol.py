@@ -19,7 +19,7 @@ import contextlib
 import logging
 import time
 import uuid
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from ... import errors as Errors
@@ -76,8 +76,8 @@ class ConsumerProtocolMember(GroupMembership):
 
     # -- what the protocol adds to the shared membership ----------------------------------------
 
-    def _routines(self) -> dict[str, Coroutine[Any, Any, None]]:
-        return {"ferrokafka-kip848": self._heartbeat_routine()}
+    def _routines(self) -> dict[str, Callable[[], Coroutine[Any, Any, None]]]:
+        return {"ferrokafka-kip848": self._heartbeat_routine}
 
     def _in_group(self) -> bool:
         return self.generation > 0
