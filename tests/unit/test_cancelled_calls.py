@@ -10,6 +10,7 @@ import random
 import time
 from typing import Any
 
+import pyarrow as pa
 import pytest
 from ferrokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition, _native
 from ferrokafka.client import AIOKafkaClient
@@ -280,3 +281,39 @@ async def test_a_heartbeat_routine_that_fails_is_reported_by_the_next_poll() -> 
                     await consumer.getmany(timeout_ms=50)
         finally:
             await asyncio.wait_for(consumer.stop(), 5)
+
+
+async def test_cancelling_the_wait_for_send_arrows_result_leaves_its_batches_to_flush() -> None:
+    """The result of send_arrow waited with asyncio.gather, which cancelled the batches'
+    futures when the wait was cancelled: flush() (and stop()) then took the batches for done
+    and returned while they were still on their way."""
+    fake = ScriptedBroker([])
+    plain = fake.handle
+    gate, entered = asyncio.Event(), asyncio.Event()
+
+    async def held(key: int, version: int, corr: int, body: dict[str, Any]) -> bytes | None:
+        if key == ApiKey.PRODUCE:
+            entered.set()
+            await gate.wait()
+        return await plain(key, version, corr, body)
+
+    fake.handle = held  # type: ignore[method-assign]
+    await fake.start()
+    producer = AIOKafkaProducer(bootstrap_servers=fake.bootstrap)
+    await producer.start()
+    try:
+        rows = pa.record_batch({"value": pa.array([b"a", b"b"], pa.binary())})
+        result = await producer.send_arrow(TOPIC, rows)
+        await asyncio.wait_for(entered.wait(), 5)
+        result.cancel()
+        await asyncio.gather(result, return_exceptions=True)
+        flushing = asyncio.ensure_future(producer.flush())
+        await asyncio.sleep(0.05)
+        assert not flushing.done(), "flush() returned before the batch was delivered"
+        gate.set()
+        await asyncio.wait_for(flushing, 5)
+        assert len(fake.produced) == 1
+    finally:
+        gate.set()
+        await asyncio.wait_for(producer.stop(), 1.0)
+        await fake.stop()

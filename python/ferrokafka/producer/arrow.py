@@ -86,8 +86,16 @@ async def results(
     chunks: Sequence[_native.ArrowRecordChunk],
     futures: Sequence[asyncio.Future[RecordMetadata | None]],
 ) -> list[ArrowBatchResult]:
-    """Each batch's ``ArrowBatchResult`` once the broker has them all."""
-    metadata = await asyncio.gather(*futures)
+    """Each batch's ``ArrowBatchResult`` once the broker has them all (the first batch's
+    error if one failed).
+
+    Waited for with ``asyncio.wait``, not ``gather``: cancelling this wait must leave the
+    batches' futures alone, since ``flush()`` and ``stop()`` wait for them until the broker
+    has answered (``gather`` cancelled them, and those then returned with the batches still
+    on their way). A failed batch's future has its error retrieved by the batch itself."""
+    if futures:
+        await asyncio.wait(futures)
+    metadata = [f.result() for f in futures]
     return [
         ArrowBatchResult(
             topic, chunk.partition, -1 if md is None else md.offset, chunk.record_count
