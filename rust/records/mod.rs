@@ -24,6 +24,8 @@ pub use compression::Codec;
 pub use error::RecordsError;
 
 #[cfg(test)]
+mod corpus_replay;
+#[cfg(test)]
 mod sink_tests;
 #[cfg(test)]
 mod tests;
