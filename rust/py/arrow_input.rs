@@ -8,7 +8,7 @@ use arrow_array::ffi_stream::FFI_ArrowArrayStream;
 use arrow_array::{RecordBatch, StructArray};
 use arrow_data::ArrayData;
 use arrow_schema::ffi::FFI_ArrowSchema;
-use arrow_schema::DataType;
+use arrow_schema::{DataType, Schema};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyCapsule, PyCapsuleMethods};
@@ -84,6 +84,19 @@ unsafe fn import_array(
 ) -> PyResult<RecordBatch> {
     // SAFETY: the caller's promise.
     unsafe { check_array(array, dt, "") }.map_err(shape_error)?;
+    // No rows: nothing to read (arrow-rs would size an empty array's values buffer as 0 and
+    // then refuse the offset of a valid empty slice). The columns are still checked, by type.
+    // SAFETY: checked live above.
+    if unsafe { (*array).is_empty() } {
+        let DataType::Struct(fields) = dt else {
+            return Err(PyTypeError::new_err(format!(
+                "expected Arrow record batch (a struct array), got an array of {dt}"
+            )));
+        };
+        return Ok(RecordBatch::new_empty(Arc::new(Schema::new(
+            fields.clone(),
+        ))));
+    }
     // SAFETY: checked above; the array moves into the import, a released one stays behind so
     // the exporter's owner does not release it a second time.
     let ffi_array = unsafe { std::ptr::replace(array, FFI_ArrowArray::empty()) };

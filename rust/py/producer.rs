@@ -31,6 +31,10 @@ fn import<'py>(
     cell.import(py, module, name).cloned()
 }
 
+fn no_loop() -> PyErr {
+    PyRuntimeError::new_err("BatchRecords: no event loop set (set_loop) for record futures")
+}
+
 fn now_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -104,9 +108,7 @@ impl BatchRecords {
     fn new_future(slf: &Bound<'_, Self>, timestamp: i64) -> PyResult<Py<RecordFuture>> {
         let me = slf.borrow();
         if me.event_loop.is_none() {
-            return Err(PyRuntimeError::new_err(
-                "BatchRecords: no event loop set (set_loop) for record futures",
-            ));
+            return Err(no_loop());
         }
         let index = me.writer.count() - 1;
         drop(me);
@@ -194,6 +196,10 @@ impl BatchRecords {
     fn append_value(slf: &Bound<'_, Self>, value: &[u8]) -> PyResult<Option<Py<RecordFuture>>> {
         let ts = now_ms();
         let mut me = slf.borrow_mut();
+        // Checked before the record goes in: a send that raises must not leave it in the batch.
+        if me.event_loop.is_none() {
+            return Err(no_loop());
+        }
         let size = me.writer.record_size(ts, None, Some(value), &[]);
         if !me.has_room(size) {
             return Ok(None);
@@ -449,8 +455,9 @@ impl RecordFuture {
         } else {
             (*log_append_time, 1i64)
         };
+        // An offset past i64::MAX does not exist: unknown, as for a batch without offsets.
         let offset = if *base_offset >= 0 {
-            base_offset + i64::from(self.index)
+            base_offset.checked_add(i64::from(self.index)).unwrap_or(-1)
         } else {
             -1
         };

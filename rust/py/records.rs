@@ -415,7 +415,8 @@ fn slot_bytes<'py>(
 
 /// Record `i`'s `part` deserializer raised `err`: hand out the records before it, with the
 /// position stopping at it, so the next poll fetches it again and raises there (the Java
-/// consumer's behaviour); with none before it, raise.
+/// consumer's behaviour); with none before it, raise. A `BaseException` that is not an
+/// `Exception` is raised at once.
 #[cold]
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
@@ -430,6 +431,11 @@ fn stop_at<'py>(
     partition: i32,
 ) -> PyResult<DecodedPartition> {
     let offset = d.offsets[i];
+    // Only an Exception is the record's: KeyboardInterrupt, SystemExit and the like are the
+    // program's, raised at once whatever records came before.
+    if !err.is_instance_of::<pyo3::exceptions::PyException>(py) {
+        return Err(err);
+    }
     if out.is_empty() {
         return Err(deserializer_error(py, err, part, topic, partition, offset));
     }

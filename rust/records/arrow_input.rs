@@ -386,8 +386,9 @@ impl ProduceColumns {
         self.row_error(
             i,
             &format!(
-                "column {column:?} changed after send_arrow checked it (its offsets now lie \
-                 outside its buffer): Arrow data must not be modified while it is sent"
+                "column {column:?} changed after send_arrow checked it (offsets outside its \
+                 buffer, or a header key no longer UTF-8): Arrow data must not be modified \
+                 while it is sent"
             ),
         )
     }
@@ -464,7 +465,13 @@ impl ProduceColumns {
                 let range = self.header_range(h, i)?;
                 put_varint(body, range.len() as i32);
                 for e in range {
-                    put_bytes(body, self.bytes(&h.keys, e, i, "headers")?)?;
+                    let key = self.bytes(&h.keys, e, i, "headers")?;
+                    // A header key is a string: checked as UTF-8 on import, and again here,
+                    // since the buffers may have changed since.
+                    if key.is_some_and(|k| std::str::from_utf8(k).is_err()) {
+                        return Err(self.changed(i, "headers"));
+                    }
+                    put_bytes(body, key)?;
                     put_bytes(body, self.bytes(&h.values, e, i, "headers")?)?;
                 }
             }
@@ -522,7 +529,7 @@ impl ProduceRows {
             });
         }
         let n = num_partitions as usize;
-        let mut open: Vec<Option<Chunk>> = vec![None; n];
+        let mut open = OpenChunks::new(n);
         let mut done = Vec::new();
         let mut sticky = sticky as usize % n;
         for (part_index, part) in self.parts.iter().enumerate() {
@@ -539,14 +546,14 @@ impl ProduceRows {
                     Some(p) => (p, false),
                     None => (sticky, true),
                 };
-                if close_if_full(&mut open[p], size, batch_size, &mut done) && unkeyed && n > 1 {
+                if close_if_full(open.slot(p), size, batch_size, &mut done) && unkeyed && n > 1 {
                     // KIP-480: the sticky partition's batch is complete; the next one starts a
                     // batch on the next partition.
                     sticky = (sticky + 1) % n;
                     p = sticky;
-                    close_if_full(&mut open[p], size, batch_size, &mut done);
+                    close_if_full(open.slot(p), size, batch_size, &mut done);
                 }
-                let chunk = open[p].get_or_insert_with(|| Chunk {
+                let chunk = open.slot(p).get_or_insert_with(|| Chunk {
                     partition: p as i32,
                     rows: Vec::new(),
                     size: BATCH_HEADER_LEN,
@@ -555,7 +562,7 @@ impl ProduceRows {
                 chunk.size += size;
             }
         }
-        done.extend(open.into_iter().flatten());
+        open.close_into(&mut done);
         Ok(done)
     }
 
@@ -598,6 +605,41 @@ impl ProduceRows {
             });
         }
         Ok(finish_batch(&raw, count, base_ts, max_ts, opts)?)
+    }
+}
+
+/// Each partition's open chunk, in partition order: a slot per partition for a topic of
+/// ordinary size, a map past that (the partition count is the broker's word, and a slot per
+/// partition of a hostile count would be an allocation that aborts the process).
+enum OpenChunks {
+    Slots(Vec<Option<Chunk>>),
+    Map(std::collections::BTreeMap<usize, Option<Chunk>>),
+}
+
+impl OpenChunks {
+    const MAX_SLOTS: usize = 1 << 16;
+
+    fn new(partitions: usize) -> Self {
+        if partitions <= Self::MAX_SLOTS {
+            OpenChunks::Slots(vec![None; partitions])
+        } else {
+            OpenChunks::Map(Default::default())
+        }
+    }
+
+    #[inline]
+    fn slot(&mut self, partition: usize) -> &mut Option<Chunk> {
+        match self {
+            OpenChunks::Slots(slots) => &mut slots[partition],
+            OpenChunks::Map(map) => map.entry(partition).or_default(),
+        }
+    }
+
+    fn close_into(self, done: &mut Vec<Chunk>) {
+        match self {
+            OpenChunks::Slots(slots) => done.extend(slots.into_iter().flatten()),
+            OpenChunks::Map(map) => done.extend(map.into_values().flatten()),
+        }
     }
 }
 
@@ -747,6 +789,18 @@ mod tests {
         let chunks = cols.plan(4, 2, 1000, 1 << 20).unwrap();
         assert!(chunks.iter().all(|c| c.size <= 1000));
         assert!(chunks.iter().filter(|c| c.partition == 3).count() > 0);
+    }
+
+    #[test]
+    fn a_hostile_partition_count_costs_only_the_partitions_used() {
+        let b = batch(vec![(
+            "value",
+            Arc::new(BinaryArray::from(vec![Some(&b"a"[..]); 3])) as ArrayRef,
+        )]);
+        let cols = ProduceRows::new(std::slice::from_ref(&b)).unwrap();
+        let chunks = cols.plan(u32::MAX, 7, 1 << 20, 1 << 20).unwrap();
+        assert_eq!(chunks.len(), 1);
+        assert_eq!((chunks[0].partition, chunks[0].rows.len()), (7, 3));
     }
 
     #[test]

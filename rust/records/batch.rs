@@ -910,7 +910,9 @@ fn read_record<S: RecordSink, const FIT: bool>(
     if keep {
         let timestamp = match ctx.log_append_time {
             Some(max) => max,
-            None => ctx.base_timestamp.saturating_add(ts_delta),
+            // Wrapping, as the encoders compute the delta (and as Kafka's Java client does both):
+            // any timestamp encoded decodes to itself.
+            None => ctx.base_timestamp.wrapping_add(ts_delta),
         };
         sink.record(RecordFields {
             offset,

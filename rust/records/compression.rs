@@ -126,6 +126,10 @@ fn read_bounded(
 }
 
 /// Append one raw snappy block to `out[..*filled]` (bytes past `filled` are overwritten).
+/// The most a snappy block can expand: a 3-byte copy writes at most 64 bytes (the format's
+/// densest element, 21.3 bytes out per byte in).
+const SNAPPY_MAX_EXPANSION: usize = 22;
+
 fn snappy_block(
     block: &[u8],
     out: &mut Vec<u8>,
@@ -137,6 +141,18 @@ fn snappy_block(
         snap::raw::decompress_len(block).map_err(|e| failed(base_offset, Codec::Snappy, e))?;
     if filled.saturating_add(len) > limit {
         return Err(too_large(base_offset, Codec::Snappy, limit));
+    }
+    // The output is allocated before decoding: a length no block of this size can decode to
+    // is refused first, so a few bytes cannot claim gigabytes.
+    if len > SNAPPY_MAX_EXPANSION.saturating_mul(block.len()) {
+        return Err(failed(
+            base_offset,
+            Codec::Snappy,
+            format!(
+                "a {}-byte block claims {len} bytes, more than snappy can encode in it",
+                block.len()
+            ),
+        ));
     }
     let start = *filled;
     if out.len() < start + len {
@@ -656,6 +672,19 @@ mod tests {
                 "{codec:?}: {err}"
             );
         }
+    }
+
+    #[test]
+    fn a_snappy_block_claiming_more_than_it_can_hold_is_refused_before_allocating() {
+        // A length varint claiming 4 GiB - 1, then one literal byte: allowed by a limit above
+        // it, refused by what 7 bytes of snappy can decode to.
+        let block = [0xff, 0xff, 0xff, 0xff, 0x0f, 0x00, b'a'];
+        let err = decompress(Codec::Snappy, &block, usize::MAX, 9).unwrap_err();
+        assert!(
+            matches!(err, RecordsError::Decompression { base_offset: 9, ref reason, .. }
+                if reason.contains("claims 4294967295 bytes")),
+            "{err}"
+        );
     }
 
     fn lz4_frame(data: &[u8], info: lz4_flex::frame::FrameInfo) -> Vec<u8> {

@@ -562,3 +562,17 @@ fn a_slot_past_4_gib_does_not_wrap() {
         (u32::MAX as usize - 1)..(u32::MAX as usize + 3)
     );
 }
+
+#[test]
+fn timestamps_whose_delta_wraps_decode_to_what_was_encoded() {
+    // The delta from the first record's timestamp wraps (i64::MAX - -2): encoders and
+    // decoders both wrap, as Kafka's Java client does.
+    let records = [-2, i64::MAX].map(|timestamp| Record {
+        timestamp,
+        value: Some(b"v".to_vec()),
+        ..Default::default()
+    });
+    let batch = build_batch(&records, &BatchOptions::default()).unwrap();
+    let decoded = decode_records(&batch, &DecodeOptions::default()).unwrap();
+    assert_eq!(decoded.timestamps, vec![-2, i64::MAX]);
+}
