@@ -546,7 +546,10 @@ class AIOKafkaProducer:
         wrong type raises ``TypeError``, a bad row (a partition out of range, a null header
         key) ``ValueError``, a row larger than ``max_request_size``
         ``MessageSizeTooLargeError``; each names the column or row (counted from 0 across a
-        Table's batches), and then nothing is sent.
+        Table's batches), and then nothing is sent. A null record (a null row of a struct
+        array) raises ``ValueError`` too. The rows are read when their batch is encoded, after
+        this returns: the data must not change until the future resolves (a batch whose
+        buffers changed fails with ``ValueError`` naming the row).
         """
         self._check_ready()
         data = arrow.arrow_input(data)
