@@ -287,6 +287,36 @@ async def test_a_record_too_large_is_named_and_nothing_of_the_table_is_sent(
     assert got[0][3] == b"after"
 
 
+@pytest.mark.parametrize("idempotent", [False, True])
+async def test_rows_changed_before_their_batch_is_sent_fail_that_batch_only(
+    bootstrap_servers: str, make_topic: Any, idempotent: bool
+) -> None:
+    """The rows are encoded when the sender takes their batch: offsets changed before then
+    fail that batch with a ValueError naming the row, nothing outside the buffers is read, and
+    the producer (its idempotent sequence included) goes on."""
+    import numpy as np
+
+    topic = make_topic(partitions=1)
+    offsets = np.array([0, 5, 10], dtype=np.int32)
+    data = np.frombuffer(b"abcdefghij", dtype=np.uint8).copy()
+    changing = pa.Array.from_buffers(
+        pa.binary(), 2, [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+    )
+    async with AIOKafkaProducer(
+        bootstrap_servers=bootstrap_servers, enable_idempotence=idempotent, linger_ms=50
+    ) as producer:
+        await (await producer.send_arrow(topic, pa.record_batch({"value": [b"before"]})))
+        pending = await producer.send_arrow(
+            topic, pa.RecordBatch.from_arrays([changing], names=["value"])
+        )
+        offsets[2] = 4_000  # before the sender takes the batch (linger_ms)
+        with pytest.raises(ValueError, match=r"row 1: column \"value\" changed"):
+            await pending
+        await (await producer.send_arrow(topic, pa.record_batch({"value": [b"after"]})))
+    got = await read_all(bootstrap_servers, topic, 1, 2)
+    assert [r[3] for r in got] == [b"before", b"after"]
+
+
 async def test_not_arrow_data_is_a_type_error(bootstrap_servers: str, topic: str) -> None:
     async with AIOKafkaProducer(bootstrap_servers=bootstrap_servers) as producer:
         with pytest.raises(TypeError, match="expected Arrow data"):

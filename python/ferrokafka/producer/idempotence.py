@@ -38,6 +38,10 @@ class ProducerIdState:
         self._next.clear()
         self._last_acked.clear()
 
+    def peek(self, tp: TopicPartition) -> int:
+        """The base sequence ``assign`` would give the next batch of ``tp``, not reserved."""
+        return self._next.get(tp, 0)
+
     def assign(self, tp: TopicPartition, record_count: int) -> int:
         """The base sequence of the next batch for ``tp`` (and reserve ``record_count``)."""
         base = self._next.get(tp, 0)

@@ -196,23 +196,35 @@ class Sender:
         if ids is None:
             return batch.encode(-1, -1, -1)
         # New, or a retry from before a producer id reset: (re)number it under the current id.
-        base = ids.assign(batch.tp, batch.record_count)
-        return batch.encode(ids.producer_id, ids.producer_epoch, base)
+        # The sequence is reserved once the batch is encoded: a batch that cannot be encoded
+        # leaves no gap in its partition's sequence.
+        data = batch.encode(ids.producer_id, ids.producer_epoch, ids.peek(batch.tp))
+        ids.assign(batch.tp, batch.record_count)
+        return data
 
     def _start_request(self, node_id: int, batches: list[ProducerBatch]) -> None:
         metrics = self.metrics
         now = time.monotonic()
         payload: list[tuple[ProducerBatch, bytes]] = []
         records = 0
-        for batch in batches:
+        for batch in list(batches):
             first = batch.attempts == 0
             uncompressed = batch.builder.size() if first else 0
-            data = self._prepare(batch)
+            try:
+                data = self._prepare(batch)
+            except ValueError as exc:
+                # The caller's rows cannot be encoded (Arrow buffers changed after send_arrow
+                # checked them): that batch fails, naming the row; the others go on.
+                batches.remove(batch)
+                self._give_up(batch, exc)
+                continue
             payload.append((batch, data))
             count = batch.record_count
             records += count
             if first:
                 metrics.batch_sent(count, len(data), uncompressed, batch.created, now)
+        if not batches:
+            return
         metrics.per_request.record(records, now)
         self._node_in_flight[node_id] = self._node_in_flight.get(node_id, 0) + 1
         for batch in batches:
