@@ -1856,6 +1856,81 @@ def test_buffers_changed_between_planning_and_encoding_are_refused_or_sent_as_th
     assert sorted(sent) == sorted(zip(key_bytes, values, header_counts, strict=True))
 
 
+class FailingStream:
+    """A stream of record batches whose producer raises after `fail_at` of them (pyarrow then
+    reports the error through the stream's get_next and get_last_error)."""
+
+    def __init__(self, batches: list[pa.RecordBatch], fail_at: int) -> None:
+        self.batches, self.fail_at = batches, fail_at
+
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
+        def produce() -> Iterator[pa.RecordBatch]:
+            for i, batch in enumerate(self.batches):
+                if i == self.fail_at:
+                    raise RuntimeError(f"the producer of batch {i} failed")
+                yield batch
+
+        reader = pa.RecordBatchReader.from_batches(self.batches[0].schema, produce())
+        return reader.__arrow_c_stream__(requested_schema)
+
+
+class OddExporter:
+    """An object whose Arrow PyCapsule methods return what they should not."""
+
+    def __init__(self, kind: str, batch: pa.RecordBatch) -> None:
+        self.kind, self.batch = kind, batch
+
+    def __arrow_c_array__(self, requested_schema: Any = None) -> Any:
+        schema, array = self.batch.__arrow_c_array__()
+        return {
+            "swapped": (array, schema),
+            "schema_twice": (schema, schema),
+            "one": (schema,),
+            "three": (schema, array, array),
+            "not_capsules": (1, 2),
+            "none": None,
+            "column": pa.array([b"a", b"b"]).__arrow_c_array__(),
+            "null_rows": pa.array([{"value": b"a"}, None]).__arrow_c_array__(),
+        }[self.kind]
+
+
+@given(
+    rows=st.lists(st.lists(st.binary(max_size=8), max_size=4), min_size=1, max_size=4),
+    fail_at=st.integers(0, 4),
+    odd=st.sampled_from(
+        ["swapped", "schema_twice", "one", "three", "not_capsules", "none", "column", "null_rows"]
+    ),
+)
+@fuzz(60)
+def test_streams_and_exporters_that_misbehave_are_exceptions(
+    rows: list[list[bytes]], fail_at: int, odd: str
+) -> None:
+    batches = [pa.record_batch({"value": pa.array(r, pa.binary())}) for r in rows]
+
+    def plan(data: Any) -> Any:
+        return attempt(
+            _native.plan_arrow_records,
+            [data],
+            num_partitions=1,
+            sticky=0,
+            batch_size=MB,
+            max_request_size=MB,
+        )
+
+    got = plan(FailingStream(batches, fail_at))
+    if fail_at < len(batches):
+        assert isinstance(got, ValueError), got
+        assert f"the producer of batch {fail_at} failed" in str(got)
+    else:
+        assert not isinstance(got, Exception), got
+        assert sum(c.record_count for c in got) == sum(map(len, rows))
+    # A stream of arrays that are not record batches (a chunked column).
+    column = pa.chunked_array([pa.array(r, pa.binary()) for r in rows], pa.binary())
+    assert isinstance(plan(column), TypeError)
+    got = plan(OddExporter(odd, batches[0]))
+    assert isinstance(got, (TypeError, ValueError)), got
+
+
 # ---- bugs this suite found: minimal reproductions -------------------------------------------
 
 
