@@ -5,7 +5,6 @@ read of memory that was not written or is out of bounds)."""
 
 from __future__ import annotations
 
-import ctypes
 import struct
 from typing import Any
 
@@ -13,6 +12,8 @@ import numpy as np
 import pyarrow as pa
 import pytest
 from ferrokafka import _native
+
+from .arrow_c import ArrowArray, capsule_pointer
 
 MB = 1 << 20
 
@@ -69,26 +70,6 @@ def test_a_null_record_row_is_a_value_error_naming_it() -> None:
         plan([first, rows])
 
 
-class _ArrowArray(ctypes.Structure):
-    _fields_ = [
-        ("length", ctypes.c_int64),
-        ("null_count", ctypes.c_int64),
-        ("offset", ctypes.c_int64),
-        ("n_buffers", ctypes.c_int64),
-        ("n_children", ctypes.c_int64),
-        ("buffers", ctypes.POINTER(ctypes.c_void_p)),
-        ("children", ctypes.c_void_p),
-        ("dictionary", ctypes.c_void_p),
-        ("release", ctypes.c_void_p),
-        ("private_data", ctypes.c_void_p),
-    ]
-
-
-_capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
-_capsule_pointer.restype = ctypes.c_void_p
-_capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
-
-
 class Tampered:
     """Exports `batch` as pyarrow does, then sets `field` of its ArrowArray struct (or of its
     first child's) to `value`. `undo()` puts it back, before the exporter's release callback
@@ -104,7 +85,7 @@ class Tampered:
 
     def __arrow_c_array__(self, requested_schema: Any = None) -> tuple[Any, Any]:
         self.capsules = self.batch.__arrow_c_array__()
-        raw = _ArrowArray.from_address(_capsule_pointer(self.capsules[1], b"arrow_array"))
+        raw = ArrowArray.from_address(capsule_pointer(self.capsules[1], b"arrow_array"))
         target = child(raw, 0) if self.in_child else raw
         if self.field == "offsets":
             saved = target.buffers[1]
@@ -117,9 +98,8 @@ class Tampered:
         return self.capsules
 
 
-def child(raw: _ArrowArray, i: int) -> _ArrowArray:
-    pointers = ctypes.cast(raw.children, ctypes.POINTER(ctypes.c_void_p))
-    return _ArrowArray.from_address(pointers[i])
+def child(raw: ArrowArray, i: int) -> ArrowArray:
+    return ArrowArray.from_address(raw.children[i])
 
 
 @pytest.mark.parametrize(

@@ -42,6 +42,8 @@ from ferrokafka.structs import TopicPartition
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
+from .arrow_c import ArrowArray, capsule_pointer
+
 T = TypeVar("T")
 
 _LONG_RUN = int(os.environ.get("FERROKAFKA_FUZZ_EXAMPLES", "0"))
@@ -1600,28 +1602,8 @@ def test_arrow_rows_are_refused_with_an_exception_or_produced_exactly(
     check_chunks(got, send.rows, num_partitions, batch_size, now_ms, codec)
 
 
-class _ArrowArray(ctypes.Structure):
-    """The C Data Interface's ArrowArray."""
-
-    _fields_ = [
-        ("length", ctypes.c_int64),
-        ("null_count", ctypes.c_int64),
-        ("offset", ctypes.c_int64),
-        ("n_buffers", ctypes.c_int64),
-        ("n_children", ctypes.c_int64),
-        ("buffers", ctypes.POINTER(ctypes.c_void_p)),
-        ("children", ctypes.POINTER(ctypes.c_void_p)),
-        ("dictionary", ctypes.c_void_p),
-        ("release", ctypes.c_void_p),
-        ("private_data", ctypes.c_void_p),
-    ]
-
-
-_capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
-_capsule_pointer.restype = ctypes.c_void_p
-_capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
 # A released ArrowArray: a valid address for a dictionary that must be refused unread.
-_RELEASED = _ArrowArray()
+_RELEASED = ArrowArray()
 
 # Changes to an exported structure that the importer must refuse or survive: counts that do
 # not match the type, nulls where it follows pointers, a dictionary, a released child, and
@@ -1660,17 +1642,17 @@ class TamperedExport:
         self.batch, self.path, self.tamper, self.value = batch, path, tamper, value
         self.capsules: Any = None
         self.undo: list[Callable[[], None]] = []
-        self.top: _ArrowArray | None = None
+        self.top: ArrowArray | None = None
 
     def __arrow_c_array__(self, requested_schema: Any = None) -> tuple[Any, Any]:
         capsules: tuple[Any, Any] = self.batch.__arrow_c_array__()
         self.capsules = capsules
-        self.top = _ArrowArray.from_address(_capsule_pointer(capsules[1], b"arrow_array"))
+        self.top = ArrowArray.from_address(capsule_pointer(capsules[1], b"arrow_array"))
         target = self.top
         for i in self.path:
             if i >= target.n_children:
                 return capsules
-            target = _ArrowArray.from_address(target.children[i])
+            target = ArrowArray.from_address(target.children[i])
         value, tamper = self.value, self.tamper
         if tamper in ("n_children", "n_buffers"):
             self.set(target, tamper, [-1, 0, 1, 2, 3, 4, 2**40][value % 7])
@@ -1707,7 +1689,7 @@ class TamperedExport:
             self.set(target, tamper, None)
         return capsules
 
-    def set(self, target: _ArrowArray, name: str, value: Any) -> None:
+    def set(self, target: ArrowArray, name: str, value: Any) -> None:
         saved = getattr(target, name)
         setattr(target, name, value)
         self.undo.append(lambda: setattr(target, name, saved))
