@@ -16,12 +16,12 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-import random
 import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from . import errors as Errors
+from ._rng import rng
 from .cluster import ClusterMetadata
 from .config.connection import DEFAULT_PORT, ConnectionConfig, parse_bootstrap_servers
 from .conn import AUTHENTICATION_ERRORS, Body, Connection
@@ -59,7 +59,7 @@ class _Backoff:
     def failed(self, key: int, *, at_least: float = 0.0) -> float:
         n = self._failures.get(key, 0) + 1
         self._failures[key] = n
-        delay: float = min(self._base * 2.0 ** (n - 1), self._max) * random.uniform(0.8, 1.2)
+        delay: float = min(self._base * 2.0 ** (n - 1), self._max) * rng.uniform(0.8, 1.2)
         delay = max(delay, at_least)
         self._not_before[key] = time.monotonic() + delay
         return delay
@@ -270,7 +270,7 @@ class AIOKafkaClient:
         nodes until metadata names brokers). Connected nodes win over unconnected ones, and
         nodes in reconnect backoff are chosen only when nothing else is left."""
         candidates = self.cluster.broker_ids() or self.cluster.bootstrap_ids()
-        offset = random.randrange(len(candidates))
+        offset = rng.randrange(len(candidates))
         best: int | None = None
         best_score = float("inf")
         for node in candidates[offset:] + candidates[:offset]:

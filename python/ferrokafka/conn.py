@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import mmap
-import random
 import socket
 import ssl
 import time
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
 
 from . import _native
 from . import errors as Errors
+from ._rng import rng
 from .config.connection import ConnectionConfig
 from .metrics.network import NodeSensors
 from .protocol import Api, key_of
@@ -388,7 +388,7 @@ class Connection:
             # As Kafka's Java client: at a random point between 85% and 95% of the lifetime,
             # so that many connections made at once do not re-authenticate at once, and the
             # exchange (a token fetch, PBKDF2) ends before the broker's deadline.
-            delay = lifetime / 1000 * random.uniform(0.85, 0.95)
+            delay = lifetime / 1000 * rng.uniform(0.85, 0.95)
             loop = asyncio.get_running_loop()
             self._reauth_timer = loop.call_later(delay, self._begin_reauthentication)
 

@@ -14,10 +14,10 @@ instead of spreading single records over every partition.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 
 from . import _native
+from ._rng import rng
 
 __all__ = ["DefaultPartitioner", "StickyPartitions", "murmur2", "partition_for_key"]
 
@@ -48,7 +48,7 @@ class DefaultPartitioner:
         available: Sequence[int],
     ) -> int:
         if key is None:
-            return random.choice(available or all_partitions)
+            return rng.choice(available or all_partitions)
         return all_partitions[(murmur2(key) & 0x7FFFFFFF) % len(all_partitions)]
 
 
@@ -88,6 +88,6 @@ class StickyPartitions:
         if len(available) == 1:
             return available[0]
         if not available:
-            return random.choice(all_partitions)
+            return rng.choice(all_partitions)
         choices = [p for p in available if p != previous]
-        return random.choice(choices or available)
+        return rng.choice(choices or available)

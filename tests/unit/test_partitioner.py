@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 
 import pytest
@@ -92,3 +93,18 @@ def test_sticky_switch_spreads_over_available_partitions() -> None:
     assert set(seen) == {1, 2, 3}
     assert sticky.switch("t", current, [0, 1], [1]) == 1, "one available partition: that one"
     assert sticky.switch("t", 1, [0, 1], []) in (0, 1), "none available: any partition"
+
+
+def test_random_choices_leave_the_random_modules_shared_state_alone() -> None:
+    """An application that seeds ``random`` gets the same sequence with ferrokafka drawing its
+    own random choices (partitions, backoff jitter) in between."""
+    from ferrokafka.client import _Backoff
+
+    random.seed(36)
+    before = random.getstate()
+    partitioner, sticky, backoff = DefaultPartitioner(), StickyPartitions(), _Backoff(100, 1000)
+    picked = {partitioner(None, [0, 1, 2, 3], [0, 1, 2, 3]) for _ in range(50)}
+    sticky.switch("t", sticky.current("t", [0, 1, 2], [0, 1, 2]), [0, 1, 2], [0, 1, 2])
+    backoff.failed(1)
+    assert len(picked) > 1, "the partitioner chose at random"
+    assert random.getstate() == before

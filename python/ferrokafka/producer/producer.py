@@ -11,7 +11,6 @@ import asyncio
 import contextlib
 import logging
 import operator
-import random
 import ssl
 import warnings
 from collections.abc import Callable, Iterable, Mapping
@@ -20,6 +19,7 @@ from typing import Any
 from .. import _native
 from .. import errors as Errors
 from .._native import RecordFuture
+from .._rng import rng
 from ..client import AIOKafkaClient
 from ..cluster import TopicInfo
 from ..config import ProducerConfig
@@ -578,7 +578,7 @@ class AIOKafkaProducer:
             chunks = _native.plan_arrow_records(
                 [data],
                 num_partitions=len(all_partitions),
-                sticky=random.choice(available or all_partitions),
+                sticky=rng.choice(available or all_partitions),
                 batch_size=batch_size,
                 max_request_size=self._max_request_size,
             )

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import contextlib
 import os
-import random
 import signal
 import socket
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from .._rng import rng
 
 __all__ = [
     "LOOPBACK",
@@ -48,7 +49,7 @@ def free_ports(count: int, host: str = LOOPBACK) -> list[int]:
     """
     low, _ = _ephemeral_port_range()
     candidates = list(range(20000, low)) if low > 21000 else []
-    random.shuffle(candidates)
+    rng.shuffle(candidates)
     held: list[socket.socket] = []
     try:
         for port in candidates:

@@ -26,13 +26,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import random
 import socket
 import struct
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+
+from .._rng import rng
 
 __all__ = ["FaultProxy", "Faults"]
 
@@ -266,7 +267,7 @@ class FaultProxy:
                 if not data:
                     break
                 f = self.faults
-                jitter = random.uniform(0, f.jitter_s) if f.jitter_s else 0.0
+                jitter = rng.uniform(0, f.jitter_s) if f.jitter_s else 0.0
                 queue.put_nowait((time.monotonic() + f.latency_s + jitter, data))
             await queue.join()
         finally:
