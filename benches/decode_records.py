@@ -105,22 +105,22 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="20k records, one round")
     parser.add_argument(
-        "--consumer-memory",
+        "--memory-tune",
         action="store_true",
-        help="the process-wide memory settings of a ferrokafka consumer (both clients share them)",
+        help="ferrokafka.memory.tune(): the opt-in process-wide settings (both clients share them)",
     )
     args = parser.parse_args()
-    if args.consumer_memory:
+    if args.memory_tune:
         from ferrokafka import memory
 
-        memory.install_default()
+        memory.tune()
     total = 20_000 if args.quick else args.records
     repeat = 1 if args.quick else args.repeat
     cpu = platform.processor() or platform.machine()
     print(
         f"# record decode to ConsumerRecord objects and Arrow columns ({cpu}, Python "
         f"{platform.python_version()}, {total} records, best of {repeat}"
-        f"{', consumer memory settings' if args.consumer_memory else ''})\n"
+        f"{', memory.tune()' if args.memory_tune else ''})\n"
     )
     print(
         "| value | codec | wire MB | records rec/s | MB/s | no-CRC rec/s "

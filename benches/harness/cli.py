@@ -25,6 +25,7 @@ from .workloads import (
     FULL,
     GROUP_CLIENTS,
     LATENCY_CONSUMERS,
+    OPT_IN_CLIENTS,
     PRODUCER_VALUE_SIZE,
     PRODUCERS,
     QUICK,
@@ -155,7 +156,11 @@ def main(argv: list[str] | None = None) -> int:
     not_run = dict(NOT_RUN)
 
     def pick(clients: list[str]) -> list[str]:
-        chosen = [c for c in clients if args.clients is None or c in args.clients]
+        chosen = [
+            c
+            for c in clients
+            if (c not in OPT_IN_CLIENTS if args.clients is None else c in args.clients)
+        ]
         if importlib.util.find_spec("kafkarrow") is None and "kafkarrow" in chosen:
             not_run["kafkarrow"] = "not installed (pip install kafkarrow)"
             chosen.remove("kafkarrow")

@@ -55,12 +55,21 @@ class Ferrokafka(Source):
     """``getmany`` records, ``getmany_arrow`` columns, or ``getmany`` in a group."""
 
     def __init__(
-        self, spec: dict[str, Any], arrow: bool = False, group: bool = False, getone: bool = False
+        self,
+        spec: dict[str, Any],
+        arrow: bool = False,
+        group: bool = False,
+        getone: bool = False,
+        tuned: bool = False,
     ) -> None:
         super().__init__(spec)
         import ferrokafka
 
         self.mod = ferrokafka
+        if tuned:
+            from ferrokafka import memory
+
+            memory.tune()
         self.arrow = arrow
         self.group = group
         self.getone = getone
@@ -253,6 +262,9 @@ SOURCES: dict[str, Any] = {
     "ferrokafka": Ferrokafka,
     "ferrokafka-arrow": lambda spec: Ferrokafka(spec, arrow=True),
     "ferrokafka-group": lambda spec: Ferrokafka(spec, group=True),
+    # Opt-in (named in --clients): the process-wide settings of ferrokafka.memory.tune().
+    "ferrokafka-tuned": lambda spec: Ferrokafka(spec, tuned=True),
+    "ferrokafka-arrow-tuned": lambda spec: Ferrokafka(spec, arrow=True, tuned=True),
     "aiokafka": Aiokafka,
     "kafka-python": KafkaPython,
     "confluent-kafka": Confluent,

@@ -59,6 +59,8 @@ def label(client: str, versions: dict[str, Any], role: str = "consumer") -> str:
         "ferrokafka": "ferrokafka `getmany`",
         "ferrokafka-arrow": "ferrokafka `getmany_arrow`",
         "ferrokafka-group": "ferrokafka `getmany`, group",
+        "ferrokafka-tuned": "ferrokafka `getmany`, `memory.tune()`",
+        "ferrokafka-arrow-tuned": "ferrokafka `getmany_arrow`, `memory.tune()`",
         "ferrokafka-getone": "ferrokafka `getone`",
         "aiokafka-getone": f"aiokafka {v.get('aiokafka')} `getone`",
         "ferrokafka-uvloop": "ferrokafka `getmany`, uvloop",

@@ -39,8 +39,13 @@ PYTHON_CONSUMERS = [
     "confluent-kafka",
     "confluent-kafka-aio",
     "kafkarrow",
+    "ferrokafka-tuned",
+    "ferrokafka-arrow-tuned",
 ]
 CONSUMERS = [*PYTHON_CONSUMERS, "java", "java-perf"]
+#: Run only when named in ``--clients``: ferrokafka with ``memory.tune()``'s process-wide
+#: settings, to measure them beside the default.
+OPT_IN_CLIENTS = {"ferrokafka-tuned", "ferrokafka-arrow-tuned"}
 #: Reads each W1-W4 dataset once, untimed, before the rounds start.
 WARM_UP_CLIENT = "ferrokafka-arrow"
 #: W5 also has getone and uvloop variants of the aiokafka-API clients (ConsumerPerformance has

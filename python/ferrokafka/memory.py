@@ -1,22 +1,29 @@
-"""Process-wide memory tuning for consuming at speed.
+"""Process-wide memory tuning for consuming at speed: opt-in, off by default.
+
+ferrokafka is a guest in the application's process: the settings here change how the whole
+process allocates (every library in it, not only ferrokafka), so nothing here is done unless the
+application asks, by calling :func:`tune` (or the functions it calls), or by setting the
+environment variables below before a consumer starts.
 
 CPython allocates small objects (a ``ConsumerRecord``, its key and value ``bytes``) from 1 MiB
 arenas and hands an arena back to the kernel as soon as its last object is freed. A consumer that
-turns over hundreds of thousands of records per poll would map, page-fault and unmap tens of
-arenas per poll. ferrokafka keeps up to ``arenas`` freed arenas mapped for reuse (a cache in front
-of CPython's arena allocator, installed through ``PyObject_SetArenaAllocator``): the memory stays
-with the process after a burst of records, up to that limit, and is reused by the next burst.
-
-A consumer's ``start()`` installs the cache with :data:`DEFAULT_ARENAS` unless
-:func:`set_arena_cache` was called first or the environment variable
-``FERROKAFKA_ARENA_CACHE`` gives another number of arenas (``0`` turns it off).
+turns over hundreds of thousands of records per poll maps, page-faults and unmaps tens of arenas
+per poll. :func:`set_arena_cache` keeps up to ``arenas`` freed arenas mapped for reuse (a cache in
+front of CPython's arena allocator, installed through ``PyObject_SetArenaAllocator``): the memory
+stays with the process after a burst of records, up to that limit, and is reused by the next one.
 
 Objects above 512 bytes (a 1 KiB value) come from the C allocator instead, and glibc gives the
-top of its heap back to the kernel whenever 128 KiB there is free: each poll would page-fault the
-previous poll's memory back in. ``start()`` also makes glibc keep up to
-:data:`DEFAULT_TRIM_THRESHOLD` of freed heap (:func:`set_malloc_trim_threshold`, or the
-environment variable ``FERROKAFKA_MALLOC_TRIM_THRESHOLD`` in bytes; ``0`` leaves glibc's own
-setting). Other C libraries are left alone.
+top of its heap back to the kernel whenever 128 KiB there is free: each poll page-faults the
+previous poll's memory back in. :func:`set_malloc_trim_threshold` makes glibc keep up to that
+many bytes of freed heap (its ``M_TRIM_THRESHOLD`` and ``M_TOP_PAD``).
+
+A consumer's ``start()`` applies ``FERROKAFKA_ARENA_CACHE`` (arenas) and
+``FERROKAFKA_MALLOC_TRIM_THRESHOLD`` (bytes) when they are set to a number above 0, and
+otherwise leaves the process as it found it.
+
+ferrokafka's own buffers (frames, decompressed batches, Arrow columns) come from a mimalloc heap
+private to the native module, which keeps freed memory for a second before returning it; that
+affects no other library and needs no tuning.
 """
 
 from __future__ import annotations
@@ -26,10 +33,10 @@ import os
 from . import _native
 
 DEFAULT_ARENAS = 64
-"""Arenas (MiB) kept for reuse by default: about one large poll's worth of records."""
+"""Arenas (MiB) :func:`tune` keeps for reuse: about one large poll's worth of records."""
 
 DEFAULT_TRIM_THRESHOLD = 16 << 20
-"""Freed C heap (bytes) kept mapped for reuse by default: a few polls of 1 KiB values."""
+"""Freed C heap (bytes) :func:`tune` keeps mapped for reuse: a few polls of 1 KiB values."""
 
 _chosen = False
 _trim_chosen = False
@@ -61,19 +68,35 @@ def set_malloc_trim_threshold(nbytes: int) -> bool:
     return _native.set_malloc_trim_threshold(nbytes)
 
 
-def _env_int(name: str, default: int, unit: str) -> int:
+def tune(arenas: int = DEFAULT_ARENAS, trim_threshold: int = DEFAULT_TRIM_THRESHOLD) -> None:
+    """Tune the whole process's memory for a consumer reading at speed: keep up to ``arenas``
+    freed CPython arenas (MiB) and ``trim_threshold`` bytes of freed C heap for reuse instead of
+    returning them to the kernel after each poll. Process-wide: every library in the process
+    allocates through them. ``tune(0, 0)`` stops the arena cache (glibc's trim threshold stays
+    where it was set; ``0`` leaves it alone)."""
+    if arenas < 0:
+        raise ValueError(f"arenas must be >= 0, got {arenas}")
+    if trim_threshold < 0:
+        raise ValueError(f"trim_threshold must be >= 0, got {trim_threshold}")
+    set_arena_cache(arenas)
+    if trim_threshold:
+        set_malloc_trim_threshold(trim_threshold)
+
+
+def _env_int(name: str, unit: str) -> int:
     raw = os.environ.get(name, "").strip()
     try:
-        return max(int(raw), 0) if raw else default
+        return max(int(raw), 0) if raw else 0
     except ValueError:
         raise ValueError(f"{name} must be a number of {unit}, got {raw!r}") from None
 
 
-def install_default() -> None:
-    """Called by ``start()``: the defaults, unless the user or the environment chose."""
-    if not _chosen:
-        set_arena_cache(_env_int("FERROKAFKA_ARENA_CACHE", DEFAULT_ARENAS, "arenas (MiB)"))
-    if not _trim_chosen:
-        trim = _env_int("FERROKAFKA_MALLOC_TRIM_THRESHOLD", DEFAULT_TRIM_THRESHOLD, "bytes")
-        if trim:
-            set_malloc_trim_threshold(trim)
+def apply_environment() -> None:
+    """Called by a consumer's ``start()``: the settings the environment asks for, if any, unless
+    the application chose its own in this process."""
+    arenas = _env_int("FERROKAFKA_ARENA_CACHE", "arenas (MiB)")
+    trim = _env_int("FERROKAFKA_MALLOC_TRIM_THRESHOLD", "bytes")
+    if arenas and not _chosen:
+        set_arena_cache(arenas)
+    if trim and not _trim_chosen:
+        set_malloc_trim_threshold(trim)

@@ -45,10 +45,19 @@ def test_freed_arenas_are_reused_and_released_on_request() -> None:
 
 _START_A_CONSUMER = """
 import asyncio
+import ctypes
 from ferrokafka import AIOKafkaConsumer, memory
 
+class ArenaAllocator(ctypes.Structure):
+    _fields_ = [("ctx", ctypes.c_void_p), ("alloc", ctypes.c_void_p), ("free", ctypes.c_void_p)]
+
+def arena_allocator():
+    current = ArenaAllocator()
+    ctypes.pythonapi.PyObject_GetArenaAllocator(ctypes.byref(current))
+    return (current.ctx, current.alloc, current.free)
+
 async def start_a_consumer():
-    # start() installs the memory settings before it connects (and fails to, here).
+    # start() applies what the environment asks for before it connects (and fails to, here).
     consumer = AIOKafkaConsumer(bootstrap_servers="127.0.0.1:1", request_timeout_ms=200)
     try:
         await asyncio.wait_for(consumer.start(), 0.5)
@@ -58,13 +67,26 @@ async def start_a_consumer():
 """
 
 
-def test_consumer_start_installs_the_default_unless_told_otherwise() -> None:
+def test_a_consumer_leaves_the_arena_allocator_alone_unless_asked() -> None:
     code = (
-        _START_A_CONSUMER + "asyncio.run(start_a_consumer())\nprint(memory.arena_cache_info()[0])"
+        _START_A_CONSUMER
+        + "before = arena_allocator()\n"
+        + "asyncio.run(start_a_consumer())\n"
+        + "print(arena_allocator() == before, memory.arena_cache_info()[0])"
     )
-    assert _run(code) == "64"
-    assert _run(code, FERROKAFKA_ARENA_CACHE="3") == "3"
-    assert _run(code, FERROKAFKA_ARENA_CACHE="0") == "0"
+    assert _run(code) == "True 0", "the interpreter's own arena allocator after start and stop"
+    assert _run(code, FERROKAFKA_ARENA_CACHE="3") == "False 3"
+    assert _run(code, FERROKAFKA_ARENA_CACHE="0") == "True 0"
+    tuned = _START_A_CONSUMER + "before = arena_allocator()\nmemory.tune()\n"
+    assert _run(tuned + "print(arena_allocator() != before, memory.arena_cache_info()[0])") == (
+        f"True {memory_defaults()[0]}"
+    )
+
+
+def memory_defaults() -> tuple[int, int]:
+    from ferrokafka import memory
+
+    return memory.DEFAULT_ARENAS, memory.DEFAULT_TRIM_THRESHOLD
 
 
 _HEAP_AFTER_BURST = (
@@ -95,12 +117,19 @@ print(before, heap_after_burst())
 @pytest.mark.skipif(
     __import__("platform").libc_ver()[0] != "glibc", reason="glibc's trim threshold only"
 )
-def test_start_keeps_freed_c_heap_for_the_next_poll() -> None:
-    # glibc trims its heap after the burst by default; after start() it keeps the freed memory.
+def test_a_consumer_leaves_glibcs_trim_threshold_alone_unless_asked() -> None:
+    # glibc trims its heap after a burst by default, and still does after a consumer's start and
+    # stop; asked to (the environment, or memory.tune()), it keeps the freed memory.
     before, after = map(int, _run(_HEAP_AFTER_BURST).split())
-    assert before < 8 and after >= 16, (before, after)
-    before, after = map(int, _run(_HEAP_AFTER_BURST, FERROKAFKA_MALLOC_TRIM_THRESHOLD="0").split())
     assert before < 8 and after < 8, (before, after)
+    asked = str(memory_defaults()[1])
+    before, after = map(
+        int, _run(_HEAP_AFTER_BURST, FERROKAFKA_MALLOC_TRIM_THRESHOLD=asked).split()
+    )
+    assert before < 8 and after >= 16, (before, after)
+    tuned = _HEAP_AFTER_BURST.replace("asyncio.run(start_a_consumer())", "memory.tune()")
+    before, after = map(int, _run(tuned).split())
+    assert before < 8 and after >= 16, (before, after)
 
 
 def test_bad_settings_are_refused() -> None:
@@ -109,14 +138,14 @@ def test_bad_settings_are_refused() -> None:
     with pytest.raises(ValueError, match="arenas must be >= 0"):
         memory.set_arena_cache(-1)
     out = subprocess.run(
-        [sys.executable, "-c", "from ferrokafka import memory; memory.install_default()"],
+        [sys.executable, "-c", "from ferrokafka import memory; memory.apply_environment()"],
         capture_output=True,
         text=True,
         env={**__import__("os").environ, "FERROKAFKA_ARENA_CACHE": "lots"},
     )
     assert out.returncode != 0 and "FERROKAFKA_ARENA_CACHE must be a number" in out.stderr
     out = subprocess.run(
-        [sys.executable, "-c", "from ferrokafka import memory; memory.install_default()"],
+        [sys.executable, "-c", "from ferrokafka import memory; memory.apply_environment()"],
         capture_output=True,
         text=True,
         env={**__import__("os").environ, "FERROKAFKA_MALLOC_TRIM_THRESHOLD": "16M"},
@@ -125,6 +154,8 @@ def test_bad_settings_are_refused() -> None:
     assert "FERROKAFKA_MALLOC_TRIM_THRESHOLD must be a number of bytes, got '16M'" in out.stderr
     with pytest.raises(ValueError, match="nbytes must be >= 0"):
         memory.set_malloc_trim_threshold(-1)
+    with pytest.raises(ValueError, match="trim_threshold must be >= 0"):
+        memory.tune(trim_threshold=-1)
 
 
 def test_native_memory_is_not_advised_into_huge_pages() -> None:
@@ -149,3 +180,18 @@ def test_native_memory_is_not_advised_into_huge_pages() -> None:
         """
     )
     assert out == "[]", f"ranges advised into huge pages: {out}"
+
+
+def test_the_native_modules_mimalloc_is_its_own() -> None:
+    # The purge delay set at import is mimalloc's option of the copy linked into the extension:
+    # no other library can reach it, because the module exports its init function only.
+    import ctypes
+
+    from ferrokafka import _native
+
+    library = ctypes.CDLL(_native.__file__)
+    assert hasattr(library, "PyInit__native"), "the lookup below would prove nothing"
+    exported = [
+        name for name in ("mi_option_set", "mi_malloc", "mi_free") if hasattr(library, name)
+    ]
+    assert exported == []

@@ -137,7 +137,7 @@ class AIOKafkaConsumer(Generic[KT, VT]):
         if self._closed:
             raise Errors.IllegalStateError("the consumer is stopped")
         self._started = True
-        memory.install_default()
+        memory.apply_environment()
         try:
             await self._start()
         except BaseException:
