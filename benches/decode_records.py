@@ -6,13 +6,12 @@ Spark's Kafka schema), ferrokafka beside aiokafka's own path (its ``PartitionRec
 Batches are built like a Java producer's defaults (16 KiB batches); one "fetch" is ~1 MiB of one
 partition (max_partition_fetch_bytes). Prints a Markdown table. Run with a release build:
 
-    .venv/bin/python benches/decode_records.py [--records N] [--repeat R] [--consumer-memory]
+    .venv/bin/python benches/decode_records.py [--records N] [--repeat R] [--memory-tune]
 
 A fetch of very compressible 1 KiB values inflates to ~30 MB of ``bytes`` objects, which the C
 allocator takes from the kernel and, with glibc's defaults, gives back when they are freed: every
-round page-faults them in again, for both clients alike. ``--consumer-memory`` runs the whole
-process (aiokafka's path too) with the settings a ferrokafka consumer's ``start()`` installs
-(:mod:`ferrokafka.memory`).
+round page-faults them in again, for both clients alike. ``--memory-tune`` runs the whole
+process (aiokafka's path too) with the opt-in settings of ``ferrokafka.memory.tune()``.
 """
 
 from __future__ import annotations
