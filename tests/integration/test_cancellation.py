@@ -269,10 +269,11 @@ async def test_producer_calls_cancelled_at_random_points_cost_only_themselves(
 async def test_consumer_calls_cancelled_at_random_points_cost_only_themselves(
     bootstrap_servers: str, make_topic: Any
 ) -> None:
-    """getmany, getone, commit, committed, seek_to_beginning, seek_to_end, position and
-    end_offsets, each cancelled at a random point: the records handed out follow each other
-    with no gap and no repeat (but after a seek), and afterwards the consumer reads the whole
-    topic, commits, and stops at once."""
+    """getmany, getone, poll (also without updating offsets), commit, committed,
+    seek_to_beginning, seek_to_end, position and end_offsets, each cancelled at a random point:
+    the records handed out follow each other with no gap and no repeat (but after a seek, and
+    what a poll without updating offsets returned, which comes again), and afterwards the
+    consumer reads the whole topic, commits, and stops at once."""
     topic = make_topic(partitions=2)
     per_partition = 2000
     await produce_values(bootstrap_servers, topic, 2, per_partition)
@@ -305,6 +306,21 @@ async def test_consumer_calls_cancelled_at_random_points_cost_only_themselves(
         if isinstance(batch, dict):
             for tp, records in batch.items():
                 check(tp, [r.offset for r in records])
+
+    async def poll() -> None:
+        batch = await cancel.run(consumer.poll(timeout_ms=rng.randrange(0, 20)), 0.01)
+        if isinstance(batch, dict):
+            for tp, records in batch.items():
+                check(tp, [r.offset for r in records])
+
+    async def peek() -> None:
+        call = consumer.poll(timeout_ms=rng.randrange(0, 20), update_offsets=False)
+        batch = await cancel.run(call, 0.01)
+        if isinstance(batch, dict):
+            for tp, records in batch.items():
+                offsets = [r.offset for r in records]
+                start = offsets[0] if next_offset[tp] is None else next_offset[tp]
+                assert offsets == list(range(start, start + len(offsets))), (tp, start, offsets)
 
     async def getone() -> None:
         record = await cancel.run(consumer.getone(), 0.01)
@@ -344,6 +360,8 @@ async def test_consumer_calls_cancelled_at_random_points_cost_only_themselves(
     calls: list[Callable[[], Awaitable[None]]] = [
         getmany,
         getmany,
+        poll,
+        peek,
         getone,
         commit,
         committed,

@@ -141,3 +141,65 @@ def test_take_one_never_hands_out_held_or_reassigned_data() -> None:
     subs.state(TP).seek(2)
     assert buffer.take_one(None) is None
     assert getone(buffer) is None and buffer.queued(TP) == 0
+
+
+def test_a_drain_that_does_not_advance_hands_out_the_same_records_again() -> None:
+    subs, buffer, events = setup()
+    consumed: list[tuple[int, int]] = []
+    buffer._on_consumed = lambda n, size: consumed.append((n, size))
+    add(subs, buffer, 0, 5)
+    add(subs, buffer, 5, 5)
+    peeked = buffer.drain(None, 3, "records", advance=False)
+    assert [r.offset for r in peeked[TP]] == [0, 1, 2]
+    assert subs.state(TP).position == 0 and buffer.queued(TP) == 2
+    # The list handed out is the application's: changing it changes nothing buffered.
+    peeked[TP].clear()
+    # One response per poll without advancing: the position is still at its first record.
+    again = buffer.drain(None, None, "records", advance=False)
+    assert [r.offset for r in again[TP]] == [0, 1, 2, 3, 4]
+    arrow = buffer.drain(None, None, "arrow", advance=False)[TP]
+    assert arrow.column("offset").to_pylist() == [0, 1, 2, 3, 4]
+    assert subs.state(TP).position == 0 and consumed == [] and events == []
+    # Taking for good after peeking: from the same place, then on.
+    assert [r.offset for r in buffer.drain(None, 2, "records")[TP]] == [0, 1]
+    peeked = buffer.drain(None, None, "records", advance=False)
+    assert [r.offset for r in peeked[TP]] == [2, 3, 4] and subs.state(TP).position == 2
+    assert [r.offset for r in buffer.drain(None, None, "records")[TP]] == [2, 3, 4]
+    assert [r.offset for r in buffer.drain(None, None, "records")[TP]] == list(range(5, 10))
+    assert subs.state(TP).position == 10 and buffer.queued(TP) == 0
+    assert sum(n for n, _ in consumed) == 10
+
+
+def test_a_drain_that_does_not_advance_passes_responses_with_no_records() -> None:
+    subs, _, _ = setup()
+    buffer = FetchBuffer(
+        subs, ConsumerConfig(isolation_level="read_committed"), on_drop=lambda tp: None
+    )
+    # An aborted transaction's records: nothing to hand out, so the position moves past them
+    # (as kafka-python's does); nothing would ever move past them otherwise.
+    aborted = encode_batch(
+        [(1000 + i, None, b"x", []) for i in range(3)],
+        transactional=True,
+        producer_id=7,
+        producer_epoch=0,
+        base_sequence=0,
+    )
+    buffer.add(Buffered(TP, subs.state(TP), 0, aborted, 3, -1, [(7, 0)]))
+    add(subs, buffer, 3, 2)
+    peeked = buffer.drain(None, None, "records", advance=False)
+    assert [r.offset for r in peeked[TP]] == [3, 4]
+    assert subs.state(TP).position == 3 and buffer.queued(TP) == 1
+
+
+def test_a_drain_that_does_not_advance_keeps_the_partition_order() -> None:
+    subs, buffer, _ = setup()
+    other = TopicPartition("t", 1)
+    subs.assign_from_user([TP, other])
+    for tp in (TP, other):
+        subs.state(tp).seek(0)
+        buffer.add(Buffered(tp, subs.state(tp), 0, raw(0, 4), 4, -1, None))
+    first = buffer.drain(None, 2, "records", advance=False)
+    assert list(first) == [TP] and [r.offset for r in first[TP]] == [0, 1]
+    assert buffer.drain(None, 2, "records", advance=False) == first
+    assert list(buffer.drain(None, 2, "records")) == [TP]
+    assert list(buffer.drain(None, 2, "records", advance=False)) == [other]

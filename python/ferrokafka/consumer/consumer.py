@@ -58,8 +58,9 @@ class AIOKafkaConsumer(Generic[KT, VT]):
     (meaning, unit, default, the Java client's name) and checks them: a wrong value raises
     ``ValueError`` naming the option. ``loop`` is a deprecated no-op.
 
-    ``getmany_arrow`` (beyond aiokafka) returns each partition's records as one
-    ``pyarrow.RecordBatch`` in Spark's Kafka schema, decoded by the Rust core.
+    Beyond aiokafka: ``getmany_arrow`` returns each partition's records as one
+    ``pyarrow.RecordBatch`` in Spark's Kafka schema, decoded by the Rust core; ``poll`` is
+    the batch poll of kafka-python and the Java client (``getmany`` under their name).
     """
 
     def __init__(
@@ -487,6 +488,46 @@ class AIOKafkaConsumer(Generic[KT, VT]):
         )
         return result
 
+    async def poll(
+        self,
+        timeout_ms: int = 0,
+        max_records: int | None = None,
+        update_offsets: bool = True,
+    ) -> dict[TopicPartition, list[ConsumerRecord[KT, VT]]]:
+        """kafka-python's and the Java client's batch poll: ``getmany`` under their name, for
+        code that says ``await consumer.poll()``.
+
+        Returns what ``getmany(timeout_ms=..., max_records=...)`` returns, a dict of
+        ``TopicPartition`` to its records: with ``timeout_ms=0`` (the default) at once, with
+        whatever is buffered (``{}`` when nothing is); otherwise waiting up to ``timeout_ms``
+        for records. ``max_records`` defaults to ``max_poll_records``.
+
+        ``update_offsets=False`` (kafka-python's) returns the records without moving the
+        positions: the next poll returns the same records again (``commit()`` without offsets
+        and auto-commit commit the positions, so neither covers them), until a poll with
+        ``update_offsets=True`` or a ``seek()`` moves on.
+
+        Raises ``ValueError`` for a negative ``timeout_ms`` or a ``max_records`` below 1,
+        ``TypeError`` for a ``max_records`` that is not an int, as kafka-python's does. A
+        cancelled poll has taken nothing: the records it would have returned come with the
+        next one."""
+        if timeout_ms < 0:
+            raise ValueError(f"timeout_ms must not be negative, got {timeout_ms}")
+        if max_records is not None:
+            if isinstance(max_records, bool) or not isinstance(max_records, int):
+                raise TypeError(f"max_records must be an int, got {max_records!r}")
+            positive_int("max_records", max_records)
+        if not isinstance(update_offsets, bool):
+            raise TypeError(f"update_offsets must be True or False, got {update_offsets!r}")
+        result: dict[TopicPartition, list[ConsumerRecord[KT, VT]]] = await self._poll(
+            (),
+            timeout_ms / 1000,
+            max_records or self._max_poll_records,
+            "records",
+            advance=update_offsets,
+        )
+        return result
+
     async def getmany_arrow(
         self,
         *partitions: TopicPartition,
@@ -512,26 +553,37 @@ class AIOKafkaConsumer(Generic[KT, VT]):
         form: str,
         *,
         raise_on_stop: bool = False,
+        advance: bool = True,
     ) -> dict[TopicPartition, Any]:
         """Wait for data. ``stop()`` meanwhile returns ``{}`` (``getmany``, as aiokafka's
-        does) or, with ``raise_on_stop`` (``getone``), raises ``ConsumerStoppedError``."""
+        does) or, with ``raise_on_stop`` (``getone``), raises ``ConsumerStoppedError``.
+
+        Records are taken only after the last wait, with no await between taking and
+        returning them: a cancelled poll has taken nothing."""
         fetcher = self._running()
         member = self._coordinator
         member.raise_if_failed()
         member.polled()
         wanted = set(self._check_partitions(partitions)) if partitions else None
         deadline = None if timeout is None else time.monotonic() + timeout
+        waited = False
         while True:
             fetcher.data_ready.clear()
-            data = fetcher.drain(wanted, max_records, form)
+            data = fetcher.drain(wanted, max_records, form, advance=advance)
             if data:
                 return data
             fetcher.raise_pending_error(wanted)
             member.raise_if_failed()
             remaining = None if deadline is None else deadline - time.monotonic()
             if remaining is not None and remaining <= 0:
+                if not waited:
+                    # A poll with nothing buffered and no time to wait still lets the loop
+                    # run once: `while True: await consumer.poll()` would otherwise never
+                    # yield, and the fetcher would never get to fetch anything.
+                    await asyncio.sleep(0)
                 return {}
             # A fatal group error ends the wait.
+            waited = True
             await wait_any([self._stopped, fetcher.data_ready, member.failed], remaining)
             if self._closed:
                 if raise_on_stop:

@@ -4,7 +4,9 @@ application takes it, into ``ConsumerRecord`` lists or Arrow columns (``form`` "
 "arrow"), whichever it asks for.
 
 Taking moves the partition's position: past the last record handed out, and past control
-batches and aborted records once a whole response is taken. Data fetched for a partition's
+batches and aborted records once a whole response is taken. A drain that does not advance
+(``poll(update_offsets=False)``) hands out copies and leaves the position and the data where
+they were, so the next poll hands out the same records. Data fetched for a partition's
 previous assignment (a different ``TopicPartitionState``) or before a seek is never handed out.
 """
 
@@ -148,9 +150,16 @@ class FetchBuffer:
         partitions: set[TopicPartition] | None,
         max_records: int | None,
         form: str,
+        *,
+        advance: bool = True,
     ) -> dict[TopicPartition, Any]:
         """Take up to ``max_records`` buffered records (``form`` "records": lists of
-        ``ConsumerRecord``; "arrow": ``pyarrow.RecordBatch``es), advancing positions."""
+        ``ConsumerRecord``; "arrow": ``pyarrow.RecordBatch``es), advancing positions.
+
+        With ``advance`` False the records are handed out and stay buffered, positions
+        unmoved: the next drain hands out the same records (kafka-python's
+        ``update_offsets=False``). A response with no record to hand out (control batches,
+        aborted data) is still passed, as kafka-python's does: nothing would ever move past it."""
         out: dict[TopicPartition, Any] = {}
         budget = max_records if max_records is not None else -1
         soft = max_records is None
@@ -181,13 +190,15 @@ class FetchBuffer:
                     self.drop(tp)  # seeked away: everything buffered is stale
                     break
                 size = len(buf.raw)
-                chunk, count, total = self._take(buf, st, budget, form)
+                chunk, count, total = self._take(buf, st, budget, form, advance)
                 if chunk is not None:
                     taken = chunk if taken is None else _concat(taken, chunk, form)
                     records_taken += count
                     bytes_taken += size * count // total
                     if budget > 0:
                         budget -= count
+                    if not advance:
+                        break  # the position did not move: nothing after these is next
                 if buf.next_offset is None:
                     break
                 queue.popleft()
@@ -198,12 +209,13 @@ class FetchBuffer:
                     break
             if not queue:
                 self._buffers.pop(tp, None)
-            elif taken is not None:
+            elif taken is not None and advance:
                 # Partly taken: let other partitions go first next time (fairness).
                 self._buffers[tp] = self._buffers.pop(tp)
             if taken is not None:
                 out[tp] = taken
-        if records_taken and self._on_consumed is not None:
+        if records_taken and advance and self._on_consumed is not None:
+            # Records handed out without advancing are counted when they are taken for good.
             self._on_consumed(records_taken, bytes_taken)
         return out
 
@@ -292,23 +304,27 @@ class FetchBuffer:
         buf.end = part.next_offset if part.next_offset is not None else buf.end
 
     def _take(
-        self, buf: Buffered, st: TopicPartitionState, budget: int, form: str
+        self, buf: Buffered, st: TopicPartitionState, budget: int, form: str, advance: bool = True
     ) -> tuple[Any, int, int]:
         """Up to ``budget`` (-1: all) of ``buf``'s records in ``form``: (chunk or None, how many,
-        how many records ``buf`` has in all)."""
+        how many records ``buf`` has in all). Without ``advance``, records are handed out
+        (a list is a copy: the application may change it) and nothing moves."""
         if buf.form != form:
             self._decode(buf, st, form)
         items = buf.items
         total = len(items) if form == "records" else items.num_rows
         n = total - buf.taken if budget < 0 else min(budget, total - buf.taken)
         start = buf.taken
-        buf.taken += n
+        whole = not start and n == total and advance
         if form == "records":
-            chunk: Any = items[start : start + n] if (start or n != total) else items
+            chunk: Any = items if whole else items[start : start + n]
             last = chunk[-1].offset if n else None
         else:
-            chunk = items.slice(start, n) if (start or n != total) else items
+            chunk = items if whole else items.slice(start, n)
             last = chunk.column(4)[n - 1].as_py() if n else None
+        if n and not advance:
+            return chunk, n, total
+        buf.taken += n
         if buf.taken >= total:
             # All of it: the position moves past control batches and aborted data too.
             st.position = max(buf.end, (last + 1) if last is not None else buf.end)
