@@ -167,6 +167,68 @@ async def test_start_returns_once_the_group_assigned_partitions(
     await _both(start_script, bootstrap_servers, topic)
 
 
+async def resubscribe_script(package: str, bootstrap: str, topic: str, when: str) -> list[Any]:
+    """``subscribe()`` again after ``start()``, same topics and a new listener whose callbacks
+    await: the group rebalances, and the new listener hears of it. ``when``: once the first
+    listener's ``on_partitions_assigned`` returned, or while it is still awaiting."""
+    kafka = importlib.import_module(package)
+    abc = importlib.import_module(f"{package}.abc")
+
+    class Listener(abc.ConsumerRebalanceListener):  # type: ignore[misc,name-defined]
+        def __init__(self, early: bool = False) -> None:
+            self.events: list[Any] = []
+            self.assigned = asyncio.Event()
+            self.early = early
+
+        async def on_partitions_revoked(self, revoked: Any) -> None:
+            await asyncio.sleep(0.2)
+            if revoked:  # (aiokafka also tells of an empty revocation before a first join)
+                self.events.append(("revoked", sorted(tp.partition for tp in revoked)))
+
+        async def on_partitions_assigned(self, assigned: Any) -> None:
+            if self.early:
+                self.assigned.set()
+            await asyncio.sleep(0.5)
+            self.events.append(("assigned", sorted(tp.partition for tp in assigned)))
+            self.assigned.set()
+
+    consumer = kafka.AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=_name("g"), **FAST)
+    await consumer.start()
+    first, second = Listener(early=when == "during the callback"), Listener()
+    try:
+        consumer.subscribe([topic], listener=first)
+        await asyncio.wait_for(first.assigned.wait(), 30)
+        if when == "after the callback":
+            got = await consumer.getmany(timeout_ms=10000)
+            assert sum(len(rs) for rs in got.values()) > 0
+        consumer.subscribe([topic], listener=second)
+        await asyncio.wait_for(second.assigned.wait(), 30)
+        assignment = sorted(tp.partition for tp in consumer.assignment())
+        # Both listeners' events so far (ferrokafka also revokes on stop, as Java does).
+        out = [("first", list(first.events)), ("second", list(second.events))]
+    finally:
+        await consumer.stop()
+    return [*out, ("assignment", assignment)]
+
+
+@pytest.mark.parametrize("when", ["after the callback", "during the callback"])
+async def test_subscribing_again_rejoins_and_tells_the_new_listener(
+    bootstrap_servers: str, make_topic: Any, when: str
+) -> None:
+    topic = make_topic(partitions=2)
+    await produce_values(bootstrap_servers, topic, 2, 5)
+    if when == "after the callback":
+        await _both(resubscribe_script, bootstrap_servers, topic, when)
+    # (During the callback, aiokafka drops the first assignment without telling the new
+    # listener of its revocation; ferrokafka revokes what it assigned, as in the other case.)
+    ours = await resubscribe_script("ferrokafka", bootstrap_servers, topic, when)
+    assert ours == [
+        ("first", [("assigned", [0, 1])]),
+        ("second", [("revoked", [0, 1]), ("assigned", [0, 1])]),
+        ("assignment", [0, 1]),
+    ]
+
+
 async def test_start_raises_a_join_error_that_cannot_be_retried(
     bootstrap_servers: str, topic: str
 ) -> None:

@@ -135,3 +135,18 @@ def test_group_subscription_on_the_leader_and_pattern_matching() -> None:
     assert s.match_topics(["t1", "u", "t2"])  # changed: a rebalance is needed
     assert s.subscription == frozenset({"t1", "t2"})
     assert not s.match_topics(["t2", "t1", "x"])  # unchanged
+
+
+def test_every_subscribe_call_is_counted_the_same_topics_again_included() -> None:
+    # A group member rejoins after each call, as aiokafka's does: a new listener then hears
+    # of the assignment. A pattern's new matches are not calls.
+    s = SubscriptionState()
+    assert s.subscribe_count == 0
+    s.subscribe(["t"])
+    s.subscribe(["t"])
+    assert s.subscribe_count == 2 and s.subscription == frozenset({"t"})
+    s.unsubscribe()
+    s.subscribe_pattern("t.*")
+    assert s.subscribe_count == 3
+    assert s.match_topics(["t1"])
+    assert s.subscribe_count == 3

@@ -127,6 +127,10 @@ class SubscriptionState:
         self._changed = Signal()
         self.needs_assignment = False
         """Set when the subscription changed and the group must (re)assign partitions."""
+        self.subscribe_count = 0
+        """How many times ``subscribe`` or ``subscribe_pattern`` was called: a group member
+        rejoins after each call, the same topics again included, as aiokafka's does (a new
+        listener then hears of the assignment)."""
         self._listeners: list[Callable[[], None]] = []
         self._unsubscribed: dict[TopicPartition, TopicPartitionState] = {}
         self._unsubscribed_listener: ConsumerRebalanceListener | None = None
@@ -157,6 +161,7 @@ class SubscriptionState:
         """Subscribe by topic names (replaces an earlier topic subscription)."""
         self._set_type(SubscriptionType.AUTO_TOPICS)
         self._sub.listener = listener
+        self.subscribe_count += 1
         self._change_subscription(frozenset(topics))
 
     def subscribe_pattern(
@@ -167,6 +172,7 @@ class SubscriptionState:
         self._set_type(SubscriptionType.AUTO_PATTERN)
         self._sub.listener = listener
         self._sub.pattern = re.compile(pattern) if isinstance(pattern, str) else pattern
+        self.subscribe_count += 1
         self._change_subscription(frozenset())
 
     def match_topics(self, topics: Iterable[str]) -> bool:

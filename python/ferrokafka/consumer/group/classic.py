@@ -114,6 +114,9 @@ class ClassicMember(GroupMembership):
         member's topics; a follower: its own, as it saw them before joining)."""
         self._joined_topics: frozenset[str] | None = None
         """The subscription the current generation was joined with."""
+        self._joined_subscribe_count = -1
+        """``subscribe_count`` when the current generation was joined: every later
+        ``subscribe()`` call rejoins, as aiokafka's does, even with the same topics."""
         self._lost: set[TopicPartition] = set()
         """Partitions taken away when the member lost its generation, not yet reported to the
         listener (it hears of them before the next join)."""
@@ -170,8 +173,16 @@ class ClassicMember(GroupMembership):
         if not self._subscription.partitions_auto_assigned():
             if self.generation >= 0 or self.member_id or self._subscription.has_unsubscribed:
                 self._wake.set()
-        elif self._subscription.subscription != self._joined_topics and not self.rejoin_needed:
+        elif not self.rejoin_needed and self._subscription_changed_since_join():
             self.request_rejoin("the subscription changed")
+
+    def _subscription_changed_since_join(self) -> bool:
+        """Whether the subscribed topics are not those the generation was joined with, or
+        ``subscribe()`` was called since (the same topics again, maybe with a new listener)."""
+        return (
+            self._subscription.subscription != self._joined_topics
+            or self._subscription.subscribe_count != self._joined_subscribe_count
+        )
 
     def _work_pending(self) -> bool:
         if self._fatal is not None:
@@ -232,6 +243,7 @@ class ClassicMember(GroupMembership):
                 self._reset_generation()
             self._snapshot = {}
             self._joined_topics = None
+            self._joined_subscribe_count = -1
 
     def _check_metadata(self) -> None:
         """Rejoin when the partition counts changed since the assignment was made, or a
@@ -267,6 +279,7 @@ class ClassicMember(GroupMembership):
             await self._revoke(owned)
             self._subscription.assign_from_subscribed(set())
         topics = frozenset(self._subscription.subscription)
+        subscribe_count = self._subscription.subscribe_count
         if self._subscription.pattern is not None:
             self._client.set_topics(None)
         else:
@@ -275,14 +288,14 @@ class ClassicMember(GroupMembership):
         await self._client.refresh_metadata()
         # What a follower's assignment will be based on: the metadata as seen before joining.
         snapshot = self._partition_counts(topics)
-        joined = await self._join(topics)
+        joined = await self._join(topics, subscribe_count)
         if joined is None:
             return
         self._snapshot = snapshot
         assignment_bytes = await self._sync(joined)
         if assignment_bytes is None:
             return
-        await self._on_join_complete(assignment_bytes, topics)
+        await self._on_join_complete(assignment_bytes)
 
     def _cooperative(self) -> bool:
         assignor = self._assignor(self.protocol) if self.protocol else self._assignors[0]
@@ -294,7 +307,7 @@ class ClassicMember(GroupMembership):
                 return a
         raise Errors.IllegalStateError(f"the group chose assignor {name!r}, which is not ours")
 
-    async def _join(self, topics: frozenset[str]) -> JoinGroupResponse | None:
+    async def _join(self, topics: frozenset[str], subscribe_count: int) -> JoinGroupResponse | None:
         owned = sorted(self._subscription.assigned_partitions())
         protocols: list[JoinGroupRequestProtocol] = []
         for a in self._assignors:
@@ -334,6 +347,7 @@ class ClassicMember(GroupMembership):
         self.protocol = response.get("protocol_name")
         self.leader_id = response["leader"]
         self._joined_topics = topics
+        self._joined_subscribe_count = subscribe_count
         # Requests to rejoin from now on are for the next round (kept, not absorbed by this).
         self.rejoin_needed = False
         log.info(
@@ -432,7 +446,7 @@ class ClassicMember(GroupMembership):
         )
         return [{"member_id": m, "assignment": a.encode()} for m, a in result.items()]
 
-    async def _on_join_complete(self, assignment_bytes: bytes, topics: frozenset[str]) -> None:
+    async def _on_join_complete(self, assignment_bytes: bytes) -> None:
         if not self._subscription.partitions_auto_assigned():
             return  # unsubscribe() (or assign()) meanwhile: the routine leaves the group next
         assignor = self._assignor(self.protocol)
@@ -443,9 +457,9 @@ class ClassicMember(GroupMembership):
         _call_assignor(assignor.on_assignment, assignment, generation=self.generation)
         new = {TopicPartition(t, p) for t, p in assignment.partitions()}
         subscribed = self._subscription.subscription
-        if topics != subscribed or any(tp.topic not in subscribed for tp in new):
-            # The subscription changed while joining: take what is still subscribed, and
-            # rejoin with the new topics.
+        if self._subscription_changed_since_join() or any(tp.topic not in subscribed for tp in new):
+            # The subscription changed while joining (or subscribe() was called again): take
+            # what is still subscribed, and rejoin with the new topics.
             new = {tp for tp in new if tp.topic in subscribed}
             self.request_rejoin("the subscription changed during the rebalance")
         old = self._subscription.assigned_partitions()
