@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import importlib
+import re
 import time
 import uuid
 from collections.abc import Iterator
@@ -226,6 +227,65 @@ async def test_subscribing_again_rejoins_and_tells_the_new_listener(
         ("first", [("assigned", [0, 1])]),
         ("second", [("revoked", [0, 1]), ("assigned", [0, 1])]),
         ("assignment", [0, 1]),
+    ]
+
+
+async def pattern_group_script(package: str, bootstrap: str, topic: str, when: str) -> list[Any]:
+    """A group member subscribed by pattern, without auto-commit, reading every record of a
+    two-partition topic once with ``getone()`` after ``seek_to_committed()``."""
+    kafka = importlib.import_module(package)
+    abc = importlib.import_module(f"{package}.abc")
+    out: list[Any] = []
+
+    class Listener(abc.ConsumerRebalanceListener):  # type: ignore[misc,name-defined]
+        async def on_partitions_revoked(self, revoked: Any) -> None:
+            if revoked:  # (aiokafka also tells of an empty revocation before a first join)
+                out.append(("revoked", sorted(tp.partition for tp in revoked)))
+
+        async def on_partitions_assigned(self, assigned: Any) -> None:
+            out.append(("assigned", sorted(tp.partition for tp in assigned)))
+
+    consumer = kafka.AIOKafkaConsumer(
+        bootstrap_servers=bootstrap, group_id=_name("g"), enable_auto_commit=False, **FAST
+    )
+    pattern = re.escape(topic) + "$"
+    if when == "before start()":
+        consumer.subscribe(pattern=pattern, listener=Listener())
+    await consumer.start()
+    try:
+        if when == "after start()":
+            consumer.subscribe(pattern=pattern, listener=Listener())
+            for _ in range(300):
+                if consumer.assignment():
+                    break
+                await asyncio.sleep(0.1)
+        out.append(("assignment", sorted(tp.partition for tp in consumer.assignment())))
+        committed = await consumer.seek_to_committed()
+        out.append(("seek_to_committed", sorted((tp.partition, o) for tp, o in committed.items())))
+        got = [await asyncio.wait_for(consumer.getone(), 30) for _ in range(20)]
+        out.append(("read", sorted((r.partition, r.offset) for r in got)))
+        extra = await consumer.getmany(timeout_ms=1000)
+        out.append(("more", sorted((tp.partition, len(rs)) for tp, rs in extra.items())))
+    finally:
+        out.append(("stopping",))
+        await consumer.stop()
+    return out[: out.index(("stopping",))]  # (ferrokafka also revokes on stop, as Java does)
+
+
+@pytest.mark.parametrize("when", ["before start()", "after start()"])
+async def test_a_pattern_subscription_reads_each_record_once(
+    bootstrap_servers: str, make_topic: Any, when: str
+) -> None:
+    topic = make_topic(partitions=2)
+    await produce_values(bootstrap_servers, topic, 2, 10)
+    await _both(pattern_group_script, bootstrap_servers, topic, when)
+    ours = await pattern_group_script("ferrokafka", bootstrap_servers, topic, when)
+    assert ours == [
+        ("assigned", [0, 1]),  # one rebalance, with the topic the pattern matches
+        ("assignment", [0, 1]),
+        ("seek_to_committed", [(0, None), (1, None)]),
+        ("read", [(p, o) for p in range(2) for o in range(10)]),
+        ("more", []),
     ]
 
 

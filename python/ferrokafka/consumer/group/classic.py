@@ -267,6 +267,16 @@ class ClassicMember(GroupMembership):
     async def _rebalance(self) -> None:
         await self.ensure_coordinator()
         self.assignment_ready.clear()
+        pattern = self._subscription.pattern is not None
+        if pattern:
+            # Match the pattern against fresh metadata before joining. Joining with the topics
+            # of the last match (none, the first time) got the member their partitions only,
+            # and a second rebalance followed as soon as the match was updated: start()
+            # returned with nothing assigned, and, without auto-commit, what was read between
+            # the two rebalances was read again from the committed offsets.
+            self._client.set_topics(None)
+            await self._client.refresh_metadata()
+            self._subscription.match_topics(self._client.cluster.topics(self._exclude_internal))
         await self._revoke_unsubscribed()
         lost, self._lost = self._lost, set()
         owned = self._subscription.assigned_partitions()
@@ -280,12 +290,10 @@ class ClassicMember(GroupMembership):
             self._subscription.assign_from_subscribed(set())
         topics = frozenset(self._subscription.subscription)
         subscribe_count = self._subscription.subscribe_count
-        if self._subscription.pattern is not None:
-            self._client.set_topics(None)
-        else:
+        if not pattern:
             for t in topics:
                 self._client.add_topic(t)
-        await self._client.refresh_metadata()
+            await self._client.refresh_metadata()
         # What a follower's assignment will be based on: the metadata as seen before joining.
         snapshot = self._partition_counts(topics)
         joined = await self._join(topics, subscribe_count)
