@@ -6,11 +6,14 @@ import ast
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
-from ferrokafka.demo import DEMO_PARTITIONS, DEMO_RECORDS
+from ferrokafka.demo import BENCHMARK, DEMO_PARTITIONS, DEMO_RECORDS
 
 pytestmark = pytest.mark.integration
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_demo_starts_a_broker_and_describes_the_cluster() -> None:
@@ -29,6 +32,13 @@ def test_demo_starts_a_broker_and_describes_the_cluster() -> None:
     assert "METADATA v" in text and "API_VERSIONS v" in text
     assert "connections     [-1, 1]" in text
     assert text.rstrip().endswith("s") and "broker stopped" in text
+    # Its times are labelled a smoke run's, before the first of them, with the command that
+    # measures; it prints no rate a newcomer could take for ferrokafka's throughput.
+    note = text.index("timings         those below are a smoke run's")
+    assert note < text.index("produced ")
+    assert "not benchmark results" in text and f"docs/performance.md, from {BENCHMARK}" in text
+    assert (ROOT / BENCHMARK.split()[1]).is_file()
+    assert not re.search(r"records/s|rows/s", text), text
     # It wrote the sample dataset and read all of it back, as records and as Arrow.
     assert re.search(r"produced +200,000 records", text)
     assert re.search(r"consumed +200,000 records as records", text)
