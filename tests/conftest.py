@@ -38,6 +38,8 @@ from ferrokafka.testing.spark import (
     stop_spark_session,
 )
 
+from .needs import in_ci
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
@@ -266,7 +268,7 @@ def _require_pyspark() -> None:
         import pyspark  # noqa: F401
     except ImportError:
         reason = "PySpark is not installed (pip install 'ferrokafka[spark]')"
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+        if in_ci():
             pytest.fail(f"{reason}; under CI=true the Spark tests must run", pytrace=False)
         pytest.skip(reason)
 

@@ -20,8 +20,11 @@ from ferrokafka.admin import AIOKafkaAdminClient
 from ferrokafka.testing import QUICK_START_JVM_OPTIONS, KafkaBroker
 from ferrokafka.testing.kerberos import KerberosRealm
 
+from ..needs import kerberos_or_skip_module
 from .secure_util import round_trip, start_fails, where
 from .test_sasl_reauthentication import REAUTH_MS, busy_clients_outlive_their_sessions
+
+kerberos_or_skip_module()
 
 pytestmark = pytest.mark.integration
 

@@ -24,7 +24,10 @@ from ferrokafka.admin import (
 from ferrokafka.testing import QUICK_START_JVM_OPTIONS, KafkaBroker
 from ferrokafka.testing.kerberos import KerberosRealm
 
+from ..needs import kerberos_or_skip_module
 from .test_sasl_gssapi import alice, gssapi_options  # noqa: F401 (alice is a fixture)
+
+kerberos_or_skip_module()
 
 pytestmark = pytest.mark.integration
 

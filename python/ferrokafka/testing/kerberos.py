@@ -3,7 +3,7 @@
 principals, each with a keytab, all under a temporary directory removed on stop.
 
 Needs MIT Kerberos's programs (Debian: ``krb5-kdc`` for ``krb5kdc`` and ``kdb5_util``,
-``krb5-admin-server`` for ``kadmin.local``, ``krb5-user`` for ``kinit``; ``tools/bootstrap``
+``krb5-admin-server`` for ``kadmin.local``, ``krb5-user`` for ``kinit``; ``tools/bootstrap --dev``
 installs them)::
 
     with KerberosRealm() as realm:
@@ -79,7 +79,7 @@ def find_kerberos_programs() -> dict[str, str]:
         raise KerberosError(
             "MIT Kerberos programs not found on PATH or in /usr/sbin: "
             + ", ".join(missing)
-            + "; tools/bootstrap installs them"
+            + "; tools/bootstrap --dev installs them (as root)"
         )
     return found
 
