@@ -524,6 +524,42 @@ async def test_metadata_requests_let_the_broker_create_topics(auto_create_broker
     await _both(auto_create_script, auto_create_broker)
 
 
+async def start_creates_topic_script(package: str, bootstrap: str, group: bool) -> list[Any]:
+    """Subscribed before ``start()`` to a topic that does not exist yet."""
+    kafka = importlib.import_module(package)
+    errors = importlib.import_module(f"{package}.errors")
+    out: list[Any] = []
+    topic = _name("start-creates")
+    options = {"group_id": _name("g"), **FAST} if group else {}
+    consumer = kafka.AIOKafkaConsumer(topic, bootstrap_servers=bootstrap, **options)
+    await consumer.start()
+    try:
+        # start() had the broker create the topic, and assigned its partition.
+        assignment = sorted(consumer.assignment())
+        out.append(("assignment", [(tp.topic == topic, tp.partition) for tp in assignment]))
+        tp = kafka.TopicPartition(topic, 0)
+        out.append(("position", await asyncio.wait_for(consumer.position(tp), 10)))
+        try:
+            await consumer.commit()
+            out.append(("commit", "ok"))
+        except errors.IllegalOperation:
+            out.append(("commit", "IllegalOperation"))
+    finally:
+        await consumer.stop()
+    return out
+
+
+@pytest.mark.parametrize("group", [False, True], ids=["without a group", "with a group"])
+async def test_start_has_a_subscribed_topic_created(auto_create_broker: str, group: bool) -> None:
+    await _both(start_creates_topic_script, auto_create_broker, group)
+    ours = await start_creates_topic_script("ferrokafka", auto_create_broker, group)
+    assert ours == [
+        ("assignment", [(True, 0)]),
+        ("position", 0),
+        ("commit", "ok" if group else "IllegalOperation"),
+    ]
+
+
 async def test_allow_auto_create_topics_false_creates_nothing(auto_create_broker: str) -> None:
     topic = _name("not-created")
     consumer: AIOKafkaConsumer[bytes, bytes] = AIOKafkaConsumer(

@@ -29,7 +29,8 @@ from ..structs import ConsumerRecord, OffsetAndMetadata, OffsetAndTimestamp, Top
 from ..waits import Signal, wait_any
 from .fetcher import Fetcher
 from .group import GroupMember, group_member
-from .subscription_state import OffsetResetStrategy, SubscriptionState
+from .subscription_state import OffsetResetStrategy, SubscriptionState, SubscriptionType
+from .topic_creation import wait_for_created_topics
 
 __all__ = ["AIOKafkaConsumer"]
 
@@ -147,6 +148,16 @@ class AIOKafkaConsumer(Generic[KT, VT]):
 
     async def _start(self) -> None:
         await self._client.bootstrap()
+        if self._subscription.subscription_type is SubscriptionType.AUTO_TOPICS:
+            # As aiokafka's start(): subscribed topics the broker is creating on first use
+            # are waited for, so that their partitions are assigned when start() returns.
+            await wait_for_created_topics(
+                self._client,
+                self._subscription.subscription,
+                timeout=self._config.request_timeout_ms / 1000,
+                interval=self._config.retry_backoff_ms / 1000,
+                stopped=self._stopped,
+            )
         self._fetcher = Fetcher(
             self._client,
             self._subscription,
