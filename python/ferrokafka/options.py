@@ -18,6 +18,17 @@ def epoch_ms(name: str, value: Any) -> int:
     return int(value)
 
 
+def max_records_value(value: Any) -> int | None:
+    """``getmany``'s ``max_records``: None or an int of at least 1. The message starts with
+    aiokafka's words, which code may match on."""
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+        raise ValueError(
+            f"`max_records` must be a positive Integer (an int of at least 1, or None), "
+            f"got {value!r}"
+        )
+    return value
+
+
 def commit_offsets(caller: str, offsets: Any) -> dict[TopicPartition, OffsetAndMetadata]:
     """An offsets argument (``{TopicPartition: offset}``, each offset an int, ``(int, str)``
     or ``OffsetAndMetadata``, the next offset to read) as ``OffsetAndMetadata`` values;

@@ -4,7 +4,9 @@ each client handing its one config down."""
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import inspect
+import re
 import ssl
 from typing import Any
 
@@ -108,11 +110,11 @@ def test_every_checked_option_has_a_case() -> None:
 @pytest.mark.parametrize(
     ("config", "options", "match"),
     [
-        (ConnectionConfig, {"security_protocol": "SSL"}, "ssl_context is required"),
+        (ConnectionConfig, {"security_protocol": "SSL"}, "`ssl_context` is mandatory"),
         (
             ConnectionConfig,
             {**SASL_USER, "security_protocol": "SASL_SSL"},
-            "ssl_context is required when security_protocol is 'SASL_SSL'",
+            r"`ssl_context` is mandatory .* \(it is 'SASL_SSL'\)",
         ),
         (
             ConnectionConfig,
@@ -164,6 +166,58 @@ def test_options_checked_together(
 ) -> None:
     with pytest.raises(ValueError, match=match):
         config(**options)
+
+
+# Every argument error whose aiokafka message names the option in backquotes (the checks of
+# aiokafka 0.14's client, consumer and producer constructors, and getmany's max_records), with
+# values both clients refuse: ferrokafka's message starts with aiokafka's words, as code may
+# match on them, and goes on with its own detail. (aiokafka's sasl_mechanism error names the
+# mechanisms in backquotes, not the option.)
+AIOKAFKA_WORDED: list[tuple[str, str, dict[str, Any]]] = [
+    ("AIOKafkaConsumer", "", {"security_protocol": "CARRIER_PIGEON"}),
+    ("AIOKafkaProducer", "", {"security_protocol": "ssl"}),
+    ("admin.AIOKafkaAdminClient", "", {"security_protocol": "SASL"}),
+    ("AIOKafkaConsumer", "", {"security_protocol": "SSL"}),
+    ("AIOKafkaProducer", "", {"security_protocol": "SASL_SSL", **SASL_USER}),
+    ("admin.AIOKafkaAdminClient", "", {"security_protocol": "SSL"}),
+    ("AIOKafkaConsumer", "", {"max_poll_records": 0}),
+    ("AIOKafkaConsumer", "", {"max_poll_records": "10"}),
+    ("AIOKafkaConsumer", "getmany", {"max_records": 0}),
+    ("AIOKafkaConsumer", "getmany", {"max_records": -3}),
+    ("AIOKafkaConsumer", "getmany", {"max_records": 2.5}),
+]
+
+
+async def _refusal(package: str, client: str, method: str, options: dict[str, Any]) -> str:
+    """The message of the ``ValueError`` that ``package``'s ``client`` (its constructor, or
+    with ``method`` that method of a consumer never started) raises for ``options``."""
+    module, _, name = client.rpartition(".")
+    cls = getattr(importlib.import_module(".".join(filter(None, (package, module)))), name)
+    with pytest.raises(ValueError) as raised:
+        if not method:
+            cls(**options)
+        else:
+            consumer = cls()
+            try:
+                await getattr(consumer, method)(**options)
+            finally:
+                await consumer.stop()
+    return str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("client", "method", "options"),
+    AIOKAFKA_WORDED,
+    ids=[f"{c}{'.' + m if m else ''}-{o}" for c, m, o in AIOKAFKA_WORDED],
+)
+async def test_argument_errors_start_with_aiokafkas_words(
+    client: str, method: str, options: dict[str, Any]
+) -> None:
+    pytest.importorskip("aiokafka")
+    theirs = await _refusal("aiokafka", client, method, options)  # (needs a running loop)
+    assert re.search(r"`\w+`", theirs), theirs
+    ours = await _refusal("ferrokafka", client, method, options)
+    assert ours.startswith(theirs) and len(ours) > len(theirs), (theirs, ours)
 
 
 def test_the_configs_are_frozen() -> None:

@@ -94,7 +94,18 @@ def _api_version(name: str, value: Any) -> None:
         raise ValueError(f"{name} must be a version string or 'auto', got {value!r}")
 
 
-_security_protocol = one_of("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
+_SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
+
+
+def _security_protocol(name: str, value: Any) -> None:
+    # Starts with aiokafka's words, which code may match on; then what is allowed.
+    if not isinstance(value, str) or value not in _SECURITY_PROTOCOLS:
+        raise ValueError(
+            "`security_protocol` should be SSL or PLAINTEXT (or SASL_PLAINTEXT or SASL_SSL), "
+            f"got {value!r}"
+        )
+
+
 _sasl_mechanism = one_of(*MECHANISMS)
 
 
@@ -258,7 +269,12 @@ class ConnectionConfig:
         tuple: the config is immutable). A subclass extends it (calling this one first)."""
         protocol = self.security_protocol
         if self.uses_tls and self.ssl_context is None:
-            raise ValueError(f"ssl_context is required when security_protocol is {protocol!r}")
+            # aiokafka's words first: code may match on them.
+            raise ValueError(
+                "`ssl_context` is mandatory if security_protocol=='SSL' or 'SASL_SSL' (it is "
+                f"{protocol!r}): an ssl.SSLContext, e.g. from "
+                "ferrokafka.helpers.create_ssl_context()"
+            )
         if self.uses_sasl:
             mechanism = self.sasl_mechanism
             if mechanism == "GSSAPI":

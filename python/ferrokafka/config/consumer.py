@@ -41,6 +41,14 @@ def _optional_str(name: str, value: Any) -> None:
         raise ValueError(f"{name} must be a string or None, got {value!r}")
 
 
+def _max_poll_records(name: str, value: Any) -> None:
+    # Starts with aiokafka's words, which code may match on.
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+        raise ValueError(
+            f"`{name}` should be positive Integer (an int of at least 1, or None), got {value!r}"
+        )
+
+
 def _remote_assignor(name: str, value: Any) -> None:
     if value is not None and (not isinstance(value, str) or not value):
         raise ValueError(
@@ -150,7 +158,7 @@ class ConsumerConfig(ConnectionConfig):
     between rounds; accepted for compatibility (this fetcher wakes when something changes).
     Default 200. Java: none (aiokafka only)."""
 
-    max_poll_records: int | None = field(default=None, metadata=checked(positive_or_none))
+    max_poll_records: int | None = field(default=None, metadata=checked(_max_poll_records))
     """The most records one ``getmany`` (without its own ``max_records``) returns. Default
     None: no limit. Java: ``max.poll.records`` (500 there)."""
 

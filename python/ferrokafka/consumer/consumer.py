@@ -24,7 +24,7 @@ from ..config.checks import positive_int
 from ..config.connection import LOOP_DEPRECATED, keyword_options
 from ..metrics import MetricName
 from ..metrics.consumer import FetchMetrics
-from ..options import commit_offsets
+from ..options import commit_offsets, max_records_value
 from ..structs import ConsumerRecord, OffsetAndMetadata, OffsetAndTimestamp, TopicPartition
 from ..waits import Signal, wait_any
 from .fetcher import Fetcher
@@ -492,8 +492,7 @@ class AIOKafkaConsumer(Generic[KT, VT]):
         ``partition`` and ``offset`` set on it) until the application seeks past it."""
         if timeout_ms < 0:
             raise ValueError(f"timeout_ms must not be negative, got {timeout_ms}")
-        if max_records is not None:
-            positive_int("max_records", max_records)
+        max_records_value(max_records)
         result: dict[TopicPartition, list[ConsumerRecord[KT, VT]]] = await self._poll(
             partitions, timeout_ms / 1000, max_records or self._max_poll_records, "records"
         )
@@ -550,8 +549,7 @@ class AIOKafkaConsumer(Generic[KT, VT]):
         headers), built by the Rust decoder. Deserializers are not applied. Needs pyarrow."""
         if timeout_ms < 0:
             raise ValueError(f"timeout_ms must not be negative, got {timeout_ms}")
-        if max_records is not None:
-            positive_int("max_records", max_records)
+        max_records_value(max_records)
         return await self._poll(
             partitions, timeout_ms / 1000, max_records or self._max_poll_records, "arrow"
         )
