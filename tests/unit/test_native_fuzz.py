@@ -1314,12 +1314,13 @@ ODD_COLUMNS = [
 
 
 def odd_column(kind: str, n: int) -> tuple[str, pa.Array]:
-    """A column that cannot be produced, for a batch of `n` rows."""
+    """A column that cannot be produced, for a batch of `n` rows. Every type is given: pyarrow
+    infers the null type for an empty list, and a null-typed optional column is allowed."""
     entry = pa.struct([("key", pa.string()), ("value", pa.binary())])
     makers: dict[str, Callable[[], tuple[str, pa.Array]]] = {
         "extra_column": lambda: ("extra", pa.array(range(n), pa.int32())),
         "value_int32": lambda: ("value", pa.array(range(n), pa.int32())),
-        "value_dictionary": lambda: ("value", pa.array(["v"] * n).dictionary_encode()),
+        "value_dictionary": lambda: ("value", pa.array(["v"] * n, pa.string()).dictionary_encode()),
         "value_string_view": lambda: ("value", pa.array(["v"] * n, pa.string_view())),
         "key_fixed_size": lambda: ("key", pa.array([b"kk"] * n, pa.binary(2))),
         "headers_list_of_int": lambda: ("headers", pa.array([[1]] * n, pa.list_(pa.int32()))),
@@ -1339,7 +1340,7 @@ def odd_column(kind: str, n: int) -> tuple[str, pa.Array]:
         ),
         "headers_large_list": lambda: ("headers", pa.array([[]] * n, pa.large_list(entry))),
         "partition_int16": lambda: ("partition", pa.array([0] * n, pa.int16())),
-        "timestamp_string": lambda: ("timestamp", pa.array(["0"] * n)),
+        "timestamp_string": lambda: ("timestamp", pa.array(["0"] * n, pa.string())),
         "timestamp_date": lambda: ("timestamp", pa.array([0] * n, pa.date32())),
     }
     return makers[kind]()
