@@ -96,7 +96,9 @@ class Positions:
         for tp, (offset, _, epoch) in found.items():
             if self._subs.is_assigned(tp):
                 st = self._subs.state(tp)
-                if st.reset_strategy is not None and offset >= 0:
+                # A reset asked for while this one was in flight (seek_to_beginning after a
+                # cancelled seek_to_end, say) wins: its own lookup is next, this answer is stale.
+                if st.reset_strategy is resets[tp] and offset >= 0:
                     st.seek(offset, epoch)
                     moved.append(tp)
         return moved
