@@ -25,7 +25,7 @@ from .workloads import (
     FULL,
     GROUP_CLIENTS,
     LATENCY_CONSUMERS,
-    OPT_IN_CLIENTS,
+    OPT_IN_CONSUMERS,
     PRODUCER_VALUE_SIZE,
     PRODUCERS,
     QUICK,
@@ -77,15 +77,16 @@ def descriptions(sizes: Sizes) -> dict[str, str]:
 
 def run_workload(ctx: Context, w: str, pick: Callable[[list[str]], list[str]]) -> None:
     sizes = ctx.sizes
+    consumers = CONSUMERS + OPT_IN_CONSUMERS
     if w == "W1":
-        consume_workload(ctx, "W1", "none", sizes.w1, pick(CONSUMERS))
+        consume_workload(ctx, "W1", "none", sizes.w1, pick(consumers))
     elif w == "W2":
-        consume_workload(ctx, "W2", "none", sizes.w2, pick(CONSUMERS))
+        consume_workload(ctx, "W2", "none", sizes.w2, pick(consumers))
     elif w == "W3":
         for case, codec, value_size in W3_CASES:
-            consume_workload(ctx, "W3", case, sizes.w3(codec, value_size), pick(CONSUMERS))
+            consume_workload(ctx, "W3", case, sizes.w3(codec, value_size), pick(consumers))
     elif w == "W4":
-        consume_workload(ctx, "W4", "none", sizes.w4, pick(CONSUMERS))
+        consume_workload(ctx, "W4", "none", sizes.w4, pick(consumers))
     elif w == "W5":
         latency_workload(ctx, pick(LATENCY_CONSUMERS))
     elif w == "W6":
@@ -159,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         chosen = [
             c
             for c in clients
-            if (c not in OPT_IN_CLIENTS if args.clients is None else c in args.clients)
+            if (c not in OPT_IN_CONSUMERS if args.clients is None else c in args.clients)
         ]
         if importlib.util.find_spec("kafkarrow") is None and "kafkarrow" in chosen:
             not_run["kafkarrow"] = "not installed (pip install kafkarrow)"

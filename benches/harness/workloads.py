@@ -39,13 +39,11 @@ PYTHON_CONSUMERS = [
     "confluent-kafka",
     "confluent-kafka-aio",
     "kafkarrow",
-    "ferrokafka-tuned",
-    "ferrokafka-arrow-tuned",
 ]
 CONSUMERS = [*PYTHON_CONSUMERS, "java", "java-perf"]
-#: Run only when named in ``--clients``: ferrokafka with ``memory.tune()``'s process-wide
-#: settings, to measure them beside the default.
-OPT_IN_CLIENTS = {"ferrokafka-tuned", "ferrokafka-arrow-tuned"}
+#: W1-W4 consumers run only when named in ``--clients``: ferrokafka with ``memory.tune()``'s
+#: process-wide settings, to measure them beside the default.
+OPT_IN_CONSUMERS = ["ferrokafka-tuned", "ferrokafka-arrow-tuned"]
 #: Reads each W1-W4 dataset once, untimed, before the rounds start.
 WARM_UP_CLIENT = "ferrokafka-arrow"
 #: W5 also has getone and uvloop variants of the aiokafka-API clients (ConsumerPerformance has
@@ -69,7 +67,9 @@ GROUP_CLIENTS = [
 ]
 #: W8's ratios are to Spark's own Kafka source.
 SPARK_BASE = "spark-jvm"
-ALL_CLIENTS = sorted({*CONSUMERS, *LATENCY_CONSUMERS, *PRODUCERS, *GROUP_CLIENTS, *SPARK_READERS})
+ALL_CLIENTS = sorted(
+    {*CONSUMERS, *OPT_IN_CONSUMERS, *LATENCY_CONSUMERS, *PRODUCERS, *GROUP_CLIENTS, *SPARK_READERS}
+)
 WORKLOADS = ["W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8"]
 
 LATENCY_VALUE_SIZE = 100
@@ -232,7 +232,7 @@ def consume_once(
     """One read of the dataset by ``client``, checked; recorded unless ``keep`` is false."""
     run = _base(workload, case, client, rnd)
     timeout = _timeout(ds.records)
-    if client in PYTHON_CONSUMERS:
+    if client in PYTHON_CONSUMERS or client in OPT_IN_CONSUMERS:
         spec = {
             "role": "consume",
             "client": client,
