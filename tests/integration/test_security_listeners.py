@@ -140,6 +140,8 @@ async def _connect(address: str, context: ssl.SSLContext) -> None:
         await conn.connect(timeout=10)
     finally:
         conn.close()
+        # TLS closes in a round trip: a loop ended at once would leave the socket open.
+        await conn.wait_closed()
 
 
 async def _producer_start_fails(options: dict[str, Any]) -> Errors.KafkaTLSError:
