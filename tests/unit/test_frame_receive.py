@@ -9,14 +9,16 @@ import ctypes
 import mmap
 import random
 import struct
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
 
 import pytest
 import uvloop
 from ferrokafka import _native
 from ferrokafka import errors as Errors
 from ferrokafka.conn import _FrameProtocol
+
+T = TypeVar("T")
 
 SIZES = [5, 100_000, 0, 70_000, 65_535, 65_536, 1, 300_000, 12]
 
@@ -153,12 +155,21 @@ async def _send_and_receive(frames: list[bytes], seed: int) -> list[bytes]:
     return collector.frames
 
 
+def _run_on(factory: Callable[[], asyncio.AbstractEventLoop], main: Coroutine[Any, Any, T]) -> T:
+    """``main`` on a new loop from ``factory`` (asyncio.Runner's loop_factory is 3.11+)."""
+    loop = factory()
+    try:
+        return loop.run_until_complete(main)
+    finally:
+        loop.run_until_complete(loop.shutdown_asyncgens())
+        loop.close()
+
+
 @pytest.mark.parametrize("loop", ["asyncio", "uvloop"])
 def test_over_a_real_socket(loop: str) -> None:
     frames = bodies() * 3
     factory = uvloop.new_event_loop if loop == "uvloop" else asyncio.new_event_loop
-    with asyncio.Runner(loop_factory=factory) as runner:
-        got = runner.run(_send_and_receive(frames, seed=11))
+    got = _run_on(factory, _send_and_receive(frames, seed=11))
     assert got == frames
 
 
@@ -201,6 +212,5 @@ def test_small_responses_keep_the_scratch_buffer_mostly_unmapped(loop: str) -> N
     # The 256 KiB scratch costs RSS only for the pages received into: a connection that only
     # ever sees small responses (a producer's acks, a consumer at a low rate) keeps a few.
     factory = uvloop.new_event_loop if loop == "uvloop" else asyncio.new_event_loop
-    with asyncio.Runner(loop_factory=factory) as runner:
-        resident = runner.run(_small_responses(50))
+    resident = _run_on(factory, _small_responses(50))
     assert resident <= 16, f"{resident} KiB of the scratch buffer are resident"

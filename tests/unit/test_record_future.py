@@ -221,7 +221,7 @@ async def test_gather_with_a_cancelled_future() -> None:
 async def test_wait_for_timing_out_cancels_the_future() -> None:
     records = batch()
     f = send(records)
-    with pytest.raises(TimeoutError):
+    with pytest.raises(asyncio.TimeoutError):  # not the builtin TimeoutError before 3.11
         await asyncio.wait_for(f, 0.01)
     assert f.cancelled()
 

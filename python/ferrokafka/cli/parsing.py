@@ -67,6 +67,9 @@ def parse_timestamp(text: str) -> int:
     value = text.strip()
     if value.isdigit():
         return int(value)
+    if value[-1:] in ("Z", "z"):
+        # UTC's "Z": Python 3.10's fromisoformat takes only "+00:00".
+        value = value[:-1] + "+00:00"
     try:
         when = dt.datetime.fromisoformat(value)
     except ValueError:
