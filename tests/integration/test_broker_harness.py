@@ -221,7 +221,7 @@ def _cli(*args: str, timeout: float = 100.0) -> subprocess.CompletedProcess[str]
 
 def test_cli_broker_start_outlives_the_command_and_stop_ends_it() -> None:
     name = f"pytest-{uuid.uuid4().hex[:10]}"
-    started = _cli("broker", "start", "--name", name)
+    started = _cli("broker", "start", "--name", name, "--config", "log.retention.ms=-1")
     state_path = cache_root() / "run" / f"{name}.json"
     try:
         assert started.returncode == 0, started.stderr
@@ -234,6 +234,9 @@ def test_cli_broker_start_outlives_the_command_and_stop_ends_it() -> None:
         assert len(pids) == 1 and all(_alive(pid) for pid in pids)
         directory = Path(state["directory"])
         assert directory.is_dir()
+        # --config reaches the node's server.properties, over the harness's own settings.
+        properties = Path(state["nodes"][0]["config"]).read_text().splitlines()
+        assert "log.retention.ms=-1" in properties
 
         status = _cli("broker", "status", "--name", name)
         assert status.returncode == 0 and "running" in status.stdout, status.stdout

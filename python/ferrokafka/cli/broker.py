@@ -55,6 +55,17 @@ def _positive(value: str) -> int:
     return number
 
 
+def _setting(value: str) -> tuple[str, str]:
+    """``KEY=VALUE``: one broker setting, as in server.properties."""
+    key, sep, setting = value.partition("=")
+    key = key.strip()
+    if not sep or not key or any(c.isspace() for c in key):
+        raise argparse.ArgumentTypeError(
+            f"{value!r}: give a broker setting as KEY=VALUE (e.g. log.retention.ms=-1)"
+        )
+    return key, setting.strip()
+
+
 def read_state(path: Path) -> dict[str, Any] | None:
     try:
         state = json.loads(path.read_text())
@@ -98,6 +109,8 @@ def _broker_start(args: argparse.Namespace) -> int:
     secured = f", {args.security} listener" if args.security else ""
     _err(f"starting Kafka {version} ({args.nodes} node(s){secured}) as {name!r}...")
     options: dict[str, Any] = {}
+    if args.config:
+        options["config"] = dict(args.config)
     if args.security:
         options.update(
             security=args.security, client_auth=args.client_auth, authorizer=args.authorizer
@@ -241,6 +254,14 @@ def add_broker_command(subcommands: Subcommands) -> None:
     start.add_argument("--name", type=_name, default="default", help="default: 'default'")
     start.add_argument("--kafka-version", help="Apache Kafka release (default: the pinned one)")
     start.add_argument("--timeout", type=float, default=120.0, help="start timeout, seconds")
+    start.add_argument(
+        "--config",
+        type=_setting,
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a broker setting over the harness's own (server.properties names); repeatable",
+    )
     start.add_argument(
         "--security",
         choices=SECURITY_OPTIONS,
