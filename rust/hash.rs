@@ -39,9 +39,16 @@ pub fn murmur2(data: &[u8]) -> i32 {
     h as i32
 }
 
+/// The partition the Java client's default partitioner gives a record with `key` in a topic
+/// of `partitions` partitions (`toPositive(murmur2(key)) % partitions`); `partitions` > 0.
+#[inline]
+pub fn partition_for_key(key: &[u8], partitions: usize) -> usize {
+    ((murmur2(key) & 0x7fff_ffff) as usize) % partitions
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{crc32c, murmur2};
+    use super::{crc32c, murmur2, partition_for_key};
 
     #[test]
     fn crc32c_check_values() {
@@ -75,5 +82,13 @@ mod tests {
             murmur2(&[0xFF, 0x00, 0x80, 0x7F, 0x01, 0xFE, 0x02]),
             -1_218_544_377
         );
+    }
+
+    #[test]
+    fn a_negative_hash_is_made_positive_before_the_modulo() {
+        // murmur2("abcd") is -1_323_649_548; Java's toPositive (& 0x7fffffff) makes it 823_834_100.
+        assert_eq!(partition_for_key(b"abcd", 7), 823_834_100 % 7);
+        assert_eq!(partition_for_key(b"abc", 10), 479_470_107 % 10);
+        assert_eq!(partition_for_key(b"abc", 1), 0);
     }
 }

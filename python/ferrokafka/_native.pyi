@@ -423,13 +423,23 @@ class RecordFuture(Awaitable[RecordMetadata]):
 
 @final
 class StickySends:
-    """``send()``'s shortest path: an unkeyed ``bytes`` value shorter than ``limit`` appended
-    to the open batch of its topic's sticky partition. ``open`` is the accumulator's
-    ``{topic: BatchRecords}``, emptied whenever the metadata changes."""
+    """``send()``'s shortest paths, for a record without partition, timestamp or headers whose
+    key (if any) and value are ``bytes`` shorter than ``limit`` together. Unkeyed: appended to
+    the open batch of its topic's sticky partition (``open``: ``{topic: BatchRecords}``).
+    Keyed: appended to the open batch of the default partitioner's partition for the key
+    (``keyed``: ``{topic: [BatchRecords | None per partition]}``). The accumulator empties
+    both whenever the metadata changes."""
 
-    def __new__(cls, open: dict[str, BatchRecords], limit: int) -> StickySends: ...
+    def __new__(
+        cls,
+        open: dict[str, BatchRecords],
+        limit: int,
+        keyed: dict[str, list[BatchRecords | None]] | None = None,
+    ) -> StickySends: ...
     def send(self, topic: str, value: object) -> RecordFuture | None:
         """The record's future, or None when the shortest path does not apply."""
+    def send_keyed(self, topic: str, key: object, value: object) -> RecordFuture | None:
+        """A keyed record's future, or None when the shortest path does not apply."""
 
 @final
 class RecordFutureIter:

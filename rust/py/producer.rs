@@ -12,7 +12,7 @@ use pyo3::exceptions::{PyRuntimeError, PyStopIteration, PyValueError};
 use pyo3::gc::PyVisit;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBytes, PyDict, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use pyo3::{PyTraverseError, PyTypeInfo};
 
 use crate::records::{BatchOptions, Codec, RecordsWriter};
@@ -148,6 +148,32 @@ impl BatchRecords {
     }
 }
 
+impl BatchRecords {
+    /// A record without headers, stamped now, appended with its future made; None when the
+    /// batch is closed or full (`send()`'s shortcuts, keyed or not).
+    fn append_now(
+        slf: &Bound<'_, Self>,
+        key: Option<&[u8]>,
+        value: Option<&[u8]>,
+    ) -> PyResult<Option<Py<RecordFuture>>> {
+        let ts = now_ms();
+        let mut me = slf.borrow_mut();
+        // Checked before the record goes in: a send that raises must not leave it in the batch.
+        if me.event_loop.is_none() {
+            return Err(no_loop());
+        }
+        let size = me.writer.record_size(ts, key, value, &[]);
+        if !me.has_room(size) {
+            return Ok(None);
+        }
+        me.writer
+            .append(ts, key, value, &[])
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        drop(me);
+        Self::new_future(slf, ts).map(Some)
+    }
+}
+
 #[pymethods]
 impl BatchRecords {
     #[new]
@@ -194,21 +220,7 @@ impl BatchRecords {
     /// `send()`'s common case in one call: an unkeyed record without headers, stamped now;
     /// its future, or None when the batch is closed or full.
     fn append_value(slf: &Bound<'_, Self>, value: &[u8]) -> PyResult<Option<Py<RecordFuture>>> {
-        let ts = now_ms();
-        let mut me = slf.borrow_mut();
-        // Checked before the record goes in: a send that raises must not leave it in the batch.
-        if me.event_loop.is_none() {
-            return Err(no_loop());
-        }
-        let size = me.writer.record_size(ts, None, Some(value), &[]);
-        if !me.has_room(size) {
-            return Ok(None);
-        }
-        me.writer
-            .append(ts, None, Some(value), &[])
-            .map_err(|e| PyValueError::new_err(e.to_string()))?;
-        drop(me);
-        Self::new_future(slf, ts).map(Some)
+        Self::append_now(slf, None, Some(value))
     }
 
     /// The future of the record just added (with `timestamp`, what `add` returned).
@@ -333,26 +345,27 @@ impl BatchRecords {
     }
 }
 
-/// What `send()` returns: the record's future, done when its batch is (with its
-/// `RecordMetadata`, None with acks=0, or the batch's error). It behaves as an
-/// `asyncio.Future` for awaiting, callbacks, cancellation and asyncio's functions
-/// (`gather`, `wait`, `wait_for`, `shield`); cancelling it does not unsend the record.
-/// `send()`'s shortest path, for an unkeyed record without partition, timestamp or headers
-/// whose value is `bytes` shorter than `limit`: append it to the open batch of its topic's
-/// sticky partition. `open` is the accumulator's `{topic: BatchRecords}` (emptied whenever
-/// the metadata changes). None when any of it does not hold (then `send()` takes its full
-/// path).
+/// `send()`'s shortest paths, for a record without partition, timestamp or headers whose key
+/// (if any) and value are `bytes` shorter than `limit` together: append it to an open batch
+/// the accumulator has named. Unkeyed: `open` is `{topic: BatchRecords}`, the open batch of
+/// the topic's sticky partition. Keyed: `keyed` is `{topic: [BatchRecords or None, one per
+/// partition]}`, and the key's partition is the default partitioner's, murmur2 of the key
+/// over the list's length (the topic's partition count). The accumulator empties both
+/// whenever the metadata changes. None when any of it does not hold (then `send()` takes its
+/// full path).
 #[pyclass(module = "ferrokafka._native", frozen)]
 pub struct StickySends {
     open: Py<PyDict>,
+    keyed: Option<Py<PyDict>>,
     limit: usize,
 }
 
 #[pymethods]
 impl StickySends {
     #[new]
-    fn new(open: Py<PyDict>, limit: usize) -> Self {
-        StickySends { open, limit }
+    #[pyo3(signature = (open, limit, keyed=None))]
+    fn new(open: Py<PyDict>, limit: usize, keyed: Option<Py<PyDict>>) -> Self {
+        StickySends { open, keyed, limit }
     }
 
     fn send(
@@ -371,7 +384,49 @@ impl StickySends {
         let Some(records) = self.open.bind(py).get_item(topic)? else {
             return Ok(None);
         };
-        BatchRecords::append_value(records.cast::<BatchRecords>()?, value)
+        BatchRecords::append_now(records.cast::<BatchRecords>()?, None, Some(value))
+    }
+
+    /// A keyed record (`value` bytes or None) to the open batch of its key's partition.
+    fn send_keyed(
+        &self,
+        py: Python<'_>,
+        topic: &Bound<'_, PyAny>,
+        key: &Bound<'_, PyAny>,
+        value: &Bound<'_, PyAny>,
+    ) -> PyResult<Option<Py<RecordFuture>>> {
+        let Some(keyed) = &self.keyed else {
+            return Ok(None);
+        };
+        let Ok(key) = key.cast_exact::<PyBytes>() else {
+            return Ok(None);
+        };
+        let key = key.as_bytes();
+        let value = if value.is_none() {
+            None
+        } else if let Ok(v) = value.cast_exact::<PyBytes>() {
+            Some(v.as_bytes())
+        } else {
+            return Ok(None);
+        };
+        if key.len() + value.map_or(0, <[u8]>::len) >= self.limit {
+            return Ok(None);
+        }
+        let Some(batches) = keyed.bind(py).get_item(topic)? else {
+            return Ok(None);
+        };
+        let Ok(batches) = batches.cast_exact::<PyList>() else {
+            return Ok(None);
+        };
+        if batches.is_empty() {
+            return Ok(None);
+        }
+        let partition = crate::hash::partition_for_key(key, batches.len());
+        let records = batches.get_item(partition)?;
+        let Ok(records) = records.cast::<BatchRecords>() else {
+            return Ok(None);
+        };
+        BatchRecords::append_now(records, Some(key), value)
     }
 }
 
@@ -382,6 +437,10 @@ impl StickySends {
 // uncollected is the futures of a batch that never settles, a producer dropped without
 // stop(). `result()` raises a fresh copy of the error, so no traceback (and the frames in it)
 // hangs off the future.
+/// What `send()` returns: the record's future, done when its batch is (with its
+/// `RecordMetadata`, None with acks=0, or the batch's error). It behaves as an
+/// `asyncio.Future` for awaiting, callbacks, cancellation and asyncio's functions
+/// (`gather`, `wait`, `wait_for`, `shield`); cancelling it does not unsend the record.
 #[pyclass(module = "ferrokafka._native", freelist = 1024)]
 pub struct RecordFuture {
     batch: Py<BatchRecords>,

@@ -434,7 +434,7 @@ impl ProduceColumns {
                 }
                 Some(p as usize)
             }
-            (None, Some(k)) => Some(((crate::hash::murmur2(k) & 0x7fff_ffff) as usize) % n),
+            (None, Some(k)) => Some(crate::hash::partition_for_key(k, n)),
             (None, None) => None,
         })
     }

@@ -14,6 +14,7 @@ from ferrokafka import errors as Errors
 from ferrokafka.client import AIOKafkaClient
 from ferrokafka.cluster import ClusterMetadata
 from ferrokafka.config import ProducerConfig
+from ferrokafka.partitioner import partition_for_key
 from ferrokafka.producer import AIOKafkaProducer, BatchBuilder
 from ferrokafka.producer.idempotence import ProducerIdState, next_sequence
 from ferrokafka.producer.message_accumulator import MessageAccumulator, ProducerBatch
@@ -577,6 +578,70 @@ async def test_a_metadata_update_closes_sends_shortest_path() -> None:
         }
     )
     assert acc.sticky_open == {}
+
+
+async def test_keyed_sends_keep_each_keys_order_on_the_java_partition() -> None:
+    """Keyed records take send()'s native shortcut once their partition has an open batch:
+    each lands on the default partitioner's partition for its key, and a key's records get
+    offsets in the order they were sent, across batch rollovers (small batches here)."""
+    fake = await ScriptedBroker([], partitions=5).start()
+    try:
+        async with AIOKafkaProducer(
+            bootstrap_servers=fake.bootstrap, max_batch_size=600, linger_ms=5
+        ) as p:
+            keys = [b"key-%d" % (i % 23) for i in range(2000)]
+            futures = [await p.send(TOPIC, b"v%d" % i, key=k) for i, k in enumerate(keys)]
+            assert p._message_accumulator.keyed_open, "the shortcut's table is filled"
+            metas = await asyncio.gather(*futures)
+        last: dict[bytes, int] = {}
+        for key, meta in zip(keys, metas, strict=True):
+            assert meta.partition == partition_for_key(key, 5)
+            assert meta.offset > last.get(key, -1), f"{key!r} out of order"
+            last[key] = meta.offset
+        assert sum(fake.offsets.values()) == 2000
+    finally:
+        await fake.stop()
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"partitioner": lambda key, all_partitions, available: 0}, {"key_serializer": bytes}],
+    ids=["custom partitioner", "key serializer"],
+)
+async def test_keyed_sends_take_the_full_path_when_the_user_decides_the_bytes_or_partition(
+    options: dict[str, Any],
+) -> None:
+    fake = await ScriptedBroker([], partitions=5).start()
+    try:
+        async with AIOKafkaProducer(bootstrap_servers=fake.bootstrap, **options) as p:
+            metas = await asyncio.gather(
+                *[await p.send(TOPIC, b"v", key=b"k%d" % i) for i in range(50)]
+            )
+            assert p._message_accumulator.keyed_open == {}
+        if "partitioner" in options:
+            assert {m.partition for m in metas} == {0}
+    finally:
+        await fake.stop()
+
+
+async def test_a_metadata_update_empties_the_keyed_table() -> None:
+    cluster = ClusterMetadata()
+    acc = MessageAccumulator(cluster, ProducerConfig())
+    tp = TopicPartition(TOPIC, 2)
+    await acc.add_message(tp, b"k", b"v", 1.0)
+    acc.remember_keyed(tp, 3)
+    batches = acc.keyed_open[TOPIC]
+    assert len(batches) == 3 and batches[0] is None and batches[2] is not None
+    acc.forget_keyed(tp)
+    assert acc.keyed_open[TOPIC][2] is None
+    acc.remember_keyed(tp, 3)
+    cluster.update_metadata(
+        {
+            "brokers": [{"node_id": 1, "host": "h", "port": 9092}],
+            "topics": [{"name": TOPIC, "error_code": 0, "partitions": []}],
+        }
+    )
+    assert acc.keyed_open == {}
 
 
 async def test_batches_that_do_not_share_a_request_go_out_together_up_to_the_limit() -> None:

@@ -17,6 +17,7 @@ import pytest
 import uvloop
 from ferrokafka import _native
 from ferrokafka import errors as Errors
+from ferrokafka.partitioner import partition_for_key
 from ferrokafka.records import decode_records
 from ferrokafka.structs import RecordMetadata, TopicPartition
 
@@ -374,3 +375,41 @@ async def test_sticky_sends_take_only_what_they_may() -> None:
     assert send("t", b"v") is None  # full
     open_batches.clear()
     assert send("t", b"v") is None
+
+
+async def test_keyed_sends_go_to_the_keys_partition_and_take_only_what_they_may() -> None:
+    partitions = [batch(400), None, batch(400)]
+    keyed: dict[str, list[_native.BatchRecords | None]] = {"t": partitions}
+    send_keyed = _native.StickySends({}, 100, keyed).send_keyed
+    to = {key: partition_for_key(key, 3) for key in (b"a", b"b", b"c", b"d", b"e", b"f")}
+    open_keys = [k for k, p in to.items() if p != 1]
+    closed_key = next(k for k, p in to.items() if p == 1)
+    for key in open_keys:
+        assert send_keyed("t", key, b"v") is not None
+    assert send_keyed("t", closed_key, b"v") is None  # no open batch for that partition
+    assert send_keyed("u", open_keys[0], b"v") is None  # no table for the topic
+    assert send_keyed("t", bytearray(open_keys[0]), b"v") is None  # only bytes keys
+    assert send_keyed("t", open_keys[0], "v") is None  # only bytes (or None) values
+    assert send_keyed("t", open_keys[0], b"x" * 99) is None  # key + value not shorter than 100
+    tombstone = send_keyed("t", open_keys[0], None)
+    assert tombstone is not None  # a keyed record may have no value
+    # Each record is in the batch of its key's partition, with its key.
+    for p, records in enumerate(partitions):
+        if records is None:
+            continue
+        records.close()
+        encoded = records.encode(
+            compression="none",
+            transactional=False,
+            producer_id=-1,
+            producer_epoch=-1,
+            base_sequence=-1,
+        )
+        got = [(r.key, r.value) for r in decode_records(encoded, "t", p).records]
+        want = [(k, b"v") for k in open_keys if to[k] == p]
+        if to[open_keys[0]] == p:
+            want.append((open_keys[0], None))
+        assert got == want
+    # Without the keyed table (a custom partitioner), keyed records take the full path.
+    assert _native.StickySends({}, 100).send_keyed("t", open_keys[0], b"v") is None
+    assert _native.StickySends({}, 100, {"t": []}).send_keyed("t", open_keys[0], b"v") is None

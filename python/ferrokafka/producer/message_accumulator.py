@@ -69,7 +69,17 @@ class MessageAccumulator:
         """Topic -> the records of its sticky partition's open batch: where ``send()`` appends
         unkeyed records directly while that batch is open. Emptied when the metadata changes
         (the next record of each topic takes the full path, which looks at the partitions)."""
-        cluster.add_listener(lambda _: self.sticky_open.clear())
+        self.keyed_open: dict[str, list[BatchRecords | None]] = {}
+        """Topic -> the records of each partition's open batch (by partition, None where
+        unknown): where ``send()`` appends keyed records directly, to the default
+        partitioner's choice for the key. Emptied when the metadata changes, as
+        ``sticky_open``."""
+        cluster.add_listener(lambda _: self.forget_open())
+
+    def forget_open(self) -> None:
+        """``send()``'s shortcuts take the full path until it names open batches again."""
+        self.sticky_open.clear()
+        self.keyed_open.clear()
 
     # -- the producer's side ---------------------------------------------------------------
 
@@ -113,13 +123,39 @@ class MessageAccumulator:
             assert self._on_failure is not None
             self._on_failure(future.exception())  # type: ignore[arg-type]
 
-    def remember_sticky(self, topic: str, tp: TopicPartition) -> None:
-        """``tp`` is ``topic``'s sticky partition."""
+    def _open_records(self, tp: TopicPartition) -> BatchRecords | None:
+        """The records of ``tp``'s batch still taking records, if any."""
         queue = self._batches.get(tp)
         if queue and not self._closed and self._exception is None:
             batch = queue[-1]
             if batch.encoded is None and not batch.builder.closed():
-                self.sticky_open[topic] = batch.builder._records
+                return batch.builder._records
+        return None
+
+    def remember_sticky(self, topic: str, tp: TopicPartition) -> None:
+        """``tp`` is ``topic``'s sticky partition."""
+        records = self._open_records(tp)
+        if records is not None:
+            self.sticky_open[topic] = records
+
+    def forget_keyed(self, tp: TopicPartition) -> None:
+        """A keyed record is taking the full path to ``tp``: later ones follow it there (until
+        ``remember_keyed``), so that a key's records keep their order."""
+        batches = self.keyed_open.get(tp.topic)
+        if batches is not None and tp.partition < len(batches):
+            batches[tp.partition] = None
+
+    def remember_keyed(self, tp: TopicPartition, partition_count: int) -> None:
+        """``tp``'s open batch takes the keyed records the default partitioner sends there
+        (``partition_count``: the topic's, which the key's partition is taken modulo)."""
+        records = self._open_records(tp)
+        if records is None:
+            return
+        batches = self.keyed_open.get(tp.topic)
+        if batches is None or len(batches) != partition_count:
+            batches = self.keyed_open[tp.topic] = [None] * partition_count
+        if tp.partition < partition_count:
+            batches[tp.partition] = records
 
     def append_now(
         self,
@@ -231,13 +267,13 @@ class MessageAccumulator:
 
     async def close(self) -> None:
         self._closed = True
-        self.sticky_open.clear()
+        self.forget_open()
         await self.flush()
 
     def fail_all(self, exc: BaseException) -> None:
         """The sender is gone: fail everything queued or in flight, and every later send."""
         self._exception = exc
-        self.sticky_open.clear()
+        self.forget_open()
         for batch in list(self._incomplete):
             batch.failure(copy.copy(exc))
         self._batches.clear()

@@ -142,10 +142,18 @@ class AIOKafkaProducer:
         self._message_accumulator = MessageAccumulator(
             self._metadata, config, on_failure=None if self._txn is None else self._txn.failed
         )
-        self._sticky_send = (
-            _native.StickySends(self._message_accumulator.sticky_open, fast_limit).send
+        shortcuts = (
+            _native.StickySends(
+                self._message_accumulator.sticky_open,
+                fast_limit,
+                self._message_accumulator.keyed_open if self._sticky is not None else None,
+            )
             if self._value_serializer is None and self._key_serializer is None
             else None
+        )
+        self._sticky_send = shortcuts.send if shortcuts is not None else None
+        self._keyed_send = (
+            shortcuts.send_keyed if shortcuts is not None and self._sticky is not None else None
         )
         self._sender = Sender(
             self.client,
@@ -189,7 +197,7 @@ class AIOKafkaProducer:
         if self._closed:
             return
         self._closed = True
-        self._message_accumulator.sticky_open.clear()  # send() now takes its full path, and fails
+        self._message_accumulator.forget_open()  # send() now takes its full path, and fails
         task = self._sender.task
         txn = self._txn
         if txn is not None and task is not None and not task.done() and txn.can_abort:
@@ -369,14 +377,22 @@ class AIOKafkaProducer:
         ``request_timeout_ms``, and ``KafkaTimeoutError`` when the partition's buffer stays
         full that long.
         """
-        if key is None and partition is None and timestamp_ms is None and not headers:
-            # The common case, an unkeyed bytes value joining the open batch of the topic's
-            # sticky partition, in one call (None: take the full path).
-            sticky = self._sticky_send
-            if sticky is not None:
-                future = sticky(topic, value)
-                if future is not None:
-                    return future
+        if partition is None and timestamp_ms is None and not headers:
+            # The common cases, in one call (None: take the full path): an unkeyed bytes value
+            # joining the open batch of the topic's sticky partition, or a bytes key and value
+            # joining the open batch of the key's partition.
+            if key is None:
+                sticky = self._sticky_send
+                if sticky is not None:
+                    future = sticky(topic, value)
+                    if future is not None:
+                        return future
+            else:
+                keyed = self._keyed_send
+                if keyed is not None:
+                    future = keyed(topic, key, value)
+                    if future is not None:
+                        return future
         if value is None and key is None:
             raise ValueError("send: need at least one of key or value")
         return await self._send_record(topic, value, key, partition, timestamp_ms, headers, False)
@@ -421,6 +437,11 @@ class AIOKafkaProducer:
             key_bytes, value_bytes, _ = self._serialize(key, value, checked, value_serialized)
             chosen = self._partition(topic, partition, key, value, key_bytes, value_bytes)
             tp = self._topic_partition(topic, chosen)
+            # The default partitioner's choice for a key: send()'s keyed shortcut may take the
+            # key's next records straight to this partition's open batch, once this one is in.
+            keyed = self._keyed_send is not None and partition is None and key_bytes is not None
+            if keyed:
+                accumulator.forget_keyed(tp)
             if txn is not None and tp not in txn.partitions:
                 await txn.add_partition(tp)
             sticky = self._sticky is not None and partition is None and key_bytes is None
@@ -459,8 +480,11 @@ class AIOKafkaProducer:
                         await txn.add_partition(tp)
                     future = await add(tp, False)
                     assert future is not None
-            if sticky and txn is None:
-                accumulator.remember_sticky(topic, tp)
+            if txn is None:
+                if sticky:
+                    accumulator.remember_sticky(topic, tp)
+                elif keyed:
+                    accumulator.remember_keyed(tp, len(self._partitions(topic)[0]))
             return future
         finally:
             if txn is not None:
