@@ -12,7 +12,7 @@ import logging
 import re
 import time
 import warnings
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Generic
 
 from .. import _native, memory
@@ -27,6 +27,7 @@ from ..metrics.consumer import FetchMetrics
 from ..options import commit_offsets, max_records_value
 from ..structs import ConsumerRecord, OffsetAndMetadata, OffsetAndTimestamp, TopicPartition
 from ..waits import Signal, wait_any
+from .fetch_buffer import FetchBuffer
 from .fetcher import Fetcher
 from .group import GroupMember, group_member
 from .subscription_state import OffsetResetStrategy, SubscriptionState, SubscriptionType
@@ -121,6 +122,8 @@ class AIOKafkaConsumer(Generic[KT, VT]):
             self._client.metrics, self._subscription, read_committed=config.read_committed
         )
         self._fetcher: Fetcher | None = None
+        self._buffer: FetchBuffer | None = None
+        """The fetcher's buffer, whose ``run`` ``async for`` and ``getone`` take from."""
         self._coordinator: GroupMember = group_member(
             self._client, self._subscription, self._config
         )
@@ -165,6 +168,7 @@ class AIOKafkaConsumer(Generic[KT, VT]):
             committed_lookup=self._coordinator.committed_positions,
             metrics=self._fetch_metrics,
         )
+        self._buffer = self._fetcher.buffer
         await self._coordinator.start()
         self._fetcher.start()
         if self._subscription.partitions_auto_assigned():
@@ -186,6 +190,8 @@ class AIOKafkaConsumer(Generic[KT, VT]):
             return
         self._closed = True
         self._stopped.set()
+        if self._fetcher is not None:
+            self._fetcher.stop_runs()  # no record is handed out once stop() has begun
         await self._coordinator.close()
         if self._fetcher is not None:
             await self._fetcher.close()
@@ -198,10 +204,37 @@ class AIOKafkaConsumer(Generic[KT, VT]):
     async def __aexit__(self, *exc: object) -> None:
         await self.stop()
 
-    def __aiter__(self) -> AIOKafkaConsumer[KT, VT]:
+    def __aiter__(self) -> AsyncIterator[ConsumerRecord[KT, VT]]:
         if self._closed:
             raise Errors.ConsumerStoppedError()
-        return self
+        return self._each()
+
+    async def _each(self) -> AsyncIterator[ConsumerRecord[KT, VT]]:
+        """What ``async for`` iterates: ``getone()``, then the rest of the response it took
+        that record from straight from the fetch buffer's ``run`` while nothing changes (a
+        coroutine per record, or a call per record into the buffer, would cost as much as
+        the rest of it). Ends when the consumer stops, as aiokafka's iteration does."""
+        while True:
+            try:
+                record = await self.getone()
+            except Errors.ConsumerStoppedError:
+                return
+            yield record
+            buffer = self._buffer
+            run = None if buffer is None else buffer.run
+            if run is None:
+                continue
+            member = self._coordinator
+            if member.has_group:
+                # As getone: the member's failure raised first, each record a poll.
+                member.raise_if_failed()
+                for record in run:
+                    member.polled()
+                    yield record
+                    member.raise_if_failed()
+            else:
+                for record in run:
+                    yield record
 
     def __del__(self, _warn: Callable[..., None] = warnings.warn) -> None:
         # As aiokafka's: a consumer started and never stopped keeps sockets and tasks alive.
@@ -461,12 +494,14 @@ class AIOKafkaConsumer(Generic[KT, VT]):
         """The next record (of the given partitions, or any assigned one), waiting for it."""
         fetcher = self._running()
         member = self._coordinator
-        member.raise_if_failed()
-        record: ConsumerRecord[KT, VT] | None = fetcher.take_one(
+        if member.has_group:
+            member.raise_if_failed()
+        record: ConsumerRecord[KT, VT] | None = fetcher.buffer.take_one(
             set(self._check_partitions(partitions)) if partitions else None
         )
         if record is not None:
-            member.polled()
+            if member.has_group:
+                member.polled()
             return record
         while True:
             data = await self._poll(partitions, None, 1, "records", raise_on_stop=True)

@@ -13,7 +13,7 @@ previous assignment (a different ``TopicPartitionState``) or before a seek is ne
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Generator, Iterable
 from typing import Any
 
 from .. import _native
@@ -104,6 +104,10 @@ class FetchBuffer:
         self._on_consumed = on_consumed
         """Told (records, bytes) of each poll that hands out records."""
         self._buffers: dict[TopicPartition, deque[Buffered]] = {}
+        self.run: Generator[Any, None, None] | None = None
+        """The records handed out one at a time next (see ``_run``): the consumer's
+        ``async for`` and ``getone`` take from it directly, it is their per-record path."""
+        self._one_tp: TopicPartition | None = None
 
     def add(self, buf: Buffered) -> None:
         self._buffers.setdefault(buf.tp, deque()).append(buf)
@@ -116,9 +120,12 @@ class FetchBuffer:
     def forget(self, tp: TopicPartition) -> None:
         """Drop ``tp``'s data without telling anyone (the caller resets what it needs)."""
         self._buffers.pop(tp, None)
+        if self._one_tp == tp:
+            self._serve_one(None)
 
     def clear(self) -> None:
         self._buffers.clear()
+        self._serve_one(None)
 
     def stale(self) -> list[TopicPartition]:
         """Partitions whose data belongs to an assignment that is over: no longer assigned,
@@ -161,6 +168,8 @@ class FetchBuffer:
         ``update_offsets=False``). A response with no record to hand out (control batches,
         aborted data) is still passed, as kafka-python's does: nothing would ever move past it."""
         out: dict[TopicPartition, Any] = {}
+        one = max_records == 1 and form == "records" and advance
+        self._serve_one(None)
         budget = max_records if max_records is not None else -1
         soft = max_records is None
         records_taken = bytes_taken = 0
@@ -191,6 +200,8 @@ class FetchBuffer:
                     break
                 size = len(buf.raw)
                 chunk, count, total = self._take(buf, st, budget, form, advance)
+                if one and chunk is not None and buf.next_offset is None:
+                    self._serve_one(buf)  # getone: the next records of this response
                 if chunk is not None:
                     taken = chunk if taken is None else _concat(taken, chunk, form)
                     records_taken += count
@@ -220,40 +231,63 @@ class FetchBuffer:
         return out
 
     def take_one(self, partitions: set[TopicPartition] | None) -> Any:
-        """``getone``'s fast path: the next record of the partition served first, if its
-        response is already decoded as records and the record is not the response's last;
+        """The next record of ``run``, if it has one and it is of ``partitions`` (None: any);
         otherwise None, and ``drain`` decides (decoding, stale data, the position after a
-        whole response). Per record it does only what a one-record ``drain`` would."""
-        buffers = self._buffers
-        if not buffers:
+        whole response, fairness between partitions)."""
+        run = self.run
+        if run is None or (partitions is not None and self._one_tp not in partitions):
             return None
-        tp = next(iter(buffers))
-        if partitions is not None and tp not in partitions:
-            return None
-        buf = buffers[tp][0]
+        for record in run:
+            return record
+        return None
+
+    def stop_runs(self) -> None:
+        """Hand out nothing more through ``run`` (the consumer is stopping)."""
+        self._serve_one(None)
+
+    def _serve_one(self, buf: Buffered | None) -> None:
+        """``run`` serves the rest of ``buf`` from now on (None: nothing)."""
+        run = self.run
+        self.run = None
+        if run is not None:
+            run.close()  # it leaves buf.taken right and counts what it handed out
+        self._one_tp = None if buf is None else buf.tp
+        if buf is not None:
+            # What must not change is read now, not when the run is first asked for a record.
+            self.run = self._run(buf, buf.state.position, self._subs.version)
+
+    def _run(self, buf: Buffered, pos: int | None, version: int) -> Generator[Any, None, None]:
+        """``buf``'s next records, one at a time, each moving the position past it, while
+        nothing changes since the run was made (``pos``, ``version``): the position is the
+        one this run left (no seek, reset or other take), the partition is not being
+        revoked, the subscription's version is the same (assignment, pause and resume
+        change it). The response's last record is left to
+        ``drain``. Per record this is what ``async for`` costs beyond the loop itself, so
+        ``buf.taken`` and the metrics are brought up to date when the run ends, which it
+        does before anything else takes from ``buf`` (``_serve_one``)."""
         st = buf.state
-        taken = buf.taken
         items = buf.items
-        if (
-            buf.form != "records"
-            or taken + 1 >= len(items)
-            or st.position is None
-            or st.held
-            or self._subs.current(tp) is not st
-        ):
-            return None
-        record = items[taken]
-        buf.taken = taken + 1
-        st.position = record.offset + 1
-        if len(buffers) > 1:
-            buffers[tp] = buffers.pop(tp)  # round robin, as drain's fairness
-        if self._on_consumed is not None:
-            self._on_consumed(1, len(buf.raw) // len(items))
-        return record
+        last = len(items) - 1
+        subs = self._subs
+        first = taken = buf.taken
+        try:
+            while taken < last:
+                if st.position != pos or st.revoking or subs.version != version:
+                    return
+                record = items[taken]
+                taken += 1
+                pos = st.position = record.offset + 1
+                yield record
+        finally:
+            buf.taken = taken
+            if taken > first and self._on_consumed is not None:
+                self._on_consumed(taken - first, len(buf.raw) * (taken - first) // len(items))
 
     def drop(self, tp: TopicPartition) -> None:
         """Forget what was fetched for ``tp`` and tell the fetch loop."""
         self._buffers.pop(tp, None)
+        if self._one_tp == tp:
+            self._serve_one(None)
         self._on_drop(tp)
 
     def _decode(self, buf: Buffered, st: TopicPartitionState, form: str) -> None:

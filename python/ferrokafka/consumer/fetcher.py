@@ -98,7 +98,8 @@ class Fetcher:
         )
         # Handing out what was fetched is the buffer's: the consumer calls it directly.
         self.drain = self._buffer.drain
-        self.take_one = self._buffer.take_one
+        self.stop_runs = self._buffer.stop_runs
+        self.buffer = self._buffer
         self._fetch_pos: dict[TopicPartition, tuple[int, int]] = {}
         """Per partition: (fetch offset, last fetched epoch) of the next request."""
         self._in_flight: set[TopicPartition] = set()

@@ -45,6 +45,9 @@ class GroupMember(abc.ABC):
     assignment_ready: Signal
     """Set once the member has its first assignment: the consumer's ``start()`` waits for it
     when partitions are assigned by subscription."""
+    has_group: bool = True
+    """False for ``NoGroupMember``, whose ``polled`` and ``raise_if_failed`` do nothing (the
+    consumer's per-record path skips them)."""
 
     @abc.abstractmethod
     async def start(self) -> None:

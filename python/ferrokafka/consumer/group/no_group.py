@@ -28,6 +28,8 @@ log = logging.getLogger(__name__)
 class NoGroupMember(GroupMember):
     """A consumer's part in no group."""
 
+    has_group = False
+
     def __init__(
         self, client: AIOKafkaClient, subscription: SubscriptionState, config: ConsumerConfig
     ) -> None:
