@@ -7,7 +7,8 @@ dataset once (``--records`` records of ``--value-size`` bytes with 10-byte keys 
 ``--partitions`` partitions, uncompressed unless ``--compression``), then reads it from the
 beginning with each client in assign mode. Every run checks what it read (the count, and a
 checksum of offsets and value lengths) so a fast wrong client cannot win. Prints a Markdown
-table. ``--clients`` takes any consumer of the harness (e.g. kafka-python, java).
+table. ``--clients`` takes any consumer of the harness (e.g. kafka-python, java), and the
+one-record idioms (ferrokafka-async-for, aiokafka-async-for, confluent-kafka-poll, ...).
 
     .venv/bin/python benches/consume.py                  # 5M x 100 B, 8 partitions
     .venv/bin/python benches/consume.py --quick          # 200k records, one round
@@ -30,7 +31,7 @@ from harness.broker import broker
 from harness.datasets import Dataset
 from harness.java import prepare
 from harness.runner import prepare_bytecode
-from harness.workloads import CONSUMERS, FULL, Context, consume_workload
+from harness.workloads import CONSUMERS, FULL, ONE_RECORD_CONSUMERS, Context, consume_workload
 
 CLIENTS = ["ferrokafka", "ferrokafka-arrow", "aiokafka", "confluent-kafka"]
 
@@ -54,9 +55,10 @@ def main() -> None:
     if args.quick:
         args.records, args.rounds = 200_000, 1
     clients = args.clients.split(",")
+    known = CONSUMERS + ONE_RECORD_CONSUMERS
     for c in clients:
-        if c not in CONSUMERS:
-            parser.error(f"unknown client {c!r}: choose from {','.join(CONSUMERS)}")
+        if c not in known:
+            parser.error(f"unknown client {c!r}: choose from {','.join(known)}")
     ds = Dataset(args.partitions, args.records, args.value_size, args.compression)
     prepare_bytecode(lambda line: print(line, file=sys.stderr))
     with tempfile.TemporaryDirectory(prefix="ferrokafka-bench-java-") as classes:

@@ -25,7 +25,9 @@ from .workloads import (
     FULL,
     GROUP_CLIENTS,
     LATENCY_CONSUMERS,
+    ONE_RECORD_CONSUMERS,
     OPT_IN_CONSUMERS,
+    PRODUCER_IDIOMS,
     PRODUCER_VALUE_SIZE,
     PRODUCERS,
     QUICK,
@@ -79,9 +81,10 @@ def run_workload(ctx: Context, w: str, pick: Callable[[list[str]], list[str]]) -
     sizes = ctx.sizes
     consumers = CONSUMERS + OPT_IN_CONSUMERS
     if w == "W1":
-        consume_workload(ctx, "W1", "none", sizes.w1, pick(consumers))
+        consume_workload(ctx, "W1", "none", sizes.w1, pick(consumers + ONE_RECORD_CONSUMERS))
     elif w == "W2":
-        consume_workload(ctx, "W2", "none", sizes.w2, pick(consumers))
+        one = ONE_RECORD_CONSUMERS if sizes.w2_one_record else []
+        consume_workload(ctx, "W2", "none", sizes.w2, pick(consumers + one))
     elif w == "W3":
         for case, codec, value_size in W3_CASES:
             consume_workload(ctx, "W3", case, sizes.w3(codec, value_size), pick(consumers))
@@ -90,7 +93,7 @@ def run_workload(ctx: Context, w: str, pick: Callable[[list[str]], list[str]]) -
     elif w == "W5":
         latency_workload(ctx, pick(LATENCY_CONSUMERS))
     elif w == "W6":
-        produce_workload(ctx, pick(PRODUCERS))
+        produce_workload(ctx, pick(PRODUCERS), pick(PRODUCER_IDIOMS))
     elif w == "W7":
         group_workload(ctx, pick(GROUP_CLIENTS))
     elif w == "W8":

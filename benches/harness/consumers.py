@@ -28,6 +28,7 @@ class Source:
         self.topic: str = spec["topic"]
         self.partitions: int = spec["partitions"]
         self.max_records: int | None = spec.get("max_records")
+        self.expected: int = spec["expected"]
         self.poll_s = LATENCY_POLL_S if spec.get("latency") else POLL_S
         self.polled = False  # set after the first poll
         tls = spec.get("tls")
@@ -51,6 +52,61 @@ class Source:
         raise NotImplementedError
 
 
+#: Per-record idioms hand the tally their counts in chunks of this many records.
+CHUNK = 4096
+
+
+async def each_async(records: Any, tally: Tally, left: int) -> None:
+    """``async for`` over aiokafka-style records until ``left`` have come: each record's
+    offset and value length are summed inline, as ``Tally.add_records`` does per record."""
+    n = offsets = nbytes = 0
+    async for r in records:
+        offsets += r.offset
+        nbytes += len(r.value)
+        n += 1
+        if n == CHUNK or n == left:
+            tally.add_counts(n, offsets, nbytes)
+            left -= n
+            if not left:
+                return
+            n = offsets = nbytes = 0
+            tally.progress()
+
+
+async def each_awaited(getone: Any, tally: Tally, left: int) -> None:
+    """``await getone()`` per record until ``left`` have come (the accounting of
+    ``each_async``)."""
+    n = offsets = nbytes = 0
+    while True:
+        r = await getone()
+        offsets += r.offset
+        nbytes += len(r.value)
+        n += 1
+        if n == CHUNK or n == left:
+            tally.add_counts(n, offsets, nbytes)
+            left -= n
+            if not left:
+                return
+            n = offsets = nbytes = 0
+            tally.progress()
+
+
+def each_sync(records: Any, tally: Tally, left: int) -> None:
+    """A blocking ``for record in consumer`` (kafka-python's iteration), as ``each_async``."""
+    n = offsets = nbytes = 0
+    for r in records:
+        offsets += r.offset
+        nbytes += len(r.value)
+        n += 1
+        if n == CHUNK or n == left:
+            tally.add_counts(n, offsets, nbytes)
+            left -= n
+            if not left:
+                return
+            n = offsets = nbytes = 0
+            tally.progress()
+
+
 class Ferrokafka(Source):
     """``getmany`` records, ``getmany_arrow`` columns, or ``getmany`` in a group."""
 
@@ -61,6 +117,7 @@ class Ferrokafka(Source):
         group: bool = False,
         getone: bool = False,
         tuned: bool = False,
+        iterate: bool = False,
     ) -> None:
         super().__init__(spec)
         import ferrokafka
@@ -73,6 +130,8 @@ class Ferrokafka(Source):
         self.arrow = arrow
         self.group = group
         self.getone = getone
+        self.iterate = iterate
+        self.latency = bool(spec.get("latency"))
         if arrow:
             import pyarrow.compute  # noqa: F401  (imported outside the timed region)
 
@@ -97,7 +156,11 @@ class Ferrokafka(Source):
 
     async def poll(self, tally: Tally) -> None:
         ms = int(self.poll_s * 1000)
-        if self.getone and self.polled:
+        if self.iterate:
+            await each_async(self.consumer, tally, self.expected - tally.count)
+        elif self.getone and not self.latency:
+            await each_awaited(self.consumer.getone, tally, self.expected - tally.count)
+        elif self.getone and self.polled:
             tally.add_records([await self.consumer.getone()])
         elif self.arrow:
             got = await self.consumer.getmany_arrow(timeout_ms=ms, max_records=self.max_records)
@@ -113,25 +176,48 @@ class Ferrokafka(Source):
 
 
 class Aiokafka(Source):
-    def __init__(self, spec: dict[str, Any], getone: bool = False) -> None:
+    def __init__(
+        self,
+        spec: dict[str, Any],
+        getone: bool = False,
+        iterate: bool = False,
+        group: bool = False,
+    ) -> None:
         super().__init__(spec)
         import aiokafka
 
         self.mod = aiokafka
         self.getone = getone
+        self.iterate = iterate
+        self.group = group
+        self.latency = bool(spec.get("latency"))
 
     async def open(self) -> None:
+        kw: dict[str, Any] = {}
+        if self.group:
+            kw["group_id"] = f"bench-{uuid.uuid4().hex[:12]}"
         self.consumer = self.mod.AIOKafkaConsumer(
             bootstrap_servers=self.bootstrap,
             auto_offset_reset="earliest",
             enable_auto_commit=False,
+            **kw,
             **self.aiokafka_tls(),
         )
-        await self.consumer.start()
-        tp = self.mod.TopicPartition
-        self.consumer.assign([tp(self.topic, p) for p in range(self.partitions)])
+        if self.group:
+            self.consumer.subscribe([self.topic])
+            await self.consumer.start()
+        else:
+            await self.consumer.start()
+            tp = self.mod.TopicPartition
+            self.consumer.assign([tp(self.topic, p) for p in range(self.partitions)])
 
     async def poll(self, tally: Tally) -> None:
+        if self.iterate:
+            await each_async(self.consumer, tally, self.expected - tally.count)
+            return
+        if self.getone and not self.latency:
+            await each_awaited(self.consumer.getone, tally, self.expected - tally.count)
+            return
         if self.getone and self.polled:
             tally.add_records([await self.consumer.getone()])
             return
@@ -148,11 +234,12 @@ class Aiokafka(Source):
 class KafkaPython(Source):
     """kafka-python 3 (synchronous; ``poll`` returns ``{tp: [ConsumerRecord]}``)."""
 
-    def __init__(self, spec: dict[str, Any]) -> None:
+    def __init__(self, spec: dict[str, Any], iterate: bool = False) -> None:
         super().__init__(spec)
         import kafka
 
         self.mod = kafka
+        self.iterate = iterate
 
     async def open(self) -> None:
         self.consumer = self.mod.KafkaConsumer(
@@ -170,6 +257,9 @@ class KafkaPython(Source):
         self.consumer.assign([tp(self.topic, p) for p in range(self.partitions)])
 
     async def poll(self, tally: Tally) -> None:
+        if self.iterate:
+            each_sync(self.consumer, tally, self.expected - tally.count)
+            return
         got = self.consumer.poll(timeout_ms=int(self.poll_s * 1000), max_records=self.max_records)
         for records in got.values():
             tally.add_records(records)
@@ -195,13 +285,14 @@ class Confluent(Source):
     """confluent-kafka's ``Consumer`` with batch ``consume()``, or its asyncio
     ``confluent_kafka.aio.AIOConsumer`` (the same calls, run in a thread pool)."""
 
-    def __init__(self, spec: dict[str, Any], aio: bool = False) -> None:
+    def __init__(self, spec: dict[str, Any], aio: bool = False, one: bool = False) -> None:
         super().__init__(spec)
         import confluent_kafka
         import confluent_kafka.aio
 
         self.mod = confluent_kafka
         self.aio = aio
+        self.one = one
 
     async def open(self) -> None:
         conf = confluent_config(self.bootstrap)
@@ -219,12 +310,38 @@ class Confluent(Source):
             self.consumer.assign(tps)
 
     async def poll(self, tally: Tally) -> None:
+        if self.one:
+            await self.poll_each(tally, self.expected - tally.count)
+            return
         n = self.max_records or 10000
         if self.aio:
             messages = await self.consumer.consume(num_messages=n, timeout=self.poll_s)
         else:
             messages = self.consumer.consume(num_messages=n, timeout=self.poll_s)
         tally.add_messages(messages)
+
+    async def poll_each(self, tally: Tally, left: int) -> None:
+        """confluent-kafka's one-message ``poll()`` loop (awaited for ``AIOConsumer``), with
+        the accounting of ``each_async``."""
+        n = offsets = nbytes = 0
+        timeout = self.poll_s
+        consumer = self.consumer
+        while True:
+            msg = (await consumer.poll(timeout)) if self.aio else consumer.poll(timeout)
+            if msg is None:
+                continue
+            if msg.error():
+                raise RuntimeError(str(msg.error()))
+            offsets += msg.offset()
+            nbytes += len(msg.value())
+            n += 1
+            if n == CHUNK or n == left:
+                tally.add_counts(n, offsets, nbytes)
+                left -= n
+                if not left:
+                    return
+                n = offsets = nbytes = 0
+                tally.progress()
 
     async def close(self) -> None:
         if self.aio:
@@ -270,8 +387,17 @@ SOURCES: dict[str, Any] = {
     "confluent-kafka": Confluent,
     "confluent-kafka-aio": lambda spec: Confluent(spec, aio=True),
     "kafkarrow": Kafkarrow,
-    # W5 only: one record per await (after a first getmany, so that the latency source is
-    # started only once the consumer is fetching).
+    # One record at a time, as services write it (W1, W2): `async for`, `await getone()`,
+    # kafka-python's iteration, confluent-kafka's `poll()`.
+    "ferrokafka-async-for": lambda spec: Ferrokafka(spec, iterate=True),
+    "ferrokafka-group-async-for": lambda spec: Ferrokafka(spec, group=True, iterate=True),
+    "aiokafka-async-for": lambda spec: Aiokafka(spec, iterate=True),
+    "aiokafka-group-async-for": lambda spec: Aiokafka(spec, group=True, iterate=True),
+    "kafka-python-iter": lambda spec: KafkaPython(spec, iterate=True),
+    "confluent-kafka-poll": lambda spec: Confluent(spec, one=True),
+    "confluent-kafka-aio-poll": lambda spec: Confluent(spec, aio=True, one=True),
+    # W1/W2: `await getone()` per record. W5: the same after a first getmany, so that the
+    # latency source is started only once the consumer is fetching.
     "ferrokafka-getone": lambda spec: Ferrokafka(spec, getone=True),
     "aiokafka-getone": lambda spec: Aiokafka(spec, getone=True),
 }

@@ -1,10 +1,12 @@
 """The Python producers, each run in its own child process (``child``).
 
 W6 (``produce``): ``records`` values of ``value_size`` random capital letters (as Kafka's
-ProducerPerformance makes them; a pool of 1,024 made before the clock starts), no key, sent
-as fast as the client accepts them, then flushed. Every client gets ``linger.ms=5`` (the Java
-and librdkafka default) and idempotence off; the rest are each client's defaults. The timed
-region runs from the producer's construction to its close; every delivery must succeed.
+ProducerPerformance makes them; a pool of 1,024 made before the clock starts), no key or a
+key made per record (``keys``), sent as fast as the client accepts them in the client's
+idiom (a suffix of its name, see ``split_idiom``), then flushed. Every client gets
+``linger.ms=5`` (the Java and librdkafka default) and idempotence off; the rest are each
+client's defaults. The timed region runs from the producer's construction to its close; every
+delivery must succeed.
 
 ``ferrokafka-arrow`` is ferrokafka's bulk path, ``send_arrow``: the same values as Arrow
 record batches (see ``produce_arrow``).
@@ -57,10 +59,32 @@ def async_producer(mod: Any, spec: dict[str, Any]) -> Any:
     )
 
 
-async def produce_async(mod: Any, spec: dict[str, Any]) -> dict[str, Any]:
-    """ferrokafka or aiokafka (the same API)."""
+def record_keys(spec: dict[str, Any]) -> Any:
+    """The key of record ``i`` as a user writes it: None (keyless), ``b"%d" % i`` (a key per
+    record, ``keys="unique"``) or ``b"%d" % (i % k)`` (a key space of ``k``)."""
+    keys = spec.get("keys")
+    if keys is None:
+        return None
+    if keys == "unique":
+        return lambda i: b"%d" % i
+    space = int(keys)
+    return lambda i: b"%d" % (i % space)
+
+
+#: ``send_and_wait`` from this many concurrent tasks: the request-handler pattern.
+TASKS = 100
+#: Futures awaited together with ``gather`` in chunks of this many.
+GATHER = 10_000
+
+
+async def produce_async(mod: Any, spec: dict[str, Any], idiom: str) -> dict[str, Any]:
+    """ferrokafka or aiokafka (the same API), each record sent as ``idiom`` says: its future
+    given a done-callback (``callback``), dropped (``dropped``; the final flush waits for
+    them), awaited in ``gather`` chunks of ``GATHER`` (``gather``), or ``send_and_wait``
+    from ``TASKS`` concurrent tasks (``send-and-wait``)."""
     values = random_values(POOL, spec["value_size"])
     topic, n = spec["topic"], spec["records"]
+    key_of = record_keys(spec)
     got = Deliveries()
 
     def delivered(fut: asyncio.Future[Any]) -> None:
@@ -76,22 +100,68 @@ async def produce_async(mod: Any, spec: dict[str, Any]) -> dict[str, Any]:
     producer = async_producer(mod, spec)
     await producer.start()
     try:
-        for i in range(n):
-            fut = await producer.send(topic, values[i % POOL])
-            fut.add_done_callback(delivered)
-            if i % 8192 == 0:
-                emit(progress=i)
-        await producer.flush()
+        if idiom == "send-and-wait":
+
+            async def task(first: int) -> None:
+                for i in range(first, n, TASKS):
+                    key = None if key_of is None else key_of(i)
+                    await producer.send_and_wait(topic, values[i % POOL], key=key)
+                    got.ok += 1
+                    if i % 8192 == 0:
+                        emit(progress=i)
+
+            await asyncio.gather(*(task(t) for t in range(TASKS)))
+        elif idiom == "gather":
+            futures = []
+            for i in range(n):
+                key = None if key_of is None else key_of(i)
+                futures.append(await producer.send(topic, values[i % POOL], key=key))
+                if len(futures) == GATHER:
+                    got.ok += len(await asyncio.gather(*futures))
+                    futures = []
+                    emit(progress=i)
+            got.ok += len(await asyncio.gather(*futures))
+        else:
+            callback = idiom == "callback"
+            dropped = []
+            for i in range(n):
+                key = None if key_of is None else key_of(i)
+                fut = await producer.send(topic, values[i % POOL], key=key)
+                if callback:
+                    fut.add_done_callback(delivered)
+                elif i % 8192 == 0:
+                    dropped.append(fut)  # a sample, checked after the flush
+                if i % 8192 == 0:
+                    emit(progress=i)
+            await producer.flush()
+            if not callback:
+                for fut in dropped:
+                    fut.result()  # raises if a delivery failed
+                got.ok = n  # the broker's end offsets are checked by the parent
     finally:
         await producer.stop()
     return got.result(time.perf_counter() - start, time.process_time() - start_cpu)
 
 
-def produce_confluent(spec: dict[str, Any]) -> dict[str, Any]:
+def confluent_producer_config(spec: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "bootstrap.servers": spec["bootstrap"],
+        "acks": spec["acks"],
+        "compression.type": spec["codec"],
+        "linger.ms": LINGER_MS,
+        "enable.idempotence": False,
+    }
+
+
+def produce_confluent(spec: dict[str, Any], poll_each: bool) -> dict[str, Any]:
+    """confluent-kafka's ``Producer``: ``produce()`` with a delivery callback, and ``poll(0)``
+    (which runs the callbacks) every 8,192 records, or after every ``produce()``
+    (``poll_each``: its documentation's loop)."""
     import confluent_kafka
 
     values = random_values(POOL, spec["value_size"])
     topic, n = spec["topic"], spec["records"]
+    key_of = record_keys(spec)
     got = Deliveries()
 
     def delivered(err: Any, msg: Any) -> None:
@@ -102,28 +172,80 @@ def produce_confluent(spec: dict[str, Any]) -> dict[str, Any]:
 
     start_cpu = time.process_time()
     start = time.perf_counter()
-    producer = confluent_kafka.Producer(
-        {
-            "bootstrap.servers": spec["bootstrap"],
-            "acks": spec["acks"],
-            "compression.type": spec["codec"],
-            "linger.ms": LINGER_MS,
-            "enable.idempotence": False,
-        }
-    )
+    producer = confluent_kafka.Producer(confluent_producer_config(spec))
     for i in range(n):
+        key = None if key_of is None else key_of(i)
         while True:
             try:
-                producer.produce(topic, values[i % POOL], on_delivery=delivered)
+                producer.produce(topic, values[i % POOL], key, on_delivery=delivered)
                 break
             except BufferError:  # its local queue is full: serve callbacks, then retry
                 producer.poll(0.005)
-        if i % 8192 == 0:
+        if poll_each:
             producer.poll(0)
+        if i % 8192 == 0:
+            if not poll_each:
+                producer.poll(0)
             emit(progress=i)
     left = producer.flush(60)
     if left:
         raise RuntimeError(f"{left} records still queued after flush")
+    return got.result(time.perf_counter() - start, time.process_time() - start_cpu)
+
+
+async def produce_confluent_aio(spec: dict[str, Any], idiom: str) -> dict[str, Any]:
+    """confluent-kafka's ``AIOProducer``: ``await produce()`` gives a delivery future per
+    record, awaited in ``gather`` chunks (``gather``) or at once by each of ``TASKS`` tasks
+    (``send-and-wait``); a task calls ``poll()`` meanwhile, which resolves them."""
+    from confluent_kafka.aio import AIOProducer
+
+    values = random_values(POOL, spec["value_size"])
+    topic, n = spec["topic"], spec["records"]
+    key_of = record_keys(spec)
+    got = Deliveries()
+    start_cpu = time.process_time()
+    start = time.perf_counter()
+    # AIOProducer hands records to librdkafka in batches of batch_size (1,000) or after
+    # buffer_timeout (1 s): 100 tasks each awaiting its record never fill a batch, so each
+    # record would wait the second out. A batch the size of the task count is how that
+    # pattern is configured.
+    batch = {"batch_size": TASKS} if idiom == "send-and-wait" else {}
+    producer = AIOProducer(confluent_producer_config(spec), **batch)
+
+    async def serve_deliveries() -> None:
+        # A delivery future resolves when librdkafka's delivery report is served, which
+        # only poll() does: without this task an awaited record waits for the next flush.
+        while True:
+            await producer.poll(0.01)
+
+    poller = asyncio.create_task(serve_deliveries())
+    try:
+        if idiom == "send-and-wait":
+
+            async def task(first: int) -> None:
+                for i in range(first, n, TASKS):
+                    key = None if key_of is None else key_of(i)
+                    await (await producer.produce(topic, values[i % POOL], key))
+                    got.ok += 1
+                    if i % 8192 == 0:
+                        emit(progress=i)
+
+            await asyncio.gather(*(task(t) for t in range(TASKS)))
+        else:
+            futures = []
+            for i in range(n):
+                key = None if key_of is None else key_of(i)
+                futures.append(await producer.produce(topic, values[i % POOL], key))
+                if len(futures) == GATHER:
+                    got.ok += len(await asyncio.gather(*futures))
+                    futures = []
+                    emit(progress=i)
+            got.ok += len(await asyncio.gather(*futures))
+        await producer.flush()
+    finally:
+        poller.cancel()
+        await asyncio.gather(poller, return_exceptions=True)
+        await producer.close()
     return got.result(time.perf_counter() - start, time.process_time() - start_cpu)
 
 
@@ -166,10 +288,24 @@ async def produce_arrow(spec: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+#: The idioms a client name may end with (none: ``callback``).
+IDIOMS = ("dropped", "gather", "send-and-wait", "poll-each")
+
+
+def split_idiom(client: str) -> tuple[str, str]:
+    """``"ferrokafka-gather"`` -> ``("ferrokafka", "gather")``; no suffix: ``callback``."""
+    for idiom in IDIOMS:
+        if client.endswith("-" + idiom):
+            return client.removesuffix("-" + idiom), idiom
+    return client, "callback"
+
+
 def produce(spec: dict[str, Any]) -> dict[str, Any]:
-    client = spec["client"]
+    client, idiom = split_idiom(spec["client"])
     if client == "confluent-kafka":
-        return produce_confluent(spec)
+        return produce_confluent(spec, poll_each=idiom == "poll-each")
+    if client == "confluent-kafka-aio":
+        return asyncio.run(produce_confluent_aio(spec, idiom))
     if client == "ferrokafka-arrow":
         return asyncio.run(produce_arrow(spec))
     if client == "ferrokafka":
@@ -178,7 +314,7 @@ def produce(spec: dict[str, Any]) -> dict[str, Any]:
         import aiokafka as mod
     else:
         raise ValueError(f"no Python producer {client!r}")
-    return asyncio.run(produce_async(mod, spec))
+    return asyncio.run(produce_async(mod, spec, idiom))
 
 
 def rate_produce(spec: dict[str, Any]) -> dict[str, Any]:

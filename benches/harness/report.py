@@ -28,6 +28,19 @@ PRODUCER_NOTES = {
     "ferrokafka-arrow": "`send_arrow` of Arrow record batches of 65,536 rows (the `value` "
     "column), made before the clock starts; batches up to 1,000,000 bytes (its default)",
     "java-perf": "Kafka's ProducerPerformance (`--throughput -1`, random A-Z values)",
+    "ferrokafka-gather": "`futures.append(await producer.send(...))`, then `await "
+    "asyncio.gather(*futures)` every 10,000 records",
+    "ferrokafka-send-and-wait": "100 tasks, each `await producer.send_and_wait(...)` in turn "
+    "(the request-handler pattern)",
+    "confluent-kafka-poll-each": "`produce(..., on_delivery=cb)` then `poll(0)` after each "
+    "(its documentation's loop)",
+    "confluent-kafka-aio-send-and-wait": "100 tasks, each `await (await "
+    "producer.produce(...))`; `AIOProducer(batch_size=100)`: with its default of 1,000, 100 "
+    "waiting tasks never fill a batch and each record waits its 1 s `buffer_timeout`",
+    "confluent-kafka-aio-gather": "`await producer.produce(...)` per record, the futures "
+    "awaited with `gather` every 10,000; with both `AIOProducer` idioms a task runs `await "
+    "producer.poll(0.01)` in a loop: delivery futures resolve only when `poll()` serves the "
+    "reports",
 }
 SPARK_NOTES = {
     "spark-jvm": '`spark.read.format("kafka")` with `kafka.bootstrap.servers` and `subscribe`, '
@@ -62,6 +75,15 @@ def label(client: str, versions: dict[str, Any], role: str = "consumer") -> str:
         "ferrokafka-tuned": "ferrokafka `getmany`, `memory.tune()`",
         "ferrokafka-arrow-tuned": "ferrokafka `getmany_arrow`, `memory.tune()`",
         "ferrokafka-getone": "ferrokafka `getone`",
+        "ferrokafka-async-for": "ferrokafka `async for`",
+        "ferrokafka-group-async-for": "ferrokafka `async for`, group",
+        "aiokafka-async-for": f"aiokafka {v.get('aiokafka')} `async for`",
+        "aiokafka-group-async-for": f"aiokafka {v.get('aiokafka')} `async for`, group",
+        "kafka-python-iter": f"kafka-python {v.get('kafka-python')} `for msg in consumer`",
+        "confluent-kafka-poll": f"confluent-kafka {v.get('confluent-kafka')} `poll()` loop",
+        "confluent-kafka-aio-poll": (
+            f"confluent-kafka {v.get('confluent-kafka')} `await AIOConsumer.poll()` loop"
+        ),
         "aiokafka-getone": f"aiokafka {v.get('aiokafka')} `getone`",
         "ferrokafka-uvloop": "ferrokafka `getmany`, uvloop",
         "ferrokafka-getone-uvloop": "ferrokafka `getone`, uvloop",
@@ -85,10 +107,24 @@ def label(client: str, versions: dict[str, Any], role: str = "consumer") -> str:
     if role == "producer":
         names.update(
             {
-                "ferrokafka": "ferrokafka `AIOKafkaProducer`",
+                "ferrokafka": "ferrokafka `send`, a done-callback per future",
                 "ferrokafka-arrow": "ferrokafka `send_arrow`",
-                "aiokafka": f"aiokafka {v.get('aiokafka')} `AIOKafkaProducer`",
-                "confluent-kafka": f"confluent-kafka {v.get('confluent-kafka')} `Producer`",
+                "ferrokafka-dropped": "ferrokafka `send`, futures dropped",
+                "ferrokafka-gather": "ferrokafka `send`, futures awaited (`gather` per 10k)",
+                "ferrokafka-send-and-wait": "ferrokafka `send_and_wait`, 100 tasks",
+                "aiokafka-dropped": f"aiokafka {v.get('aiokafka')} `send`, futures dropped",
+                "aiokafka-gather": f"aiokafka {v.get('aiokafka')} `send`, `gather` per 10k",
+                "aiokafka-send-and-wait": f"aiokafka {v.get('aiokafka')} `send_and_wait`, "
+                "100 tasks",
+                "confluent-kafka-poll-each": f"confluent-kafka {v.get('confluent-kafka')} "
+                "`produce` + callback + `poll(0)` each",
+                "confluent-kafka-aio-gather": f"confluent-kafka {v.get('confluent-kafka')} "
+                "`AIOProducer`, `gather` per 10k",
+                "confluent-kafka-aio-send-and-wait": f"confluent-kafka "
+                f"{v.get('confluent-kafka')} `AIOProducer`, awaited, 100 tasks",
+                "aiokafka": f"aiokafka {v.get('aiokafka')} `send`, a done-callback per future",
+                "confluent-kafka": f"confluent-kafka {v.get('confluent-kafka')} `produce` + "
+                "callback, `poll(0)` per 8k",
                 "java-perf": f"Kafka ProducerPerformance {v.get('kafka-clients (Java consumer)')}",
             }
         )
@@ -444,6 +480,27 @@ def targets(summ: dict[str, Any]) -> list[str]:
                 True,
             )
             rss_check(w, case, f"{tag} peak RSS, ferrokafka `getmany` / aiokafka")
+            # One record at a time (issue 37): against aiokafka's `async for`, confluent-kafka's
+            # `poll()` loop and ferrokafka's own `getmany`.
+            for client, call in (
+                ("ferrokafka-async-for", "`async for`"),
+                ("ferrokafka-getone", "`getone`"),
+            ):
+                ours = med(w, case, client, "records_per_s")
+                if ours is None and client not in summ.get(w, {}).get(case, {}):
+                    continue
+                for peer, shown, want in (
+                    ("aiokafka-async-for", "aiokafka `async for`", 10),
+                    ("confluent-kafka-poll", "confluent-kafka `poll()` loop", 3),
+                    ("ferrokafka", "ferrokafka `getmany`", 0.5),
+                ):
+                    check(
+                        f"{tag} records/s, ferrokafka {call} / {shown}",
+                        ours,
+                        med(w, case, peer, "records_per_s"),
+                        want,
+                        True,
+                    )
     for case in summ.get("W5", {}):
         rss_check("W5", case, f"W5 {case} peak RSS, ferrokafka `getmany` / aiokafka")
         for call in ("getmany", "getone"):
@@ -468,6 +525,38 @@ def targets(summ: dict[str, Any]) -> list[str]:
                     + ("met" if met else "**not met**")
                 )
     for case in summ.get("W6", {}):
+        if case.startswith("idioms"):
+            # Issue 37: each idiom beside confluent-kafka's delivery-confirmed loop
+            # (`produce()`, a delivery callback, `poll(0)` after each), and `send_and_wait`
+            # from 100 tasks beside aiokafka's and confluent-kafka's AIOProducer's.
+            each = med("W6", case, "confluent-kafka-poll-each", "records_per_s")
+            for client, shown in (
+                ("ferrokafka-dropped", "futures dropped"),
+                ("ferrokafka", "a done-callback per future"),
+                ("ferrokafka-gather", "futures awaited (`gather`)"),
+            ):
+                check(
+                    f"W6 {case} records/s, ferrokafka `send`, {shown} / confluent-kafka "
+                    "`produce` + callback + `poll(0)`",
+                    med("W6", case, client, "records_per_s"),
+                    each,
+                    1,
+                    True,
+                )
+            waited = med("W6", case, "ferrokafka-send-and-wait", "records_per_s")
+            for peer, shown, want in (
+                ("aiokafka-send-and-wait", "aiokafka's", 2),
+                ("confluent-kafka-aio-send-and-wait", "confluent-kafka `AIOProducer`", 1),
+            ):
+                check(
+                    f"W6 {case} records/s, ferrokafka `send_and_wait` x100 tasks / {shown}",
+                    waited,
+                    med("W6", case, peer, "records_per_s"),
+                    want,
+                    True,
+                )
+            rss_check("W6", case, f"W6 {case} peak RSS, ferrokafka producer / aiokafka's")
+            continue
         confluent = med("W6", case, "confluent-kafka", "records_per_s")
         check(
             f"W6 {case} records/s, ferrokafka `send` / confluent-kafka `produce`",

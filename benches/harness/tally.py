@@ -69,6 +69,11 @@ class Tally:
         self.bytes += nbytes
         self.checksum = (self.checksum + offsets * 31 + nbytes) & MASK
 
+    def add_counts(self, n: int, offsets: int, nbytes: int) -> None:
+        """``n`` records, their offsets' sum and their values' bytes, summed by a per-record
+        loop of the client's own (the one-record idioms)."""
+        self._add(n, offsets, nbytes)
+
     # -- throughput ----------------------------------------------------------------------------
 
     def add_records(self, records: list[Any]) -> None:

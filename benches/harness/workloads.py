@@ -41,6 +41,20 @@ PYTHON_CONSUMERS = [
     "kafkarrow",
 ]
 CONSUMERS = [*PYTHON_CONSUMERS, "java", "java-perf"]
+#: W1 and W2 also read one record at a time, as services write it: `async for`, `getone()`
+#: (ferrokafka, aiokafka; in assign mode and in a group), kafka-python's iteration,
+#: confluent-kafka's `poll()` loop (its `Consumer` and its `AIOConsumer`).
+ONE_RECORD_CONSUMERS = [
+    "ferrokafka-async-for",
+    "ferrokafka-getone",
+    "ferrokafka-group-async-for",
+    "aiokafka-async-for",
+    "aiokafka-getone",
+    "aiokafka-group-async-for",
+    "kafka-python-iter",
+    "confluent-kafka-poll",
+    "confluent-kafka-aio-poll",
+]
 #: W1-W4 consumers run only when named in ``--clients``: ferrokafka with ``memory.tune()``'s
 #: process-wide settings, to measure them beside the default.
 OPT_IN_CONSUMERS = ["ferrokafka-tuned", "ferrokafka-arrow-tuned"]
@@ -57,6 +71,30 @@ LATENCY_CONSUMERS = [
     "java",
 ]
 PRODUCERS = ["ferrokafka", "ferrokafka-arrow", "aiokafka", "confluent-kafka", "java-perf"]
+#: W6's idioms (acks=1, no compression), keyless and keyed (KEY_CASES): each record's future
+#: dropped, given a done-callback (the name alone), awaited in `gather` chunks, or
+#: `send_and_wait` from 100 tasks; confluent-kafka's `produce()` with `poll(0)` every 8,192
+#: records or after each, and its `AIOProducer`.
+PRODUCER_IDIOMS = [
+    "ferrokafka-dropped",
+    "ferrokafka",
+    "ferrokafka-gather",
+    "ferrokafka-send-and-wait",
+    "aiokafka-dropped",
+    "aiokafka",
+    "aiokafka-gather",
+    "aiokafka-send-and-wait",
+    "confluent-kafka",
+    "confluent-kafka-poll-each",
+    "confluent-kafka-aio-gather",
+    "confluent-kafka-aio-send-and-wait",
+]
+#: W6 idiom cases: the case's name and its keys (see producers.record_keys).
+KEY_CASES: list[tuple[str, str | None]] = [
+    ("keyless", None),
+    ("keyed, a key per record", "unique"),
+    ("keyed, 10,000 keys", "10000"),
+]
 GROUP_CLIENTS = [
     "ferrokafka",
     "aiokafka",
@@ -68,7 +106,16 @@ GROUP_CLIENTS = [
 #: W8's ratios are to Spark's own Kafka source.
 SPARK_BASE = "spark-jvm"
 ALL_CLIENTS = sorted(
-    {*CONSUMERS, *OPT_IN_CONSUMERS, *LATENCY_CONSUMERS, *PRODUCERS, *GROUP_CLIENTS, *SPARK_READERS}
+    {
+        *CONSUMERS,
+        *ONE_RECORD_CONSUMERS,
+        *OPT_IN_CONSUMERS,
+        *LATENCY_CONSUMERS,
+        *PRODUCERS,
+        *PRODUCER_IDIOMS,
+        *GROUP_CLIENTS,
+        *SPARK_READERS,
+    }
 )
 WORKLOADS = ["W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8"]
 
@@ -97,6 +144,9 @@ class Sizes:
     w6_records: int
     w7: Dataset
     w8: Dataset
+    #: W6's idiom cases (names from KEY_CASES); W2 with the one-record idioms too.
+    key_cases: tuple[str, ...] = ()
+    w2_one_record: bool = True
 
     def w3(self, codec: str, value_size: int = 100) -> Dataset:
         """W1's records compressed with ``codec``, or W2's for 1 KiB values."""
@@ -113,6 +163,7 @@ FULL = Sizes(
     w6_records=1_000_000,
     w7=Dataset(GROUP_PARTITIONS, 8_000, 100),
     w8=Dataset(8, 2_000_000, 100),
+    key_cases=("keyless", "keyed, a key per record", "keyed, 10,000 keys"),
 )
 QUICK = Sizes(
     w1=Dataset(8, 40_000, 100),
@@ -123,6 +174,9 @@ QUICK = Sizes(
     w6_records=10_000,
     w7=Dataset(GROUP_PARTITIONS, 800, 100),
     w8=Dataset(8, 50_000, 100),
+    # Every idiom client once (keyed: the path keyless records do not take), in less time.
+    key_cases=("keyed, a key per record",),
+    w2_one_record=False,
 )
 
 
@@ -232,7 +286,7 @@ def consume_once(
     """One read of the dataset by ``client``, checked; recorded unless ``keep`` is false."""
     run = _base(workload, case, client, rnd)
     timeout = _timeout(ds.records)
-    if client in PYTHON_CONSUMERS or client in OPT_IN_CONSUMERS:
+    if client in PYTHON_CONSUMERS or client in ONE_RECORD_CONSUMERS or client in OPT_IN_CONSUMERS:
         spec = {
             "role": "consume",
             "client": client,
@@ -400,7 +454,13 @@ def latency_workload(ctx: Context, clients: list[str]) -> list[dict[str, Any]]:
 
 
 def produce_once(
-    ctx: Context, case: str, client: str, rnd: int, acks: str, codec: str
+    ctx: Context,
+    case: str,
+    client: str,
+    rnd: int,
+    acks: str,
+    codec: str,
+    keys: str | None = None,
 ) -> dict[str, Any]:
     run = _base("W6", case, client, rnd)
     n = ctx.sizes.w6_records
@@ -436,6 +496,7 @@ def produce_once(
                 "value_size": PRODUCER_VALUE_SIZE,
                 "acks": acks,
                 "codec": codec,
+                "keys": keys,
             }
             argv = runner.python_child(spec)
         stall = None if client == "java-perf" else ctx.stall_s
@@ -458,30 +519,39 @@ def produce_once(
         ctx.kafka.delete_topic(topic)
 
 
-def produce_workload(ctx: Context, clients: list[str]) -> list[dict[str, Any]]:
+def produce_workload(
+    ctx: Context, clients: list[str], idiom_clients: list[str] | None = None
+) -> list[dict[str, Any]]:
+    idiom_clients = idiom_clients or []
+    # (case, acks, codec, keys, clients): the settings cases, then the idioms' cases.
+    cases = [
+        (f"acks={acks} {codec}", acks, codec, None, clients) for acks, codec in PRODUCER_CONFIGS
+    ]
+    if idiom_clients:
+        cases += [
+            (f"idioms, {name}", "1", "none", keys, idiom_clients)
+            for name, keys in KEY_CASES
+            if name in ctx.sizes.key_cases
+        ]
     # A fresh broker appends slowly until its JIT has compiled the produce path, and W6's
     # small batches take it longest: with none, ferrokafka (first in every round) ran round 1
     # of the first case at 0.36M records/s, then 0.54M and 0.82M, and its runs cost the broker
-    # 3.1, 2.1 and 0.6 CPU s (benches/produce_ceiling.py). So one whole round, every case and
-    # client, goes first and is not recorded.
+    # 3.1, 2.1 and 0.6 CPU s (benches/produce_ceiling.py). So one whole round of the settings
+    # cases goes first and is not recorded.
     warm = replace(ctx, runs=[], log=lambda line: ctx.log(f"(warm-up, not recorded) {line}"))
-    for acks, codec in PRODUCER_CONFIGS:
-        for client in clients:
-            produce_once(warm, f"acks={acks} {codec}", client, 0, acks, codec)
+    for case, acks, codec, keys, who in cases[: len(PRODUCER_CONFIGS)]:
+        for client in who:
+            produce_once(warm, case, client, 0, acks, codec, keys)
     # Rounds outside, cases inside: this broker has spells of 20-30 s in which every append
     # costs it about three times the CPU (whichever client is writing; not a GC pause). With
     # a case's rounds back to back, one spell took two of a case's three runs and so its
     # median; spread over the cases, a spell costs each case at most one run.
     runs = []
     for rnd in range(1, ctx.rounds + 1):
-        for acks, codec in PRODUCER_CONFIGS:
-            case = f"acks={acks} {codec}"
-            for client in clients:
-                runs.append(produce_once(ctx, case, client, rnd, acks, codec))
+        for case, acks, codec, keys, who in cases:
+            for client in who:
+                runs.append(produce_once(ctx, case, client, rnd, acks, codec, keys))
     return runs
-
-
-# -- W7: group timings -------------------------------------------------------------------------
 
 
 def group_workload(ctx: Context, clients: list[str]) -> list[dict[str, Any]]:

@@ -21,6 +21,8 @@ from harness.workloads import (  # noqa: E402
     CONSUMERS,
     GROUP_CLIENTS,
     LATENCY_CONSUMERS,
+    ONE_RECORD_CONSUMERS,
+    PRODUCER_IDIOMS,
     PRODUCERS,
     SPARK_READERS,
     WORKLOADS,
@@ -28,12 +30,21 @@ from harness.workloads import (  # noqa: E402
 
 #: What one --quick run covers: workload -> (cases, clients).
 EXPECTED = {
-    "W1": (["none"], CONSUMERS),
+    "W1": (["none"], CONSUMERS + ONE_RECORD_CONSUMERS),
     "W2": (["none"], CONSUMERS),
     "W3": (["lz4", "zstd", "lz4 1KiB", "zstd 1KiB"], CONSUMERS),
     "W4": (["none"], CONSUMERS),
     "W5": (["1000/s", "50000/s"], LATENCY_CONSUMERS),
-    "W6": (["acks=1 none", "acks=all none", "acks=1 lz4", "acks=all lz4"], PRODUCERS),
+    "W6": (
+        [
+            "acks=1 none",
+            "acks=all none",
+            "acks=1 lz4",
+            "acks=all lz4",
+            "idioms, keyed, a key per record",
+        ],
+        PRODUCERS,
+    ),
     "W7": (["groups"], GROUP_CLIENTS),
     "W8": (["none"], SPARK_READERS),
 }
@@ -82,7 +93,8 @@ def test_every_workload_has_a_row_per_client(report: dict[str, Any]) -> None:
         summary = report["summary"][workload]
         assert sorted(summary) == sorted(cases), (workload, list(summary))
         for case in cases:
-            assert list(summary[case]) == clients, (workload, case)
+            want = PRODUCER_IDIOMS if case.startswith("idioms") else clients
+            assert list(summary[case]) == want, (workload, case)
             for client, s in summary[case].items():
                 assert s["runs"] == 1, (workload, case, client)
     for workload in WORKLOADS:
@@ -123,9 +135,25 @@ def test_targets_cover_peak_rss_in_every_workload_with_aiokafka(quick_run: Path)
                 assert line in targets, line
     for case in EXPECTED["W6"][0]:
         assert f"- W6 {case} peak RSS, ferrokafka producer / aiokafka's: " in targets
+        if case.startswith("idioms"):
+            for shown in ("futures dropped", "a done-callback per future", "futures awaited"):
+                line = f"- W6 {case} records/s, ferrokafka `send`, {shown}"
+                assert line in targets, line
+            for peer in ("aiokafka's", "confluent-kafka `AIOProducer`"):
+                line = f"- W6 {case} records/s, ferrokafka `send_and_wait` x100 tasks / {peer}: "
+                assert line in targets, line
+            continue
         for path, want in (("`send`", "1x"), ("`send_arrow`", "3x")):
             line = f"- W6 {case} records/s, ferrokafka {path} / confluent-kafka `produce`: "
             assert line in targets and f"(target >= {want})" in targets, (path, case)
+    for call in ("`async for`", "`getone`"):
+        for peer in (
+            "aiokafka `async for`",
+            "confluent-kafka `poll()` loop",
+            "ferrokafka `getmany`",
+        ):
+            line = f"- W1 records/s, ferrokafka {call} / {peer}: "
+            assert line in targets, line
 
 
 def test_each_dataset_is_read_once_untimed_before_the_rounds(
