@@ -119,6 +119,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         + "): p99.9 of a short run is one stall",
     )
     p.add_argument(
+        "--w6-records",
+        type=int,
+        help=f"W6's records per run (default {FULL.w6_records:,}): the slowest idioms "
+        "(send_and_wait from 100 tasks) take minutes at the default",
+    )
+    p.add_argument(
         "--stall-seconds",
         type=float,
         default=30.0,
@@ -136,6 +142,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
                 p.error(f"unknown client {c!r}: choose from {','.join(ALL_CLIENTS)}")
     if args.rounds is None:
         args.rounds = 1 if args.quick else 3
+    if args.w6_records is not None and args.w6_records < 1:
+        p.error("--w6-records must be positive")
     if args.w5_seconds:
         try:
             args.w5_seconds = {
@@ -157,6 +165,8 @@ def main(argv: list[str] | None = None) -> int:
     sizes = QUICK if args.quick else FULL
     if args.w5_seconds:
         sizes = dataclasses.replace(sizes, w5_seconds=args.w5_seconds)
+    if args.w6_records:
+        sizes = dataclasses.replace(sizes, w6_records=args.w6_records)
     not_run = dict(NOT_RUN)
 
     def pick(clients: list[str]) -> list[str]:

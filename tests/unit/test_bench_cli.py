@@ -26,3 +26,15 @@ def test_a_bad_w5_seconds_is_a_usage_error(bad: str, capsys: pytest.CaptureFixtu
         parse(["--w5-seconds", bad])
     assert exit_info.value.code == 2
     assert "--w5-seconds" in capsys.readouterr().err
+
+
+def test_w6_records_sets_the_produce_runs_size() -> None:
+    assert parse(["--w6-records", "200000"]).w6_records == 200_000
+    assert parse([]).w6_records is None  # FULL.w6_records
+
+
+@pytest.mark.parametrize("bad", ["0", "-5", "many"])
+def test_a_bad_w6_records_is_a_usage_error(bad: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        parse(["--w6-records", bad])
+    assert "--w6-records" in capsys.readouterr().err
