@@ -20,6 +20,9 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.integration
 
 
+# The first test here also starts the cluster (a master and two workers, each a JVM), which on
+# two busy cores takes most of the default 120 s.
+@pytest.mark.timeout(300)
 def test_every_reader_on_a_standalone_cluster(
     spark_cluster: SparkOnCluster, bootstrap_servers: str, make_topic: TopicFactory
 ) -> None:

@@ -49,6 +49,9 @@ def commits(checkpoint: Path) -> int:
     return len([p for p in folder.iterdir() if p.name.isdigit()]) if folder.exists() else 0
 
 
+# Two Spark applications one after the other (the killed one and its restart), each starting
+# its own JVM: the two stages' own limits below (120 s, 300 s) bound it, not the default 120 s.
+@pytest.mark.timeout(420)
 def test_a_killed_query_restarted_from_its_checkpoint_reads_every_record_once(
     spark: SparkSession, bootstrap_servers: str, make_topic: TopicFactory, tmp_path: Path
 ) -> None:
