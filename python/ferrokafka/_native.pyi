@@ -343,8 +343,16 @@ class BatchRecords:
     the batch stays within ``batch_size`` bytes (uncompressed, header included)."""
 
     def __new__(cls, batch_size: int) -> BatchRecords: ...
-    def set_loop(self, event_loop: asyncio.AbstractEventLoop) -> None:
-        """The event loop the records' futures belong to."""
+    def set_loop(
+        self,
+        event_loop: asyncio.AbstractEventLoop,
+        on_awaited: Callable[[], object] | None = None,
+    ) -> None:
+        """The event loop the records' futures belong to, and what to call (no arguments)
+        when the first of them gets a done-callback while the batch is pending."""
+    @property
+    def awaited(self) -> bool:
+        """Whether some record's future has a done-callback (someone awaits the batch)."""
     def add(
         self,
         timestamp: int | None,

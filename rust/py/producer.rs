@@ -91,6 +91,11 @@ pub struct BatchRecords {
     event_loop: Option<Py<PyAny>>,
     /// Futures of this batch with done-callbacks, in the order they were added.
     waiters: Vec<Py<RecordFuture>>,
+    /// A loop callback to run `waiters`' callbacks is scheduled and has not run yet.
+    scheduled: bool,
+    /// Called with no arguments when the first waiter registers while the batch is pending:
+    /// someone now waits for this batch, which the sender may take into account.
+    on_awaited: Option<Py<PyAny>>,
 }
 
 impl BatchRecords {
@@ -136,15 +141,33 @@ impl BatchRecords {
         me.outcome = outcome;
         me.closed = true;
         me.writer.clear();
+        me.on_awaited = None;
         let schedule = !me.waiters.is_empty();
-        let event_loop = me.event_loop.as_ref().map(|l| l.clone_ref(slf.py()));
         drop(me);
-        if let (true, Some(event_loop)) = (schedule, event_loop) {
-            event_loop
-                .bind(slf.py())
-                .call_method1("call_soon", (slf.getattr("_run_callbacks")?,))?;
+        if schedule {
+            Self::schedule_callbacks(slf)?;
         }
         Ok(())
+    }
+
+    /// Run the waiters' callbacks from one loop callback (once per batch until it has run).
+    fn schedule_callbacks(slf: &Bound<'_, Self>) -> PyResult<()> {
+        let mut me = slf.borrow_mut();
+        if me.scheduled {
+            return Ok(());
+        }
+        let Some(event_loop) = me.event_loop.as_ref().map(|l| l.clone_ref(slf.py())) else {
+            return Ok(());
+        };
+        me.scheduled = true;
+        drop(me);
+        let scheduled = event_loop
+            .bind(slf.py())
+            .call_method1("call_soon", (slf.getattr("_run_callbacks")?,));
+        if scheduled.is_err() {
+            slf.borrow_mut().scheduled = false;
+        }
+        scheduled.map(|_| ())
     }
 }
 
@@ -185,12 +208,23 @@ impl BatchRecords {
             outcome: Outcome::Pending,
             event_loop: None,
             waiters: Vec::new(),
+            scheduled: false,
+            on_awaited: None,
         }
     }
 
-    /// The event loop the records' futures belong to.
-    fn set_loop(&mut self, event_loop: Py<PyAny>) {
+    /// The event loop the records' futures belong to, and what to call (no arguments) when
+    /// the first of them gets a done-callback while the batch is pending.
+    #[pyo3(signature = (event_loop, on_awaited = None))]
+    fn set_loop(&mut self, event_loop: Py<PyAny>, on_awaited: Option<Py<PyAny>>) {
         self.event_loop = Some(event_loop);
+        self.on_awaited = on_awaited;
+    }
+
+    /// Whether some record's future has a done-callback (someone awaits the batch).
+    #[getter]
+    fn awaited(&self) -> bool {
+        !self.waiters.is_empty()
     }
 
     /// Append a record (`timestamp` in epoch ms, None for now); its timestamp, or None when
@@ -311,6 +345,7 @@ impl BatchRecords {
         let py = slf.py();
         let (waiters, event_loop) = {
             let mut me = slf.borrow_mut();
+            me.scheduled = false;
             (
                 std::mem::take(&mut me.waiters),
                 me.event_loop.as_ref().map(|l| l.clone_ref(py)),
@@ -325,6 +360,7 @@ impl BatchRecords {
 
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
         visit.call(&self.event_loop)?;
+        visit.call(&self.on_awaited)?;
         for w in &self.waiters {
             visit.call(w)?;
         }
@@ -338,6 +374,7 @@ impl BatchRecords {
 
     fn __clear__(&mut self) {
         self.event_loop = None;
+        self.on_awaited = None;
         self.waiters.clear();
         if !matches!(self.outcome, Outcome::Pending) {
             self.outcome = Outcome::NoAck;
@@ -543,7 +580,11 @@ impl RecordFuture {
     /// exception from one goes to the loop's exception handler, as asyncio's do.
     fn run_callbacks(slf: &Bound<'_, Self>, event_loop: Option<&Py<PyAny>>) -> PyResult<()> {
         let py = slf.py();
-        let callbacks = std::mem::take(&mut slf.borrow_mut().callbacks);
+        let callbacks = {
+            let mut me = slf.borrow_mut();
+            me.registered = false; // taken out of its batch's waiters
+            std::mem::take(&mut me.callbacks)
+        };
         for (callback, context) in callbacks {
             let outcome = match &context {
                 Some(ctx) => ctx.bind(py).call_method1("run", (&callback, slf)),
@@ -627,6 +668,21 @@ impl RecordFuture {
     ) -> PyResult<()> {
         let py = slf.py();
         let mut me = slf.borrow_mut();
+        if me.cancelled.is_none() && me.is_done(py) {
+            // Settled already (a gather or a callback after the broker answered): the batch's
+            // one loop callback runs it with the others registered late, where call_soon per
+            // future would cost a handle each.
+            me.callbacks.push((r#fn, context));
+            let batch = me.batch.clone_ref(py);
+            let first = !me.registered;
+            me.registered = true;
+            drop(me);
+            let batch = batch.into_bound(py);
+            if first {
+                batch.borrow_mut().waiters.push(slf.clone().unbind());
+            }
+            return BatchRecords::schedule_callbacks(&batch);
+        }
         if me.is_done(py) {
             let event_loop = me.event_loop(py)?;
             drop(me);
@@ -642,7 +698,17 @@ impl RecordFuture {
             me.registered = true;
             let batch = me.batch.clone_ref(py);
             drop(me);
-            batch.borrow_mut(py).waiters.push(slf.clone().unbind());
+            let on_awaited = {
+                let mut batch = batch.borrow_mut(py);
+                batch.waiters.push(slf.clone().unbind());
+                match &batch.on_awaited {
+                    Some(hook) if batch.waiters.len() == 1 => Some(hook.clone_ref(py)),
+                    _ => None,
+                }
+            };
+            if let Some(hook) = on_awaited {
+                hook.call0(py)?;
+            }
         }
         Ok(())
     }

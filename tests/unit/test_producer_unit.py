@@ -674,3 +674,77 @@ async def test_batches_that_do_not_share_a_request_go_out_together_up_to_the_lim
         assert len(fake.produced) == MAX_IN_FLIGHT + 2
     finally:
         await fake.stop()
+
+
+# ---- linger and awaited records ------------------------------------------------------------
+
+
+def _one_leader(cluster: ClusterMetadata) -> None:
+    cluster.update_metadata(
+        {
+            "brokers": [{"node_id": 1, "host": "h", "port": 9092}],
+            "topics": [
+                {
+                    "name": TOPIC,
+                    "error_code": 0,
+                    "partitions": [
+                        {
+                            "error_code": 0,
+                            "partition_index": 0,
+                            "leader_id": 1,
+                            "replica_nodes": [1],
+                            "isr_nodes": [1],
+                        },
+                    ],
+                }
+            ],
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("awaited", "idle", "sent_now"),
+    [(True, True, True), (True, False, False), (False, True, False)],
+    ids=["awaited, leader idle", "awaited, leader busy", "not awaited"],
+)
+async def test_an_awaited_batch_skips_its_linger_only_when_its_leader_is_idle(
+    awaited: bool, idle: bool, sent_now: bool
+) -> None:
+    """linger_ms is an upper bound: a batch someone waits for (a done-callback on one of its
+    futures) goes at once when its leader has nothing in flight; otherwise it lingers."""
+    cluster = ClusterMetadata()
+    _one_leader(cluster)
+    acc = MessageAccumulator(cluster, ProducerConfig(linger_ms=10_000))
+    tp = TopicPartition(TOPIC, 0)
+    future = await acc.add_message(tp, None, b"v", 1.0)
+    assert future is not None
+    acc.wakeup.clear()
+    if awaited:
+        future.add_done_callback(lambda _: None)
+        assert acc.wakeup.is_set(), "the first waiter wakes the sender"
+    ready, wait, _ = acc.drain(
+        node_ready=lambda _: True,
+        sendable=lambda _: True,
+        max_request_size=1 << 20,
+        node_idle=lambda _: idle,
+    )
+    if sent_now:
+        assert [b.tp for b in ready[1]] == [tp]
+    else:
+        assert ready == {} and wait is not None and wait > 1
+
+
+async def test_awaited_records_are_not_held_for_the_linger_by_the_producer() -> None:
+    """send_and_wait with a linger of 10 s returns in far less: nothing is in flight, so the
+    awaited batch goes at once (and the next record's too, after the first came back)."""
+    fake = await ScriptedBroker([], partitions=1).start()
+    try:
+        async with AIOKafkaProducer(bootstrap_servers=fake.bootstrap, linger_ms=10_000) as p:
+            start = time.monotonic()
+            first = await p.send_and_wait(TOPIC, b"a")
+            second = await p.send_and_wait(TOPIC, b"b")
+            took = time.monotonic() - start
+        assert (first.offset, second.offset) == (0, 1)
+        assert took < 5, f"waited {took:.1f}s: the linger held awaited records"
+    finally:
+        await fake.stop()

@@ -87,6 +87,34 @@ async def test_callbacks_run_on_a_later_loop_turn_in_order_with_the_future() -> 
     assert seen[-1] == ("late", a)
 
 
+async def test_callbacks_added_after_the_batch_settled_run_once_each_on_a_later_turn() -> None:
+    """Late callbacks (gather over futures whose batch came back already) are run from one
+    loop callback per batch: not synchronously, each once, in the order added, each in its
+    context, and a callback added by a callback runs too."""
+    var: contextvars.ContextVar[str] = contextvars.ContextVar("var", default="outside")
+    records = batch()
+    futures = [send(records) for _ in range(5)]
+    records.resolve(TP, 7, -1, None)
+    await asyncio.sleep(0)
+    seen: list[tuple[int, str]] = []
+    ctx = contextvars.copy_context()
+    ctx.run(var.set, "inside")
+    for i, f in enumerate(futures):
+        f.add_done_callback(lambda f, i=i: seen.append((i, var.get())), context=ctx)
+    futures[0].add_done_callback(
+        lambda f: f.add_done_callback(lambda _: seen.append((99, var.get())))
+    )
+    assert seen == []
+    await asyncio.sleep(0)
+    assert seen == [(i, "inside") for i in range(5)]
+    await asyncio.sleep(0)
+    assert seen[5:] == [(99, "outside")]
+    await asyncio.sleep(0)
+    assert len(seen) == 6
+    assert [f.result().offset for f in futures] == [7, 8, 9, 10, 11]
+    assert await asyncio.gather(*futures) == [f.result() for f in futures]
+
+
 async def test_remove_done_callback_counts_and_removes_every_registration() -> None:
     records = batch()
     f = send(records)

@@ -91,8 +91,11 @@ class ProducerConfig(ConnectionConfig):
     ``MessageSizeTooLargeError``. Default 1048576 (1 MiB). Java: ``max.request.size``."""
 
     linger_ms: int = field(default=0, metadata=checked(non_negative))
-    """Milliseconds a batch that is not full waits for more records before it is sent.
-    Default 0. Java: ``linger.ms`` (5 there)."""
+    """Milliseconds a batch that is not full waits for more records before it is sent, at
+    most: a batch whose record someone awaits (``await``, ``gather``, ``send_and_wait``, a
+    done-callback) goes at once when its broker has no request of this producer in flight,
+    as there is nothing then for more records to batch behind. Default 0. Java:
+    ``linger.ms`` (5 there)."""
 
     enable_idempotence: bool = field(default=False, metadata=checked(flag))
     """Whether the broker drops retried duplicates and keeps each partition's order (KIP-98:

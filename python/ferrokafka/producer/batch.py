@@ -185,6 +185,10 @@ class BatchBuilder:
     def closed(self) -> bool:
         return self._records.closed
 
+    def awaited(self) -> bool:
+        """Whether some record's future has a done-callback: someone waits for the batch."""
+        return self._records.awaited
+
     def size(self) -> int:
         """The batch's size in bytes (uncompressed until encoded, then exact)."""
         return len(self._buffer) if self._buffer is not None else self._records.size
@@ -216,6 +220,7 @@ class ProducerBatch:
         *,
         loop: asyncio.AbstractEventLoop,
         on_settled: Callable[[ProducerBatch], None] | None = None,
+        on_awaited: Callable[[], None] | None = None,
     ) -> None:
         self.tp = tp
         # Called (synchronously) once the batch is done or failed: the accumulator's
@@ -226,7 +231,9 @@ class ProducerBatch:
         self._linger = linger
         self.loop = loop
         self.future: asyncio.Future[RecordMetadata | None] = loop.create_future()
-        builder._records.set_loop(loop)
+        # on_awaited: called when a first record's future gets a done-callback (an await, a
+        # gather, a callback), so the sender can send the batch before its linger is up.
+        builder._records.set_loop(loop, on_awaited)
         self.drained: asyncio.Future[None] = loop.create_future()
         self.attempts = 0
         self.retry_at = 0.0

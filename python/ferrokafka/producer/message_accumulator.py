@@ -110,6 +110,7 @@ class MessageAccumulator:
             self._linger,
             loop=asyncio.get_running_loop(),
             on_settled=self._incomplete.discard,
+            on_awaited=self.wakeup.set,
         )
         self._batches.setdefault(tp, collections.deque()).append(batch)
         self._incomplete.add(batch)
@@ -310,6 +311,7 @@ class MessageAccumulator:
         node_ready: Callable[[int], bool],
         sendable: Callable[[ProducerBatch], bool],
         max_request_size: int,
+        node_idle: Callable[[int], bool] | None = None,
     ) -> tuple[dict[int, list[ProducerBatch]], float | None, bool]:
         """Take the batches ready to go: ``({leader: batches}, seconds until something else
         may be ready (None: nothing pending), some leader is unknown)``.
@@ -317,6 +319,12 @@ class MessageAccumulator:
         At most one batch per partition and ``max_request_size`` bytes per request (but always
         one batch) are taken; ``node_ready`` and ``sendable`` are the sender's in-flight limits.
         Batches with no leader for longer than the batch ttl fail.
+
+        ``linger_ms`` is how long a batch may wait for more records, at most: a batch whose
+        records someone is waiting for (a done-callback on a future: an await, a gather)
+        goes at once when its leader has nothing in flight from this producer
+        (``node_idle``), as there is then nothing for more records to batch behind, and
+        waiting would only delay the one who waits (Nagle's rule, for awaited records).
         """
         now = time.monotonic()
         out: dict[int, list[ProducerBatch]] = {}
@@ -345,6 +353,13 @@ class MessageAccumulator:
                 wait = _min(wait, batch.retry_at - now)
                 continue
             linger = 0.0 if flushing else batch.linger_left(now)
+            if (
+                linger > 0
+                and node_idle is not None
+                and batch.builder.awaited()
+                and node_idle(leader)
+            ):
+                linger = 0.0
             if linger > 0:
                 wait = _min(wait, linger)
                 continue

@@ -162,6 +162,7 @@ class Sender:
                 node_ready=self._node_ready,
                 sendable=self._sendable,
                 max_request_size=self._max_request_size,
+                node_idle=self._node_idle,
             )
             any_unknown = any_unknown or unknown_leader
             if not ready:
@@ -171,6 +172,9 @@ class Sender:
 
     def _node_ready(self, node_id: int) -> bool:
         return self._node_in_flight.get(node_id, 0) < self._max_in_flight
+
+    def _node_idle(self, node_id: int) -> bool:
+        return not self._node_in_flight.get(node_id, 0)
 
     def _sendable(self, batch: ProducerBatch) -> bool:
         in_flight = self._tp_in_flight.get(batch.tp, 0)
