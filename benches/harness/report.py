@@ -28,6 +28,8 @@ PRODUCER_NOTES = {
     "ferrokafka-arrow": "`send_arrow` of Arrow record batches of 65,536 rows (the `value` "
     "column), made before the clock starts; batches up to 1,000,000 bytes (its default)",
     "java-perf": "Kafka's ProducerPerformance (`--throughput -1`, random A-Z values)",
+    "java": "tools/java/BenchProducer.java: `send(record, callback)` per record (the callback "
+    "counts deliveries), `linger.ms=5`, idempotence off, then `flush()`",
     "ferrokafka-gather": "`futures.append(await producer.send(...))`, then `await "
     "asyncio.gather(*futures)` every 10,000 records",
     "ferrokafka-send-and-wait": "100 tasks, each `await producer.send_and_wait(...)` in turn "
@@ -126,6 +128,8 @@ def label(client: str, versions: dict[str, Any], role: str = "consumer") -> str:
                 "confluent-kafka": f"confluent-kafka {v.get('confluent-kafka')} `produce` + "
                 "callback, `poll(0)` per 8k",
                 "java-perf": f"Kafka ProducerPerformance {v.get('kafka-clients (Java consumer)')}",
+                "java": f"Java KafkaProducer {v.get('kafka-clients (Java consumer)')} `send` "
+                "+ callback",
             }
         )
     if role == "group":

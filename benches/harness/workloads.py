@@ -74,7 +74,8 @@ PRODUCERS = ["ferrokafka", "ferrokafka-arrow", "aiokafka", "confluent-kafka", "j
 #: W6's idioms (acks=1, no compression), keyless and keyed (KEY_CASES): each record's future
 #: dropped, given a done-callback (the name alone), awaited in `gather` chunks, or
 #: `send_and_wait` from 100 tasks; confluent-kafka's `produce()` with `poll(0)` every 8,192
-#: records or after each, and its `AIOProducer`.
+#: records or after each, and its `AIOProducer`; the Java producer with a callback per record
+#: (tools/java/BenchProducer.java).
 PRODUCER_IDIOMS = [
     "ferrokafka-dropped",
     "ferrokafka",
@@ -88,6 +89,7 @@ PRODUCER_IDIOMS = [
     "confluent-kafka-poll-each",
     "confluent-kafka-aio-gather",
     "confluent-kafka-aio-send-and-wait",
+    "java",
 ]
 #: W6 idiom cases: the case's name and its keys (see producers.record_keys).
 KEY_CASES: list[tuple[str, str | None]] = [
@@ -486,6 +488,19 @@ def produce_once(
                 "linger.ms=5",
                 "enable.idempotence=false",
             )
+        elif client == "java":
+            argv = _need_java(ctx).argv(
+                "BenchProducer",
+                ctx.bootstrap,
+                topic,
+                n,
+                PRODUCER_VALUE_SIZE,
+                acks,
+                codec,
+                keys or "none",
+                "linger.ms=5",
+                "enable.idempotence=false",
+            )
         else:
             spec = {
                 "role": "produce",
@@ -509,6 +524,8 @@ def produce_once(
                     out.result["count"] = parse_producer_performance(out.lines)
                 except ValueError as exc:
                     error = str(exc)
+            if out.result.get("errors"):
+                error = f"{out.result['errors']} delivery callbacks saw an error"
             out.result["bytes"] = n * PRODUCER_VALUE_SIZE
             stored = sum(asyncio.run(end_offsets(ctx.bootstrap, topic, partitions)))
             out.result["verified"] = "acknowledged count, broker end offsets"

@@ -21,6 +21,7 @@ static CANCELLED_ERROR: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 static INVALID_STATE_ERROR: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 static RECORD_METADATA: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 static COPY: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+static TUPLE_NEW: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 fn import<'py>(
     py: Python<'py>,
@@ -570,10 +571,14 @@ impl RecordFuture {
             ],
         )?;
         let cls = import(py, &RECORD_METADATA, "ferrokafka.structs", "RecordMetadata")?;
-        // tuple.__new__ directly: the NamedTuple's own __new__ is a Python function.
-        Ok(PyTuple::type_object(py)
-            .call_method1("__new__", (cls, fields))?
-            .unbind())
+        // tuple.__new__ directly (looked up once): the NamedTuple's own __new__ is a Python
+        // function, and gather asks every future for its result.
+        let tuple_new = TUPLE_NEW.get_or_try_init(py, || {
+            PyTuple::type_object(py)
+                .getattr("__new__")
+                .map(Bound::unbind)
+        })?;
+        Ok(tuple_new.bind(py).call1((cls, fields))?.unbind())
     }
 
     /// Run (and forget) this future's callbacks now, each in its context if it has one; an

@@ -114,10 +114,14 @@ async def test_sends_to_new_topics_cancelled_in_their_metadata_wait_cost_only_th
     running = True
 
     async def worker(w: int) -> None:
-        for i in range(150):
+        # At least 150 records each, and on until the canceller has had enough turns: by
+        # count, not time (how many fit in a time depends on the machine and the producer).
+        i = 0
+        while i < 150 or cancelled <= 60:
             value = b"w%d-%04d" % (w, i)
             await asyncio.wait_for(producer.send_and_wait(topic, value), 15)
             sent.append(value)
+            i += 1
 
     async def canceller() -> None:
         nonlocal cancelled

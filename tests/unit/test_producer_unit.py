@@ -17,7 +17,11 @@ from ferrokafka.config import ProducerConfig
 from ferrokafka.partitioner import partition_for_key
 from ferrokafka.producer import AIOKafkaProducer, BatchBuilder
 from ferrokafka.producer.idempotence import ProducerIdState, next_sequence
-from ferrokafka.producer.message_accumulator import MessageAccumulator, ProducerBatch
+from ferrokafka.producer.message_accumulator import (
+    QUEUED_BATCHES,
+    MessageAccumulator,
+    ProducerBatch,
+)
 from ferrokafka.producer.sender import MAX_IN_FLIGHT, Sender
 from ferrokafka.records import decode_records
 from ferrokafka.structs import TopicPartition
@@ -748,3 +752,30 @@ async def test_awaited_records_are_not_held_for_the_linger_by_the_producer() -> 
         assert took < 5, f"waited {took:.1f}s: the linger held awaited records"
     finally:
         await fake.stop()
+
+
+async def test_a_full_batch_is_followed_by_new_ones_up_to_the_queue_limit_then_sends_wait() -> None:
+    """A partition whose batches the sender has not taken yet (its previous request still on
+    its way) takes records into new batches behind the full one, up to QUEUED_BATCHES; the
+    next record waits until the sender takes the first (a timeout: KafkaTimeoutError)."""
+    cluster = ClusterMetadata()
+    _one_leader(cluster)
+    acc = MessageAccumulator(cluster, ProducerConfig(max_batch_size=100))
+    tp = TopicPartition(TOPIC, 0)
+    for i in range(QUEUED_BATCHES):  # one record fills a batch of 100 bytes
+        assert await acc.add_message(tp, None, b"%060d" % i, 0.05) is not None
+    assert len(acc._batches[tp]) == QUEUED_BATCHES
+    with pytest.raises(Errors.KafkaTimeoutError, match=r"t\[0\]: no room"):
+        await acc.add_message(tp, None, b"late", 0.05)
+    waiting = asyncio.create_task(acc.add_message(tp, None, b"next", 5.0))
+    await asyncio.sleep(0.01)
+    assert not waiting.done()
+    ready, _, _ = acc.drain(
+        node_ready=lambda _: True, sendable=lambda _: True, max_request_size=1 << 20
+    )
+    assert len(ready[1]) == 1  # one batch per partition and request
+    assert await asyncio.wait_for(waiting, 1) is not None
+    assert len(acc._batches[tp]) == QUEUED_BATCHES
+    queued = [decode_records(b.builder._build(-1, -1, -1), TOPIC, 0) for b in acc._batches[tp]]
+    values = [r.value for batch in queued for r in batch.records]
+    assert values == [b"%060d" % i for i in range(1, QUEUED_BATCHES)] + [b"next"]

@@ -40,6 +40,16 @@ __all__ = [
 ]
 
 
+#: Batches a partition may hold that the sender has not taken yet, the one taking records
+#: included. More than one, so a record for a partition whose previous batch is still on its
+#: way (one request per partition at a time without idempotence) starts the next batch
+#: instead of waiting for that round trip, while records for the other partitions wait
+#: behind it; few, because the sender runs only when the producing task waits, and waiting
+#: for room is where it does (a send loop never waits otherwise), and because what is
+#: queued is memory: a partition holds at most this many batches of ``max_batch_size``.
+QUEUED_BATCHES = 4
+
+
 class MessageAccumulator:
     """Batches by partition, in the order they will be sent."""
 
@@ -188,8 +198,9 @@ class MessageAccumulator:
         *,
         abort_on_new_batch: bool = False,
     ) -> RecordFuture | None:
-        """Append a record to ``tp``'s open batch, waiting up to ``timeout`` seconds for the
-        sender to take a full batch first.
+        """Append a record to ``tp``'s open batch, or to a new one behind it when it is full
+        (up to ``QUEUED_BATCHES`` a partition), waiting up to ``timeout`` seconds for the
+        sender to take the partition's first batch when there are that many.
 
         With ``abort_on_new_batch`` return None instead of starting a new batch (the sticky
         partitioner then moves to another partition, as KIP-480 has it)."""
@@ -198,26 +209,33 @@ class MessageAccumulator:
         while True:
             self.check_open()
             queue = self._batches.get(tp)
-            if queue and queue[-1].encoded is None:
+            if queue and queue[-1].encoded is None and not queue[-1].builder.closed():
                 batch = queue[-1]
             elif abort_on_new_batch:
+                if queue and queue[-1].encoded is None:
+                    self.wakeup.set()  # full: the sender may take it now
                 return None
-            else:
+            elif not queue or len(queue) < QUEUED_BATCHES:
                 batch = self._new_batch(tp, self.create_builder())
+            else:
+                # As many batches as a partition may hold: wait until the sender has taken
+                # the first.
+                self.wakeup.set()
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise Errors.KafkaTimeoutError(
+                        f"{tp.topic}[{tp.partition}]: no room for the record within {timeout:.3f}s"
+                    )
+                await asyncio.wait([queue[0].drained], timeout=remaining)
+                continue
             fut = batch.append(timestamp_ms, key, value, checked)
             if fut is not None:
                 return fut
-            if abort_on_new_batch:
-                self.wakeup.set()
-                return None
-            # Full: the sender may take it now; wait until it has.
+            # Full (append closed it): the sender may take it now; the record goes on into
+            # the next batch, or waits, above.
             self.wakeup.set()
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise Errors.KafkaTimeoutError(
-                    f"{tp.topic}[{tp.partition}]: no room for the record within {timeout:.3f}s"
-                )
-            await asyncio.wait([batch.drained], timeout=remaining)
+            if abort_on_new_batch:
+                return None
 
     async def add_batch(
         self, builder: BatchBuilder, tp: TopicPartition, timeout: float
