@@ -262,6 +262,11 @@ class Connection:
                 await self._authenticate(self._sasl_config)
         except BaseException as exc:
             self.close(exc if isinstance(exc, Exception) else None)
+            if isinstance(exc, Exception):
+                # A TLS connection closes in a round trip (close_notify both ways): raised at
+                # once, a refused login could end the caller's event loop with the socket
+                # still open.
+                await self.wait_closed()
             raise
 
     def _set_socket_options(self, sock: socket.socket | None) -> None:
