@@ -196,3 +196,31 @@ async def test_a_socket_reset_as_it_opens_is_a_typed_connection_error(
         assert conn.closed
     finally:
         await broker.stop()
+
+
+async def test_a_refused_login_raises_after_the_socket_is_closed() -> None:
+    """connect() that fails (here the broker refuses the SASL mechanism) closes its socket and
+    raises only once it is closed: over TLS closing takes a round trip, and a caller whose
+    event loop ends at the error would otherwise leave the socket open."""
+
+    async def refuse(key: int, version: int, corr: int, body: dict[str, Any]) -> bytes | None:
+        assert key == ApiKey.SASL_HANDSHAKE
+        return _native.encode_response(
+            key, version, corr, {"error_code": 33, "mechanisms": ["GSSAPI"]}
+        )
+
+    broker = await FakeBroker(refuse).start()
+    try:
+        config = ConnectionConfig(
+            security_protocol="SASL_PLAINTEXT",
+            sasl_mechanism="PLAIN",
+            sasl_plain_username="alice",
+            sasl_plain_password="secret",
+        )
+        conn = Connection("127.0.0.1", broker.port, node_id=-1, config=config)
+        with pytest.raises(Errors.KafkaError):
+            await conn.connect()
+        assert conn.closed
+        assert conn._socket_closed.is_set(), "raised before the socket was closed"
+    finally:
+        await broker.stop()
