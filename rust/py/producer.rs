@@ -12,16 +12,16 @@ use pyo3::exceptions::{PyRuntimeError, PyStopIteration, PyValueError};
 use pyo3::gc::PyVisit;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+use pyo3::ffi;
+use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PyString, PyTuple, PyType};
 use pyo3::{PyTraverseError, PyTypeInfo};
 
 use crate::records::{BatchOptions, Codec, RecordsWriter};
 
 static CANCELLED_ERROR: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 static INVALID_STATE_ERROR: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-static RECORD_METADATA: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+static RECORD_METADATA: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static COPY: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-static TUPLE_NEW: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 fn import<'py>(
     py: Python<'py>,
@@ -30,6 +30,78 @@ fn import<'py>(
     name: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
     cell.import(py, module, name).cloned()
+}
+
+/// A `RecordMetadata` of these seven fields, made as `tuple.__new__` makes an instance of a
+/// tuple subclass (allocate, fill the items) without the call: gather asks every future for
+/// its result, and the call through `tuple.__new__` cost more than the rest of `result()`.
+fn record_metadata(py: Python<'_>, items: [Bound<'_, PyAny>; 7]) -> PyResult<Py<PyAny>> {
+    let cls = RECORD_METADATA.get_or_try_init(py, || {
+        let cls = py
+            .import("ferrokafka.structs")?
+            .getattr("RecordMetadata")?
+            .cast_into::<PyType>()?;
+        // Only a tuple subclass with nothing of its own (no __dict__, no slots: a NamedTuple)
+        // is complete once its items are set.
+        let tuple = PyTuple::type_object(py);
+        // SAFETY: reading two fields of live type objects.
+        let same_layout = unsafe {
+            let (own, base) = (cls.as_type_ptr(), tuple.as_type_ptr());
+            (*own).tp_basicsize == (*base).tp_basicsize
+                && (*own).tp_itemsize == (*base).tp_itemsize
+                && (*own).tp_dictoffset == 0
+        };
+        if !cls.is_subclass(&tuple)? || !same_layout {
+            return Err(PyRuntimeError::new_err(
+                "ferrokafka.structs.RecordMetadata is not a plain tuple subclass",
+            ));
+        }
+        Ok(cls.unbind())
+    })?;
+    let len = items.len() as ffi::Py_ssize_t;
+    let acyclic = items.iter().all(|item| is_atom(item) || is_pair_of_atoms(item));
+    // SAFETY: `cls` is a tuple subclass laid out as tuple (checked above), so its tp_alloc
+    // gives a zeroed tuple of `len` item slots, GC-tracked (a NULL item is skipped by tuple's
+    // traverse); each slot is then given a new reference, as tuple's own constructor does.
+    unsafe {
+        let cls = cls.bind(py).as_type_ptr();
+        let alloc = (*cls).tp_alloc.unwrap_or(ffi::PyType_GenericAlloc);
+        let obj = alloc(cls, len);
+        if obj.is_null() {
+            return Err(PyErr::fetch(py));
+        }
+        for (i, item) in items.into_iter().enumerate() {
+            ffi::PyTuple_SET_ITEM(obj, i as ffi::Py_ssize_t, item.into_ptr());
+        }
+        if acyclic {
+            // As the collector does with a tuple of atoms (it never does it for a subclass):
+            // a tuple that cannot be in a cycle need not be tracked, and a gather holding
+            // thousands of results then costs the collector nothing.
+            ffi::PyObject_GC_UnTrack(obj.cast());
+        }
+        Ok(Bound::from_owned_ptr(py, obj).unbind())
+    }
+}
+
+/// A str, int or None: holds no references to other objects.
+fn is_atom(item: &Bound<'_, PyAny>) -> bool {
+    item.is_exact_instance_of::<PyString>()
+        || item.is_exact_instance_of::<PyInt>()
+        || item.is_none()
+}
+
+/// A tuple (or a plain tuple subclass, as `TopicPartition`) of atoms only.
+fn is_pair_of_atoms(item: &Bound<'_, PyAny>) -> bool {
+    let Ok(tuple) = item.cast::<PyTuple>() else {
+        return false;
+    };
+    let base = PyTuple::type_object(item.py());
+    // SAFETY: reading three fields of live type objects.
+    let plain = unsafe {
+        let (own, base) = (item.get_type().as_type_ptr(), base.as_type_ptr());
+        (*own).tp_basicsize == (*base).tp_basicsize && (*own).tp_dictoffset == 0
+    };
+    plain && tuple.iter().all(|part| is_atom(&part))
 }
 
 fn no_loop() -> PyErr {
@@ -558,27 +630,19 @@ impl RecordFuture {
         } else {
             -1
         };
-        let fields = PyTuple::new(
+        let parts = tp.cast::<PyTuple>()?;
+        record_metadata(
             py,
             [
-                tp.get_item(0)?,
-                tp.get_item(1)?,
+                parts.get_item(0)?,
+                parts.get_item(1)?,
                 tp.clone(),
                 offset.into_pyobject(py)?.into_any(),
                 timestamp.into_pyobject(py)?.into_any(),
                 timestamp_type.into_pyobject(py)?.into_any(),
                 log_start_offset.into_pyobject(py)?.into_any(),
             ],
-        )?;
-        let cls = import(py, &RECORD_METADATA, "ferrokafka.structs", "RecordMetadata")?;
-        // tuple.__new__ directly (looked up once): the NamedTuple's own __new__ is a Python
-        // function, and gather asks every future for its result.
-        let tuple_new = TUPLE_NEW.get_or_try_init(py, || {
-            PyTuple::type_object(py)
-                .getattr("__new__")
-                .map(Bound::unbind)
-        })?;
-        Ok(tuple_new.bind(py).call1((cls, fields))?.unbind())
+        )
     }
 
     /// Run (and forget) this future's callbacks now, each in its context if it has one; an

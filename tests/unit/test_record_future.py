@@ -55,6 +55,29 @@ async def test_await_gives_the_records_metadata_from_its_batch() -> None:
     assert futures[1].exception() is None and futures[1].result() == got[1]
 
 
+async def test_the_metadata_is_a_plain_record_metadata_the_collector_need_not_track() -> None:
+    # Built in the extension without RecordMetadata's constructor: it must be exactly what the
+    # constructor gives, and (holding only strings, ints and a TopicPartition) untracked, so
+    # that thousands held by a gather cost the garbage collector nothing.
+    records = batch()
+    futures = [send(records) for _ in range(2)]
+    records.resolve(TP, 5, 1700000000000, 2)
+    got = [f.result() for f in futures]
+    assert got[1] == RecordMetadata("t", 3, TP, 6, 1700000000000, 1, 2)
+    assert type(got[1]) is RecordMetadata and len(got[1]) == 7
+    assert got[1]._replace(offset=9).offset == 9 and got[1]._asdict()["topic_partition"] == TP
+    assert hash(got[1]) == hash(RecordMetadata("t", 3, TP, 6, 1700000000000, 1, 2))
+    assert not any(gc.is_tracked(md) for md in got)
+    # Something that could be in a cycle keeps it tracked, as the collector would.
+    odd = _native.BatchRecords(16384)
+    odd.set_loop(asyncio.get_running_loop())
+    future = send(odd)
+    odd.resolve(TopicPartition("t", [3]), 5, -1, None)  # type: ignore[arg-type]
+    assert gc.is_tracked(future.result())
+    del got
+    gc.collect()
+
+
 async def test_log_append_time_and_unknown_offsets() -> None:
     records = batch()
     f = send(records)
