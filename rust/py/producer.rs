@@ -9,10 +9,10 @@
 //! costs most of.
 
 use pyo3::exceptions::{PyRuntimeError, PyStopIteration, PyValueError};
+use pyo3::ffi;
 use pyo3::gc::PyVisit;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::ffi;
 use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PyString, PyTuple, PyType};
 use pyo3::{PyTraverseError, PyTypeInfo};
 
@@ -59,7 +59,9 @@ fn record_metadata(py: Python<'_>, items: [Bound<'_, PyAny>; 7]) -> PyResult<Py<
         Ok(cls.unbind())
     })?;
     let len = items.len() as ffi::Py_ssize_t;
-    let acyclic = items.iter().all(|item| is_atom(item) || is_pair_of_atoms(item));
+    let acyclic = items
+        .iter()
+        .all(|item| is_atom(item) || is_pair_of_atoms(item));
     // SAFETY: `cls` is a tuple subclass laid out as tuple (checked above), so its tp_alloc
     // gives a zeroed tuple of `len` item slots, GC-tracked (a NULL item is skipped by tuple's
     // traverse); each slot is then given a new reference, as tuple's own constructor does.
