@@ -27,9 +27,13 @@ __all__ = [
     "BatchRecords",
     "ConsumerRecord",
     "DecodedPartition",
+    "Generation",
+    "Ready",
     "ReceiveWindow",
     "RecordFuture",
     "RecordFutureIter",
+    "RecordRun",
+    "RecordStream",
     "SharedBytes",
     "StickySends",
     "_FrameDecoder",
@@ -191,6 +195,7 @@ class ConsumerRecord(Generic[_KT, _VT]):
     def __class_getitem__(cls, item: Any) -> Any: ...
 
 _R = TypeVar("_R", covariant=True)
+_T = TypeVar("_T")
 
 @final
 class ArrowColumns:
@@ -246,6 +251,55 @@ def plan_arrow_records(
     of at most ``batch_size`` bytes. TypeError for a bad column, ValueError for a bad row,
     ``MessageSizeTooLargeError`` for a row over ``max_request_size`` (rows numbered across the
     batches); then no chunk is returned."""
+
+@final
+class Generation:
+    """A counter moved on every change of a consumer's subscription state that could alter
+    which records may be handed out."""
+
+    def __new__(cls) -> Generation: ...
+    def bump(self) -> None: ...
+    @property
+    def value(self) -> int: ...
+
+@final
+class RecordRun:
+    """The next records of one fetched response (``buf``: its ``items``, ``taken`` and
+    ``state``), handed out one at a time (all but its last), each moving the partition's
+    position past it, while the position is the one the run left and ``generation`` has not
+    moved. When it ends it sets ``buf.taken`` and calls ``on_consumed(records, bytes)`` once."""
+
+    def __new__(
+        cls,
+        buf: Any,
+        generation: Generation,
+        raw_len: int,
+        on_consumed: Callable[[int, int], object] | None = None,
+    ) -> RecordRun: ...
+    def take(self) -> ConsumerRecord[Any, Any] | None:
+        """The next record; None when there is none to hand out now (the run has ended)."""
+    def close(self) -> None: ...
+    @property
+    def ended(self) -> bool: ...
+    def __iter__(self) -> RecordRun: ...
+    def __next__(self) -> ConsumerRecord[Any, Any]: ...
+
+@final
+class RecordStream(Generic[_T]):
+    """``async for``'s iterator: a record the buffer's run has is handed out at once, any other
+    step is the coroutine ``slow()``."""
+
+    def __new__(
+        cls, owner: Any, slow: Callable[[], Awaitable[_T]], member: Any = None
+    ) -> RecordStream[_T]: ...
+    def __aiter__(self) -> RecordStream[_T]: ...
+    def __anext__(self) -> Awaitable[_T]: ...
+
+@final
+class Ready(Generic[_T]):
+    """An awaitable that is complete already."""
+
+    def __await__(self) -> Generator[Any, None, _T]: ...
 
 @final
 class DecodedPartition(Generic[_R]):

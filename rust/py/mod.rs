@@ -9,6 +9,7 @@ mod errors;
 mod heap;
 mod produce_frame;
 mod producer;
+mod record_run;
 mod records;
 
 use std::sync::Arc;
@@ -374,6 +375,11 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<records::ConsumerRecord>()?;
     records::install_members(m.py())?;
     m.add_class::<records::DecodedPartition>()?;
+    m.add_class::<record_run::Generation>()?;
+    m.add_class::<record_run::RecordRun>()?;
+    m.add_class::<record_run::RecordStream>()?;
+    m.add_class::<record_run::Ready>()?;
+    record_run::install_send(m.py())?;
     m.add_function(wrap_pyfunction!(records::decode_records, m)?)?;
     m.add_function(wrap_pyfunction!(records::_records_direct_alloc, m)?)?;
     m.add_function(wrap_pyfunction!(records::encode_batch, m)?)?;

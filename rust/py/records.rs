@@ -116,6 +116,13 @@ impl ConsumerRecord {
     }
 }
 
+impl ConsumerRecord {
+    /// The record's offset (as the `offset` attribute reads it).
+    pub(crate) fn offset(&self) -> i64 {
+        self.offset
+    }
+}
+
 /// Give `ConsumerRecord` one read-write member descriptor per field. The byte offsets are taken
 /// from a live instance, so they are whatever PyO3's object layout makes them; each field is an
 /// `Option<Py<PyAny>>`, which has the layout of a nullable `PyObject*` (what a member of type

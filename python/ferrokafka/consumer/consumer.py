@@ -205,36 +205,14 @@ class AIOKafkaConsumer(Generic[KT, VT]):
         await self.stop()
 
     def __aiter__(self) -> AsyncIterator[ConsumerRecord[KT, VT]]:
+        """Each step is ``getone()``; a record that the last poll left ready (the rest of the
+        response it took a record from, while nothing changes) is handed out by the extension
+        with no coroutine: per record, that step is what ``async for`` costs beyond the loop's
+        body. Ends when the consumer stops, as aiokafka's iteration does."""
         if self._closed:
             raise Errors.ConsumerStoppedError()
-        return self._each()
-
-    async def _each(self) -> AsyncIterator[ConsumerRecord[KT, VT]]:
-        """What ``async for`` iterates: ``getone()``, then the rest of the response it took
-        that record from straight from the fetch buffer's ``run`` while nothing changes (a
-        coroutine per record, or a call per record into the buffer, would cost as much as
-        the rest of it). Ends when the consumer stops, as aiokafka's iteration does."""
-        while True:
-            try:
-                record = await self.getone()
-            except Errors.ConsumerStoppedError:
-                return
-            yield record
-            buffer = self._buffer
-            run = None if buffer is None else buffer.run
-            if run is None:
-                continue
-            member = self._coordinator
-            if member.has_group:
-                # As getone: the member's failure raised first, each record a poll.
-                member.raise_if_failed()
-                for record in run:
-                    member.polled()
-                    yield record
-                    member.raise_if_failed()
-            else:
-                for record in run:
-                    yield record
+        member = self._coordinator
+        return _native.RecordStream(self, self.__anext__, member if member.has_group else None)
 
     def __del__(self, _warn: Callable[..., None] = warnings.warn) -> None:
         # As aiokafka's: a consumer started and never stopped keeps sockets and tasks alive.

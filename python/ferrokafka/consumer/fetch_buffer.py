@@ -13,7 +13,7 @@ previous assignment (a different ``TopicPartitionState``) or before a seek is ne
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Generator, Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from .. import _native
@@ -104,8 +104,8 @@ class FetchBuffer:
         self._on_consumed = on_consumed
         """Told (records, bytes) of each poll that hands out records."""
         self._buffers: dict[TopicPartition, deque[Buffered]] = {}
-        self.run: Generator[Any, None, None] | None = None
-        """The records handed out one at a time next (see ``_run``): the consumer's
+        self.run: _native.RecordRun | None = None
+        """The records handed out one at a time next (``_serve_one``): the consumer's
         ``async for`` and ``getone`` take from it directly, it is their per-record path."""
         self._one_tp: TopicPartition | None = None
 
@@ -237,9 +237,7 @@ class FetchBuffer:
         run = self.run
         if run is None or (partitions is not None and self._one_tp not in partitions):
             return None
-        for record in run:
-            return record
-        return None
+        return run.take()
 
     def stop_runs(self) -> None:
         """Hand out nothing more through ``run`` (the consumer is stopping)."""
@@ -253,35 +251,13 @@ class FetchBuffer:
             run.close()  # it leaves buf.taken right and counts what it handed out
         self._one_tp = None if buf is None else buf.tp
         if buf is not None:
-            # What must not change is read now, not when the run is first asked for a record.
-            self.run = self._run(buf, buf.state.position, self._subs.version)
-
-    def _run(self, buf: Buffered, pos: int | None, version: int) -> Generator[Any, None, None]:
-        """``buf``'s next records, one at a time, each moving the position past it, while
-        nothing changes since the run was made (``pos``, ``version``): the position is the
-        one this run left (no seek, reset or other take), the partition is not being
-        revoked, the subscription's version is the same (assignment, pause and resume
-        change it). The response's last record is left to
-        ``drain``. Per record this is what ``async for`` costs beyond the loop itself, so
-        ``buf.taken`` and the metrics are brought up to date when the run ends, which it
-        does before anything else takes from ``buf`` (``_serve_one``)."""
-        st = buf.state
-        items = buf.items
-        last = len(items) - 1
-        subs = self._subs
-        first = taken = buf.taken
-        try:
-            while taken < last:
-                if st.position != pos or st.revoking or subs.version != version:
-                    return
-                record = items[taken]
-                taken += 1
-                pos = st.position = record.offset + 1
-                yield record
-        finally:
-            buf.taken = taken
-            if taken > first and self._on_consumed is not None:
-                self._on_consumed(taken - first, len(buf.raw) * (taken - first) // len(items))
+            # What must not change is read now, not when the run is first asked for a record:
+            # the run hands out records while the position is the one it left and the
+            # subscription state's generation is where it was (assignment, pause, resume, seek,
+            # reset and revocation move it); the response's last record is left to ``drain``.
+            self.run = _native.RecordRun(
+                buf, self._subs.generation, len(buf.raw), self._on_consumed
+            )
 
     def drop(self, tp: TopicPartition) -> None:
         """Forget what was fetched for ``tp`` and tell the fetch loop."""

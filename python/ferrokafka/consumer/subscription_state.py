@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from .. import _native
 from .. import errors as Errors
 from ..abc import ConsumerRebalanceListener
 from ..structs import OffsetAndMetadata, TopicPartition
@@ -52,9 +53,9 @@ class OffsetResetStrategy(enum.IntEnum):
             ) from None
 
 
-@dataclass
+@dataclass(slots=True)
 class TopicPartitionState:
-    """One assigned partition."""
+    """One assigned partition. (Slots: the per-record path reads and moves ``position``.)"""
 
     position: int | None = None
     """The next offset to fetch (and to return to the application)."""
@@ -124,6 +125,9 @@ class SubscriptionState:
     def __init__(self) -> None:
         self._sub = _Subscription()
         self.version = 0
+        self.generation = _native.Generation()
+        """Moved with ``version`` and when a partition starts being revoked: the consumer's
+        per-record path hands out nothing that a change since it began could concern."""
         self._changed = Signal()
         self.needs_assignment = False
         """Set when the subscription changed and the group must (re)assign partitions."""
@@ -340,9 +344,15 @@ class SubscriptionState:
 
     def _bump(self) -> None:
         self.version += 1
+        self.generation.bump()
         self._changed.set()
         for callback in self._listeners:
             callback()
+
+    def hold(self, tp: TopicPartition) -> None:
+        """No record of ``tp`` is handed out from now on: it is being revoked."""
+        self.state(tp).revoking = True
+        self.generation.bump()
 
     def changed(self) -> None:
         """Wake waiters after a change made directly on a partition's state."""

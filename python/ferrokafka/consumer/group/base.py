@@ -329,7 +329,7 @@ class GroupMembership(OffsetsCoordinator, GroupMember):
         be processed again by the next owner (the Java consumer revokes inside its poll)."""
         for tp in partitions:
             if self._subscription.is_assigned(tp):
-                self._subscription.state(tp).revoking = True
+                self._subscription.hold(tp)
 
     async def _revoke_unsubscribed(self) -> None:
         """Revoke the partitions a subscription change or ``unsubscribe()`` took out of the

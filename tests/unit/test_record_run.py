@@ -1,0 +1,218 @@
+"""The consumer's per-record path in the extension: ``RecordRun`` hands out the rest of one
+fetched response while nothing changes, ``RecordStream`` is what ``async for`` iterates, and
+``Ready`` is the already-complete awaitable each of its steps gives."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import weakref
+from typing import Any
+
+import pytest
+import uvloop
+from ferrokafka import _native
+from ferrokafka.config import ConsumerConfig
+from ferrokafka.consumer.fetch_buffer import Buffered, FetchBuffer
+from ferrokafka.consumer.subscription_state import SubscriptionState
+from ferrokafka.records import encode_batch
+from ferrokafka.structs import TopicPartition
+
+TP = TopicPartition("t", 0)
+
+
+def setup(count: int = 10) -> tuple[SubscriptionState, FetchBuffer, list[tuple[int, int]]]:
+    """A buffer holding one response of ``count`` records (offsets 0..count-1, 10-byte values
+    of ``v``), its first record taken by a one-record drain, so that ``run`` has the rest."""
+    subs = SubscriptionState()
+    subs.assign_from_user([TP])
+    subs.state(TP).seek(0)
+    consumed: list[tuple[int, int]] = []
+    buffer = FetchBuffer(
+        subs,
+        ConsumerConfig(),
+        on_drop=lambda tp: None,
+        on_consumed=lambda records, nbytes: consumed.append((records, nbytes)),
+    )
+    raw = encode_batch([(1000 + i, None, b"v" * 10, []) for i in range(count)], base_offset=0)
+    buffer.add(Buffered(TP, subs.state(TP), 0, raw, count, -1, None))
+    first = buffer.drain(None, 1, "records")[TP]
+    assert [r.offset for r in first] == [0]
+    consumed.clear()
+    return subs, buffer, consumed
+
+
+def test_a_run_hands_out_all_but_the_last_record_moving_the_position() -> None:
+    subs, buffer, consumed = setup(10)
+    run = buffer.run
+    assert run is not None and not run.ended
+    got = []
+    while (record := run.take()) is not None:
+        got.append(record.offset)
+        assert subs.state(TP).position == record.offset + 1
+    # The last record is the full poll's: it moves the position past the whole response.
+    assert got == list(range(1, 9)) and run.ended
+    assert consumed and consumed[0][0] == 8 and len(consumed) == 1
+    assert [r.offset for r in buffer.drain(None, None, "records")[TP]] == [9]
+    assert subs.state(TP).position == 10
+    assert run.take() is None and len(consumed) == 2  # ended once, reported once
+
+
+def test_any_change_of_the_subscription_state_ends_the_run() -> None:
+    for change in ("pause", "seek", "reset", "hold", "assign", "position"):
+        subs, buffer, consumed = setup(10)
+        run = buffer.run
+        assert run is not None
+        nbytes = len(_raw_of(buffer))
+        assert run.take().offset == 1  # type: ignore[union-attr]
+        if change == "pause":
+            subs.pause(TP)
+        elif change == "seek":
+            subs.seek(TP, 2)  # the same position the run would hand out next: still a change
+        elif change == "reset":
+            subs.request_reset(TP, subs.state(TP).reset_strategy or _earliest())
+        elif change == "hold":
+            subs.hold(TP)
+        elif change == "assign":
+            subs.assign_from_user([TP, TopicPartition("t", 1)])
+        else:
+            subs.state(TP).seek(5)  # directly on the partition's state, as the fetcher does
+        assert run.take() is None and run.ended, change
+        assert consumed == [(1, nbytes // 10)], change
+
+
+def _earliest() -> Any:
+    from ferrokafka.consumer.subscription_state import OffsetResetStrategy
+
+    return OffsetResetStrategy.EARLIEST
+
+
+def _raw_of(buffer: FetchBuffer) -> bytes:
+    return bytes(buffer._buffers[TP][0].raw)
+
+
+def test_closing_a_run_writes_back_how_far_it_got() -> None:
+    _, buffer, consumed = setup(10)
+    run = buffer.run
+    assert run is not None
+    for _ in range(3):
+        run.take()
+    buffer.stop_runs()
+    assert run.ended and buffer.run is None and consumed[0][0] == 3
+    # The next poll goes on from there: nothing handed out twice, nothing skipped.
+    assert [r.offset for r in buffer.drain(None, None, "records")[TP]] == list(range(4, 10))
+
+
+async def test_async_for_steps_are_ready_records_until_the_run_ends_then_the_slow_path() -> None:
+    subs, buffer, _ = setup(5)
+    owner = type("Owner", (), {})()
+    owner._buffer = buffer
+    slow_calls = 0
+
+    async def slow() -> Any:
+        nonlocal slow_calls
+        slow_calls += 1
+        raise StopAsyncIteration
+
+    got = [r.offset async for r in _native.RecordStream(owner, slow, None)]
+    assert got == [1, 2, 3] and slow_calls == 1 and subs.state(TP).position == 4
+
+
+async def test_two_steps_asked_before_either_is_awaited_give_two_records() -> None:
+    _, buffer, _ = setup(5)
+    owner = type("Owner", (), {"_buffer": buffer})()
+
+    async def slow() -> Any:
+        raise StopAsyncIteration
+
+    stream = _native.RecordStream(owner, slow, None)
+    first, second = stream.__anext__(), stream.__anext__()
+    assert [r.offset for r in await asyncio.gather(second, first)] == [2, 1]
+    assert (await anext(stream)).offset == 3
+
+
+async def test_a_ready_step_awaited_twice_raises() -> None:
+    _, buffer, _ = setup(5)
+    owner = type("Owner", (), {"_buffer": buffer})()
+
+    async def slow() -> Any:
+        raise StopAsyncIteration
+
+    step = _native.RecordStream(owner, slow, None).__anext__()
+    assert (await step).offset == 1
+    with pytest.raises(RuntimeError, match="already awaited"):
+        await step
+    it = step.__await__()
+    with pytest.raises(RuntimeError, match="already awaited"):
+        next(it)
+
+
+async def test_a_group_member_is_told_of_each_record_and_its_failure_comes_first() -> None:
+    _, buffer, _ = setup(6)
+    owner = type("Owner", (), {"_buffer": buffer})()
+    events: list[str] = []
+
+    class Member:
+        fail: Exception | None = None
+
+        def raise_if_failed(self) -> None:
+            events.append("check")
+            if self.fail is not None:
+                raise self.fail
+
+        def polled(self) -> None:
+            events.append("polled")
+
+    async def slow() -> Any:
+        raise StopAsyncIteration
+
+    member = Member()
+    stream = _native.RecordStream(owner, slow, member)
+    assert (await anext(stream)).offset == 1
+    assert events == ["check", "polled"]
+    member.fail = RuntimeError("fenced")
+    with pytest.raises(RuntimeError, match="fenced"):
+        await anext(stream)
+    member.fail = None
+    # The failed step took nothing: the next one hands out the record after the last one.
+    assert (await anext(stream)).offset == 2
+
+
+def test_steps_work_under_uvloop() -> None:
+    async def main() -> list[int]:
+        _, buffer, _ = setup(4)
+        owner = type("Owner", (), {"_buffer": buffer})()
+
+        async def slow() -> Any:
+            raise StopAsyncIteration
+
+        return [r.offset async for r in _native.RecordStream(owner, slow, None)]
+
+    assert uvloop.run(main()) == [1, 2]
+
+
+def test_a_stream_before_the_consumer_has_a_buffer_takes_the_slow_path() -> None:
+    owner = type("Owner", (), {"_buffer": None})()
+
+    async def slow() -> str:
+        return "slow"
+
+    async def main() -> Any:
+        return await _native.RecordStream(owner, slow, None).__anext__()
+
+    assert asyncio.run(main()) == "slow"
+
+
+def test_runs_and_streams_are_collected_with_their_cycles() -> None:
+    _, buffer, _ = setup(4)
+    owner = type("Owner", (), {"_buffer": buffer})()
+
+    async def slow() -> Any:
+        raise StopAsyncIteration
+
+    stream = _native.RecordStream(owner, slow, None)
+    owner.stream = stream  # a cycle through the stream
+    ref = weakref.ref(owner)
+    del owner, stream, buffer
+    gc.collect()
+    assert ref() is None
