@@ -13,7 +13,7 @@ Decoding failures raise ``ferrokafka.errors.ProtocolDecodeError`` (a hostile fra
 import asyncio
 import contextvars
 import mmap
-from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Generator, Mapping, Sequence
 from typing import Any, Generic, TypedDict, TypeVar, final, overload, type_check_only
 
 from typing_extensions import NotRequired
@@ -21,6 +21,7 @@ from typing_extensions import NotRequired
 from .structs import RecordMetadata, TopicPartition
 
 __all__ = [
+    "BATCH_HEADER_LEN",
     "DEFAULT_MAX_FRAME_SIZE",
     "ArrowColumns",
     "ArrowRecordChunk",
@@ -28,13 +29,13 @@ __all__ = [
     "ConsumerRecord",
     "DecodedPartition",
     "Generation",
-    "Ready",
     "ReceiveWindow",
     "RecordFuture",
     "RecordFutureIter",
     "RecordRun",
     "RecordStream",
     "SharedBytes",
+    "Step",
     "StickySends",
     "_FrameDecoder",
     "__version__",
@@ -53,6 +54,7 @@ __all__ = [
     "murmur2",
     "peek_correlation_id",
     "plan_arrow_records",
+    "record_size_bound",
     "records_end",
     "set_arena_cache",
     "set_malloc_trim_threshold",
@@ -62,6 +64,8 @@ __all__ = [
 __version__: str
 """The package version (Cargo.toml's)."""
 DEFAULT_MAX_FRAME_SIZE: int
+BATCH_HEADER_LEN: int
+"""Bytes of a v2 record batch's header (baseOffset through recordsCount)."""
 """The default cap on one frame (100 MiB)."""
 
 @final
@@ -286,20 +290,29 @@ class RecordRun:
 
 @final
 class RecordStream(Generic[_T]):
-    """``async for``'s iterator: a record the buffer's run has is handed out at once, any other
-    step is the coroutine ``slow()``."""
+    """``async for``'s iterator: each step a ``Step`` over the consumer's fetch buffer."""
 
     def __new__(
         cls, owner: Any, slow: Callable[[], Awaitable[_T]], member: Any = None
     ) -> RecordStream[_T]: ...
     def __aiter__(self) -> RecordStream[_T]: ...
-    def __anext__(self) -> Awaitable[_T]: ...
+    def __anext__(self) -> Step[_T]: ...
 
 @final
-class Ready(Generic[_T]):
-    """An awaitable that is complete already."""
+class Step(Coroutine[Any, Any, _T]):
+    """One record as a coroutine: when first run, the next record of ``buffer.run`` if it has
+    one (completing at once), else whatever ``slow()``'s coroutine gives. Nothing is taken
+    before it runs."""
 
+    def __new__(
+        cls, buffer: Any, slow: Callable[[], Awaitable[_T]], member: Any = None
+    ) -> Step[_T]: ...
     def __await__(self) -> Generator[Any, None, _T]: ...
+    def __iter__(self) -> Step[_T]: ...
+    def __next__(self) -> Any: ...
+    def send(self, value: Any, /) -> Any: ...
+    def throw(self, typ: Any, val: Any = None, tb: Any = None, /) -> Any: ...
+    def close(self) -> None: ...
 
 @final
 class DecodedPartition(Generic[_R]):
@@ -325,6 +338,12 @@ class DecodedPartition(Generic[_R]):
     def skipped_control(self) -> int: ...
     @property
     def skipped_aborted(self) -> int: ...
+
+def record_size_bound(
+    key: bytes | None, value: bytes | None, headers: Sequence[tuple[str, bytes | None]]
+) -> int:
+    """An upper bound of a record's size in an uncompressed v2 batch, its length prefix
+    included."""
 
 def murmur2(data: bytes) -> int:
     """Kafka's murmur2 hash of a record key (the Java client's ``Utils.murmur2``), signed."""

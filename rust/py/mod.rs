@@ -378,7 +378,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<record_run::Generation>()?;
     m.add_class::<record_run::RecordRun>()?;
     m.add_class::<record_run::RecordStream>()?;
-    m.add_class::<record_run::Ready>()?;
+    m.add_class::<record_run::Step>()?;
     record_run::install_send(m.py())?;
     m.add_function(wrap_pyfunction!(records::decode_records, m)?)?;
     m.add_function(wrap_pyfunction!(records::_records_direct_alloc, m)?)?;
@@ -394,6 +394,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(arrow_input::plan_arrow_records, m)?)?;
     m.add_function(wrap_pyfunction!(columns::decode_columns, m)?)?;
     m.add_function(wrap_pyfunction!(murmur2, m)?)?;
+    m.add_function(wrap_pyfunction!(producer::record_size_bound, m)?)?;
     m.add_function(wrap_pyfunction!(encode_request, m)?)?;
     m.add_function(wrap_pyfunction!(decode_response, m)?)?;
     m.add_function(wrap_pyfunction!(decode_request, m)?)?;
@@ -403,5 +404,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(supported_apis, m)?)?;
     m.add_function(wrap_pyfunction!(error_codes, m)?)?;
     m.add("DEFAULT_MAX_FRAME_SIZE", frame::DEFAULT_MAX_FRAME_SIZE)?;
+    m.add("BATCH_HEADER_LEN", crate::records::batch::BATCH_HEADER_LEN)?;
     Ok(())
 }

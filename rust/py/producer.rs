@@ -902,3 +902,23 @@ impl RecordFutureIter {
         visit.call(&self.future)
     }
 }
+
+/// An upper bound of a record's size in an uncompressed v2 batch, its length prefix included
+/// (what the producer checks against `max_request_size` before the record has a batch):
+/// `headers` are `(str, bytes | None)` pairs.
+#[pyfunction]
+pub fn record_size_bound(
+    key: Option<&[u8]>,
+    value: Option<&[u8]>,
+    headers: Vec<(Bound<'_, PyString>, Option<Bound<'_, PyBytes>>)>,
+) -> PyResult<usize> {
+    let mut lens = Vec::with_capacity(headers.len());
+    for (k, v) in &headers {
+        lens.push((k.to_str()?.len(), v.as_ref().map(|v| v.as_bytes().len())));
+    }
+    Ok(crate::records::sizes::record_bound(
+        key.map(<[u8]>::len),
+        value.map(<[u8]>::len),
+        lens.into_iter(),
+    ))
+}

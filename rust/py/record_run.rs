@@ -9,7 +9,7 @@
 //! whole poll path. Per record, this is what `async for` costs beyond the loop's body, so it is
 //! done here rather than by two Python generators (an async one over a plain one).
 
-use pyo3::exceptions::PyRuntimeError;
+use pyo3::exceptions::{PyRuntimeError, PyStopIteration};
 use pyo3::ffi;
 use pyo3::gc::PyVisit;
 use pyo3::intern;
@@ -191,11 +191,8 @@ impl RecordRun {
     }
 }
 
-/// What `async for record in consumer` iterates. Each step reads the fetch buffer's current
-/// run (`owner._buffer.run`; no buffer before the consumer started): a record it has is handed
-/// out at once (a group member's application counts as having polled, and the member's failure
-/// is raised first, as `getone()` does); otherwise the step is the coroutine `slow()`, the
-/// consumer's whole poll path (which raises `StopAsyncIteration` once the consumer is stopped).
+/// What `async for record in consumer` iterates: each `__anext__` is a [`Step`] over the
+/// consumer's fetch buffer (`owner._buffer`, looked up until the consumer has one).
 #[pyclass(module = "ferrokafka._native")]
 pub struct RecordStream {
     owner: Py<PyAny>,
@@ -204,27 +201,10 @@ pub struct RecordStream {
     slow: Py<PyAny>,
 }
 
-impl RecordStream {
-    fn run<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, RecordRun>>> {
-        if self.buffer.is_none() {
-            let buffer = self.owner.bind(py).getattr(intern!(py, "_buffer"))?;
-            if buffer.is_none() {
-                return Ok(None);
-            }
-            self.buffer = Some(buffer.unbind()); // a consumer's buffer is made once
-        }
-        let Some(buffer) = &self.buffer else {
-            return Ok(None);
-        };
-        let run = buffer.bind(py).getattr(intern!(py, "run"))?;
-        Ok(run.cast_into::<RecordRun>().ok())
-    }
-}
-
 #[pymethods]
 impl RecordStream {
-    /// `owner`: the consumer (its `_buffer`); `member`: the group member to tell of each poll
-    /// (None without a group); `slow`: makes the coroutine of a step through the whole poll.
+    /// `owner`: the consumer (its `_buffer`); `slow`: makes the coroutine of a step through
+    /// the whole poll; `member`: the group member to tell of each poll (None without a group).
     #[new]
     #[pyo3(signature = (owner, slow, member = None))]
     fn new(owner: Py<PyAny>, slow: Py<PyAny>, member: Option<Py<PyAny>>) -> Self {
@@ -240,27 +220,18 @@ impl RecordStream {
         slf
     }
 
-    fn __anext__(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        if let Some(run) = self.run(py)? {
-            if !run.borrow().ended() {
-                if let Some(member) = &self.member {
-                    member
-                        .bind(py)
-                        .call_method0(intern!(py, "raise_if_failed"))?;
-                }
-                let record = run.borrow_mut().next_record(py)?;
-                if let Some(record) = record {
-                    if let Some(member) = &self.member {
-                        member.bind(py).call_method0(intern!(py, "polled"))?;
-                    }
-                    let ready = Ready {
-                        value: Some(record),
-                    };
-                    return Ok(Py::new(py, ready)?.into_any());
-                }
+    fn __anext__(&mut self, py: Python<'_>) -> PyResult<Step> {
+        if self.buffer.is_none() {
+            let buffer = self.owner.bind(py).getattr(intern!(py, "_buffer"))?;
+            if !buffer.is_none() {
+                self.buffer = Some(buffer.unbind()); // a consumer's buffer is made once
             }
         }
-        self.slow.call0(py)
+        Ok(Step::fresh(
+            self.buffer.as_ref().map(|b| b.clone_ref(py)),
+            self.slow.clone_ref(py),
+            self.member.as_ref().map(|m| m.clone_ref(py)),
+        ))
     }
 
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
@@ -271,16 +242,136 @@ impl RecordStream {
     }
 }
 
-/// An awaitable that is complete already: awaiting it gives its value at once. Through
-/// `am_send` (installed by [`install_send`]) the interpreter takes the value without the
-/// `StopIteration` that `__next__` has to raise.
+enum StepState {
+    /// Not started: nothing taken yet.
+    Fresh,
+    /// Going through the whole poll: the coroutine `slow()` made.
+    Slow(Py<PyAny>),
+    Done,
+}
+
+/// One record, as a coroutine: when it is first run it takes the next record of the fetch
+/// buffer's current run (`buffer.run`) if there is one, and completes with it at once (a group
+/// member's failure is raised first, and the member is told its application polled, as
+/// `getone()` does); otherwise it runs the coroutine `slow()` (the whole poll path) and
+/// completes as that does. Nothing is taken before it runs: a step cancelled or dropped
+/// before then costs no record. Through `am_send` (installed by [`install_send`]) a record
+/// taken at once reaches the awaiting code without a `StopIteration`.
 #[pyclass(module = "ferrokafka._native", freelist = 64)]
-pub struct Ready {
-    value: Option<Py<PyAny>>,
+pub struct Step {
+    buffer: Option<Py<PyAny>>,
+    slow: Option<Py<PyAny>>,
+    member: Option<Py<PyAny>>,
+    state: StepState,
+}
+
+/// What one resumption of a step gave.
+enum Resumed {
+    Yielded(Py<PyAny>),
+    Returned(Py<PyAny>),
+}
+
+impl Step {
+    fn fresh(buffer: Option<Py<PyAny>>, slow: Py<PyAny>, member: Option<Py<PyAny>>) -> Self {
+        Step {
+            buffer,
+            slow: Some(slow),
+            member,
+            state: StepState::Fresh,
+        }
+    }
+
+    /// The next record of the buffer's run, if it has one now.
+    fn take_ready(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        let Some(buffer) = &self.buffer else {
+            return Ok(None);
+        };
+        let run = buffer.bind(py).getattr(intern!(py, "run"))?;
+        let Ok(run) = run.cast_into::<RecordRun>() else {
+            return Ok(None);
+        };
+        if run.borrow().ended() {
+            return Ok(None);
+        }
+        if let Some(member) = &self.member {
+            member
+                .bind(py)
+                .call_method0(intern!(py, "raise_if_failed"))?;
+        }
+        let record = run.borrow_mut().next_record(py)?;
+        if record.is_some() {
+            if let Some(member) = &self.member {
+                member.bind(py).call_method0(intern!(py, "polled"))?;
+            }
+        }
+        Ok(record)
+    }
+
+    fn resume(&mut self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Resumed> {
+        match std::mem::replace(&mut self.state, StepState::Done) {
+            StepState::Fresh => {
+                if let Some(record) = self.take_ready(py)? {
+                    return Ok(Resumed::Returned(record));
+                }
+                let slow = self.slow.take().ok_or_else(reused)?;
+                let coroutine = slow.call0(py)?;
+                self.delegate(py, coroutine, value)
+            }
+            StepState::Slow(coroutine) => self.delegate(py, coroutine, value),
+            StepState::Done => Err(reused()),
+        }
+    }
+
+    fn delegate(
+        &mut self,
+        py: Python<'_>,
+        coroutine: Py<PyAny>,
+        value: &Bound<'_, PyAny>,
+    ) -> PyResult<Resumed> {
+        let mut result: *mut ffi::PyObject = std::ptr::null_mut();
+        // SAFETY: both objects are alive (held here), the GIL is held, and `result` is
+        // written by PyIter_Send with a new reference whenever it does not fail.
+        let status = unsafe { ffi::PyIter_Send(coroutine.as_ptr(), value.as_ptr(), &mut result) };
+        match status {
+            ffi::PySendResult::PYGEN_NEXT => {
+                self.state = StepState::Slow(coroutine);
+                // SAFETY: a new reference, per PyIter_Send.
+                Ok(Resumed::Yielded(unsafe {
+                    Bound::from_owned_ptr(py, result).unbind()
+                }))
+            }
+            // SAFETY: a new reference, per PyIter_Send.
+            ffi::PySendResult::PYGEN_RETURN => Ok(Resumed::Returned(unsafe {
+                Bound::from_owned_ptr(py, result).unbind()
+            })),
+            ffi::PySendResult::PYGEN_ERROR => Err(PyErr::fetch(py)),
+        }
+    }
+
+    /// `resume` as Python's iterator protocol gives it: a yielded value, or `StopIteration`
+    /// carrying the result.
+    fn resume_py(&mut self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        match self.resume(py, value)? {
+            Resumed::Yielded(v) => Ok(v),
+            Resumed::Returned(v) => Err(PyStopIteration::new_err((v,))),
+        }
+    }
+}
+
+fn reused() -> PyErr {
+    PyRuntimeError::new_err("cannot reuse already awaited coroutine")
 }
 
 #[pymethods]
-impl Ready {
+impl Step {
+    /// A step over `buffer` (None: no run, straight to `slow()`), going through `slow()` when
+    /// the buffer's run has no record for it; `member` as for `RecordStream`.
+    #[new]
+    #[pyo3(signature = (buffer, slow, member = None))]
+    fn new(buffer: Option<Py<PyAny>>, slow: Py<PyAny>, member: Option<Py<PyAny>>) -> Self {
+        Step::fresh(buffer, slow, member)
+    }
+
     fn __await__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
         slf
     }
@@ -289,48 +380,105 @@ impl Ready {
         slf
     }
 
-    fn __next__(&mut self) -> PyResult<Py<PyAny>> {
-        match self.value.take() {
-            Some(value) => Err(pyo3::exceptions::PyStopIteration::new_err((value,))),
-            None => Err(awaited_twice()),
+    fn __next__(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.resume_py(py, &py.None().into_bound(py))
+    }
+
+    #[pyo3(signature = (value, /))]
+    fn send(&mut self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        self.resume_py(py, value)
+    }
+
+    /// Raise `typ` (an exception, or its class with `val`) inside the step: into the whole
+    /// poll's coroutine when it runs one (a cancellation ends its wait), else here, where it
+    /// ends the step before anything was taken.
+    #[pyo3(signature = (typ, val = None, tb = None, /))]
+    fn throw(
+        &mut self,
+        py: Python<'_>,
+        typ: &Bound<'_, PyAny>,
+        val: Option<&Bound<'_, PyAny>>,
+        tb: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        match std::mem::replace(&mut self.state, StepState::Done) {
+            StepState::Slow(coroutine) => {
+                let args = (typ, val, tb);
+                let yielded = coroutine
+                    .bind(py)
+                    .call_method1(intern!(py, "throw"), args)?;
+                self.state = StepState::Slow(coroutine);
+                Ok(yielded.unbind())
+            }
+            _ => {
+                let exc = if typ.is_instance_of::<pyo3::exceptions::PyBaseException>() {
+                    typ.clone()
+                } else {
+                    match val {
+                        Some(v) if v.is_instance_of::<pyo3::exceptions::PyBaseException>() => {
+                            v.clone()
+                        }
+                        Some(v) if !v.is_none() => typ.call1((v,))?,
+                        _ => typ.call0()?,
+                    }
+                };
+                Err(PyErr::from_value(exc))
+            }
         }
     }
 
+    /// End the step (the whole poll's coroutine, if it runs one, is closed).
+    fn close(&mut self, py: Python<'_>) -> PyResult<()> {
+        if let StepState::Slow(coroutine) = std::mem::replace(&mut self.state, StepState::Done) {
+            coroutine.bind(py).call_method0(intern!(py, "close"))?;
+        }
+        Ok(())
+    }
+
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
-        visit.call(&self.value)
+        visit.call(&self.buffer)?;
+        visit.call(&self.slow)?;
+        visit.call(&self.member)?;
+        if let StepState::Slow(coroutine) = &self.state {
+            visit.call(coroutine)?;
+        }
+        Ok(())
     }
 
     fn __clear__(&mut self) {
-        self.value = None;
+        self.buffer = None;
+        self.slow = None;
+        self.member = None;
+        self.state = StepState::Done;
     }
 }
 
-fn awaited_twice() -> PyErr {
-    PyRuntimeError::new_err("cannot reuse an already awaited record")
-}
-
-/// `am_send` of `Ready`: the value is the result (PYGEN_RETURN), no exception made.
-unsafe extern "C" fn ready_send(
+/// `am_send` of `Step`: a result is returned as PYGEN_RETURN, with no exception made.
+unsafe extern "C" fn step_send(
     slf: *mut ffi::PyObject,
-    _arg: *mut ffi::PyObject,
+    arg: *mut ffi::PyObject,
     result: *mut *mut ffi::PyObject,
 ) -> ffi::PySendResult {
-    // SAFETY: the interpreter calls am_send with the GIL held, `slf` a live `Ready` (the
-    // slot is installed on that type only) and `result` writable.
+    // SAFETY: the interpreter calls am_send with the GIL held, `slf` a live `Step` (the slot
+    // is installed on that type only), `arg` a live object and `result` writable.
     unsafe {
         let py = Python::assume_attached();
-        let me = Bound::from_borrowed_ptr(py, slf).cast_into_unchecked::<Ready>();
-        let value = match me.try_borrow_mut() {
-            Ok(mut me) => me.value.take(),
-            Err(_) => None,
+        let me = Bound::from_borrowed_ptr(py, slf).cast_into_unchecked::<Step>();
+        let arg = Bound::from_borrowed_ptr(py, arg);
+        let resumed = match me.try_borrow_mut() {
+            Ok(mut me) => me.resume(py, &arg),
+            Err(_) => Err(PyRuntimeError::new_err("step already running")),
         };
-        match value {
-            Some(value) => {
-                *result = value.into_ptr();
+        match resumed {
+            Ok(Resumed::Yielded(v)) => {
+                *result = v.into_ptr();
+                ffi::PySendResult::PYGEN_NEXT
+            }
+            Ok(Resumed::Returned(v)) => {
+                *result = v.into_ptr();
                 ffi::PySendResult::PYGEN_RETURN
             }
-            None => {
-                awaited_twice().restore(py);
+            Err(err) => {
+                err.restore(py);
                 *result = std::ptr::null_mut();
                 ffi::PySendResult::PYGEN_ERROR
             }
@@ -338,18 +486,18 @@ unsafe extern "C" fn ready_send(
     }
 }
 
-/// Give `Ready` its `am_send` slot (PyO3 has no method for it).
+/// Give `Step` its `am_send` slot (PyO3 has no method for it).
 pub fn install_send(py: Python<'_>) -> PyResult<()> {
-    let ty = Ready::type_object(py);
-    // SAFETY: `Ready` is a heap type made by PyO3 with an `__await__`, so `tp_as_async`
-    // points at the type's own (writable) async-methods table; the type cache is told.
+    let ty = Step::type_object(py);
+    // SAFETY: `Step` is a heap type made by PyO3 with an `__await__`, so `tp_as_async` points
+    // at the type's own (writable) async-methods table; the type cache is told.
     unsafe {
         let tp = ty.as_type_ptr();
         let methods = (*tp).tp_as_async;
         if methods.is_null() {
-            return Err(PyRuntimeError::new_err("Ready has no async methods table"));
+            return Err(PyRuntimeError::new_err("Step has no async methods table"));
         }
-        (*methods).am_send = Some(ready_send);
+        (*methods).am_send = Some(step_send);
         ffi::PyType_Modified(tp);
     }
     Ok(())

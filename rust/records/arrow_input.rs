@@ -20,6 +20,7 @@ use arrow_schema::{DataType, TimeUnit};
 use super::batch::BATCH_HEADER_LEN;
 use super::builder::{finish_batch, put_bytes, BatchOptions};
 use super::error::RecordsError;
+use super::sizes::{field_len, varint_len, with_prefix, RECORD_FIXED_MAX};
 use crate::protocol::codec::{put_varint, put_varlong};
 
 /// Why a batch of rows cannot be produced. Nothing of it is sent.
@@ -271,20 +272,6 @@ pub struct Chunk {
     pub size: usize,
 }
 
-#[inline]
-fn varint_len(v: i64) -> usize {
-    let z = ((v << 1) ^ (v >> 63)) as u64;
-    (64 - (z | 1).leading_zeros() as usize).div_ceil(7)
-}
-
-#[inline]
-fn field_len(b: Option<&[u8]>) -> usize {
-    b.map_or(1, |b| varint_len(b.len() as i64) + b.len())
-}
-
-/// attributes, and the largest timestamp and offset delta varints.
-const RECORD_FIXED_MAX: usize = 1 + 10 + 5;
-
 impl ProduceColumns {
     /// Check `batch`'s columns: `value` (binary or string) is required; `key` (binary or
     /// string), `headers` (list of struct<key: string, value: binary>), `partition` (int32 or
@@ -396,7 +383,8 @@ impl ProduceColumns {
     /// An upper bound of row `i`'s encoded size (with its length prefix), or an error naming
     /// the row when its headers cannot be encoded.
     fn record_size(&self, i: usize) -> Result<usize> {
-        let mut size = RECORD_FIXED_MAX + field_len(self.key(i)?) + field_len(self.value(i)?) + 1;
+        let len = |b: Option<&[u8]>| field_len(b.map(<[u8]>::len));
+        let mut size = RECORD_FIXED_MAX + len(self.key(i)?) + len(self.value(i)?) + 1;
         if let Some(h) = &self.headers {
             let range = self.header_range(h, i)?;
             size += varint_len(range.len() as i64) - 1;
@@ -407,10 +395,10 @@ impl ProduceColumns {
                 let Some(k) = self.bytes(&h.keys, e, i, "headers")? else {
                     return Err(self.row_error(i, "a header's key is null"));
                 };
-                size += field_len(Some(k)) + field_len(self.bytes(&h.values, e, i, "headers")?);
+                size += len(Some(k)) + len(self.bytes(&h.values, e, i, "headers")?);
             }
         }
-        Ok(size + varint_len(size as i64))
+        Ok(with_prefix(size))
     }
 
     fn row_error(&self, i: usize, message: &str) -> ArrowInputError {

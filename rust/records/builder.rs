@@ -3,6 +3,7 @@
 use super::batch::{ATTR_CONTROL, ATTR_LOG_APPEND_TIME, ATTR_TRANSACTIONAL, BATCH_HEADER_LEN};
 use super::compression::{compress, Codec};
 use super::error::{RecordsError, Result};
+use super::sizes;
 use crate::protocol::codec::{put_varint, put_varlong};
 
 /// One record to write.
@@ -78,27 +79,6 @@ fn encode_record(out: &mut Vec<u8>, rec: &Record, delta: i32, base_ts: i64) -> R
     Ok(())
 }
 
-fn zigzag_len(mut z: u64) -> usize {
-    let mut n = 1;
-    while z >= 0x80 {
-        z >>= 7;
-        n += 1;
-    }
-    n
-}
-
-fn varint_len(v: i32) -> usize {
-    zigzag_len(u64::from(((v << 1) ^ (v >> 31)) as u32))
-}
-
-fn varlong_len(v: i64) -> usize {
-    zigzag_len(((v << 1) ^ (v >> 63)) as u64)
-}
-
-fn field_len(b: Option<&[u8]>) -> usize {
-    b.map_or(1, |b| varint_len(b.len() as i32) + b.len())
-}
-
 /// The records of one batch, encoded as they are appended (the producer's open batch): a
 /// record is written once, into one buffer, and closing the batch only adds the header (and
 /// compresses). Offset deltas count from 0; timestamp deltas from the first record's.
@@ -139,7 +119,7 @@ impl RecordsWriter {
         headers: &[(&[u8], Option<&[u8]>)],
     ) -> usize {
         let body = self.body_len(timestamp, key, value, headers);
-        varint_len(body as i32) + body
+        sizes::with_prefix(body)
     }
 
     fn body_len(
@@ -154,16 +134,13 @@ impl RecordsWriter {
         } else {
             self.base_ts
         };
-        let mut body = 1
-            + varlong_len(timestamp.wrapping_sub(base_ts))
-            + varint_len(self.count)
-            + field_len(key)
-            + field_len(value)
-            + varint_len(headers.len() as i32);
-        for (k, v) in headers {
-            body += field_len(Some(k)) + field_len(*v);
-        }
-        body
+        sizes::body_len(
+            timestamp.wrapping_sub(base_ts),
+            i64::from(self.count),
+            key.map(<[u8]>::len),
+            value.map(<[u8]>::len),
+            headers.iter().map(|(k, v)| (k.len(), v.map(<[u8]>::len))),
+        )
     }
 
     /// Append one record; refused (nothing written) when a field or the batch would pass what
@@ -176,7 +153,7 @@ impl RecordsWriter {
         headers: &[(&[u8], Option<&[u8]>)],
     ) -> Result<()> {
         let body = self.body_len(timestamp, key, value, headers);
-        let size = varint_len(body as i32) + body;
+        let size = sizes::with_prefix(body);
         if body > i32::MAX as usize / 2 || self.raw.len() + size > i32::MAX as usize / 2 {
             return Err(RecordsError::Unencodable(format!(
                 "a record of {size} bytes after {} bytes of records",

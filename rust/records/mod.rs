@@ -8,6 +8,7 @@ pub mod builder;
 pub mod columns;
 pub mod compression;
 pub mod error;
+pub mod sizes;
 
 pub use batch::{
     batch_position, decode_into, decode_records, decode_records_taking, records_end, BatchData,

@@ -8,6 +8,7 @@ from typing import Any
 
 from ferrokafka.config import ConsumerConfig
 from ferrokafka.consumer.fetch_buffer import Buffered, FetchBuffer
+from ferrokafka.consumer.output_form import ARROW, RECORDS
 from ferrokafka.consumer.subscription_state import SubscriptionState
 from ferrokafka.records import encode_batch
 from ferrokafka.structs import TopicPartition
@@ -44,13 +45,13 @@ def test_records_and_arrow_take_in_order_and_move_the_position() -> None:
     add(subs, buffer, 0, 10)
     add(subs, buffer, 10, 10)
     assert buffer.queued(TP) == 2 and buffer.has_buffered()
-    got = buffer.drain(None, 4, "records")
+    got = buffer.drain(None, 4, RECORDS)
     assert [r.offset for r in got[TP]] == [0, 1, 2, 3] and subs.state(TP).position == 4
     # The rest of the first response as Arrow, then the second as records.
-    arrow = buffer.drain(None, None, "arrow")[TP]
+    arrow = buffer.drain(None, None, ARROW)[TP]
     assert arrow.column("offset").to_pylist() == list(range(4, 10))
     assert subs.state(TP).position == 10 and events == ["taken"]
-    assert [r.offset for r in buffer.drain(None, None, "records")[TP]] == list(range(10, 20))
+    assert [r.offset for r in buffer.drain(None, None, RECORDS)[TP]] == list(range(10, 20))
     assert buffer.queued(TP) == 0 and not buffer.has_buffered()
 
 
@@ -58,19 +59,19 @@ def test_paused_partitions_keep_their_data() -> None:
     subs, buffer, _ = setup()
     add(subs, buffer, 0, 5)
     subs.pause(TP)
-    assert buffer.drain(None, None, "records") == {} and buffer.queued(TP) == 1
+    assert buffer.drain(None, None, RECORDS) == {} and buffer.queued(TP) == 1
     subs.resume(TP)
-    assert len(buffer.drain(None, None, "records")[TP]) == 5
+    assert len(buffer.drain(None, None, RECORDS)[TP]) == 5
 
 
 def test_a_seek_or_a_new_assignment_makes_the_data_stale() -> None:
     subs, buffer, events = setup()
     add(subs, buffer, 0, 5)
     subs.state(TP).seek(2)  # inside the response: it is handed out from the position
-    assert [r.offset for r in buffer.drain(None, None, "records")[TP]] == [2, 3, 4]
+    assert [r.offset for r in buffer.drain(None, None, RECORDS)[TP]] == [2, 3, 4]
     add(subs, buffer, 5, 5)
     subs.state(TP).seek(12)  # past it: stale, dropped rather than handed out
-    assert buffer.drain(None, None, "records") == {}
+    assert buffer.drain(None, None, RECORDS) == {}
     assert ("drop", TP) in events and buffer.queued(TP) == 0
     add(subs, buffer, 3, 5)
     other = TopicPartition("t", 1)
@@ -85,7 +86,7 @@ def getone(buffer: FetchBuffer, wanted: set[TopicPartition] | None = None) -> An
     record = buffer.take_one(wanted)
     if record is not None:
         return ("fast", record.topic, record.partition, record.offset)
-    for records in buffer.drain(wanted, 1, "records").values():
+    for records in buffer.drain(wanted, 1, RECORDS).values():
         r = records[0]
         return ("drain", r.topic, r.partition, r.offset)
     return None
@@ -161,23 +162,23 @@ def test_a_drain_that_does_not_advance_hands_out_the_same_records_again() -> Non
     buffer._on_consumed = lambda n, size: consumed.append((n, size))
     add(subs, buffer, 0, 5)
     add(subs, buffer, 5, 5)
-    peeked = buffer.drain(None, 3, "records", advance=False)
+    peeked = buffer.drain(None, 3, RECORDS, advance=False)
     assert [r.offset for r in peeked[TP]] == [0, 1, 2]
     assert subs.state(TP).position == 0 and buffer.queued(TP) == 2
     # The list handed out is the application's: changing it changes nothing buffered.
     peeked[TP].clear()
     # One response per poll without advancing: the position is still at its first record.
-    again = buffer.drain(None, None, "records", advance=False)
+    again = buffer.drain(None, None, RECORDS, advance=False)
     assert [r.offset for r in again[TP]] == [0, 1, 2, 3, 4]
-    arrow = buffer.drain(None, None, "arrow", advance=False)[TP]
+    arrow = buffer.drain(None, None, ARROW, advance=False)[TP]
     assert arrow.column("offset").to_pylist() == [0, 1, 2, 3, 4]
     assert subs.state(TP).position == 0 and consumed == [] and events == []
     # Taking for good after peeking: from the same place, then on.
-    assert [r.offset for r in buffer.drain(None, 2, "records")[TP]] == [0, 1]
-    peeked = buffer.drain(None, None, "records", advance=False)
+    assert [r.offset for r in buffer.drain(None, 2, RECORDS)[TP]] == [0, 1]
+    peeked = buffer.drain(None, None, RECORDS, advance=False)
     assert [r.offset for r in peeked[TP]] == [2, 3, 4] and subs.state(TP).position == 2
-    assert [r.offset for r in buffer.drain(None, None, "records")[TP]] == [2, 3, 4]
-    assert [r.offset for r in buffer.drain(None, None, "records")[TP]] == list(range(5, 10))
+    assert [r.offset for r in buffer.drain(None, None, RECORDS)[TP]] == [2, 3, 4]
+    assert [r.offset for r in buffer.drain(None, None, RECORDS)[TP]] == list(range(5, 10))
     assert subs.state(TP).position == 10 and buffer.queued(TP) == 0
     assert sum(n for n, _ in consumed) == 10
 
@@ -198,7 +199,7 @@ def test_a_drain_that_does_not_advance_passes_responses_with_no_records() -> Non
     )
     buffer.add(Buffered(TP, subs.state(TP), 0, aborted, 3, -1, [(7, 0)]))
     add(subs, buffer, 3, 2)
-    peeked = buffer.drain(None, None, "records", advance=False)
+    peeked = buffer.drain(None, None, RECORDS, advance=False)
     assert [r.offset for r in peeked[TP]] == [3, 4]
     assert subs.state(TP).position == 3 and buffer.queued(TP) == 1
 
@@ -210,8 +211,8 @@ def test_a_drain_that_does_not_advance_keeps_the_partition_order() -> None:
     for tp in (TP, other):
         subs.state(tp).seek(0)
         buffer.add(Buffered(tp, subs.state(tp), 0, raw(0, 4), 4, -1, None))
-    first = buffer.drain(None, 2, "records", advance=False)
+    first = buffer.drain(None, 2, RECORDS, advance=False)
     assert list(first) == [TP] and [r.offset for r in first[TP]] == [0, 1]
-    assert buffer.drain(None, 2, "records", advance=False) == first
-    assert list(buffer.drain(None, 2, "records")) == [TP]
-    assert list(buffer.drain(None, 2, "records", advance=False)) == [other]
+    assert buffer.drain(None, 2, RECORDS, advance=False) == first
+    assert list(buffer.drain(None, 2, RECORDS)) == [TP]
+    assert list(buffer.drain(None, 2, RECORDS, advance=False)) == [other]

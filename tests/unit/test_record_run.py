@@ -1,11 +1,12 @@
 """The consumer's per-record path in the extension: ``RecordRun`` hands out the rest of one
 fetched response while nothing changes, ``RecordStream`` is what ``async for`` iterates, and
-``Ready`` is the already-complete awaitable each of its steps gives."""
+each of its steps is a ``Step``: a coroutine that takes a record only when it runs."""
 
 from __future__ import annotations
 
 import asyncio
 import gc
+import inspect
 import weakref
 from typing import Any
 
@@ -14,6 +15,7 @@ import uvloop
 from ferrokafka import _native
 from ferrokafka.config import ConsumerConfig
 from ferrokafka.consumer.fetch_buffer import Buffered, FetchBuffer
+from ferrokafka.consumer.output_form import RECORDS
 from ferrokafka.consumer.subscription_state import SubscriptionState
 from ferrokafka.records import encode_batch
 from ferrokafka.structs import TopicPartition
@@ -36,7 +38,7 @@ def setup(count: int = 10) -> tuple[SubscriptionState, FetchBuffer, list[tuple[i
     )
     raw = encode_batch([(1000 + i, None, b"v" * 10, []) for i in range(count)], base_offset=0)
     buffer.add(Buffered(TP, subs.state(TP), 0, raw, count, -1, None))
-    first = buffer.drain(None, 1, "records")[TP]
+    first = buffer.drain(None, 1, RECORDS)[TP]
     assert [r.offset for r in first] == [0]
     consumed.clear()
     return subs, buffer, consumed
@@ -53,7 +55,7 @@ def test_a_run_hands_out_all_but_the_last_record_moving_the_position() -> None:
     # The last record is the full poll's: it moves the position past the whole response.
     assert got == list(range(1, 9)) and run.ended
     assert consumed and consumed[0][0] == 8 and len(consumed) == 1
-    assert [r.offset for r in buffer.drain(None, None, "records")[TP]] == [9]
+    assert [r.offset for r in buffer.drain(None, None, RECORDS)[TP]] == [9]
     assert subs.state(TP).position == 10
     assert run.take() is None and len(consumed) == 2  # ended once, reported once
 
@@ -100,7 +102,7 @@ def test_closing_a_run_writes_back_how_far_it_got() -> None:
     buffer.stop_runs()
     assert run.ended and buffer.run is None and consumed[0][0] == 3
     # The next poll goes on from there: nothing handed out twice, nothing skipped.
-    assert [r.offset for r in buffer.drain(None, None, "records")[TP]] == list(range(4, 10))
+    assert [r.offset for r in buffer.drain(None, None, RECORDS)[TP]] == list(range(4, 10))
 
 
 async def test_async_for_steps_are_ready_records_until_the_run_ends_then_the_slow_path() -> None:
@@ -118,33 +120,85 @@ async def test_async_for_steps_are_ready_records_until_the_run_ends_then_the_slo
     assert got == [1, 2, 3] and slow_calls == 1 and subs.state(TP).position == 4
 
 
-async def test_two_steps_asked_before_either_is_awaited_give_two_records() -> None:
-    _, buffer, _ = setup(5)
-    owner = type("Owner", (), {"_buffer": buffer})()
+async def stopped() -> Any:
+    raise StopAsyncIteration
 
-    async def slow() -> Any:
-        raise StopAsyncIteration
 
-    stream = _native.RecordStream(owner, slow, None)
+async def test_a_step_takes_its_record_when_it_runs_not_when_it_is_made() -> None:
+    _, buffer, _ = setup(6)
+    stream = _native.RecordStream(type("Owner", (), {"_buffer": buffer})(), stopped, None)
     first, second = stream.__anext__(), stream.__anext__()
-    assert [r.offset for r in await asyncio.gather(second, first)] == [2, 1]
+    # gather runs its arguments in order: the one it starts first takes the first record.
+    assert [r.offset for r in await asyncio.gather(second, first)] == [1, 2]
+    # Made and dropped, or cancelled before it ran: nothing taken.
+    dropped = stream.__anext__()
+    dropped.close()
+    del dropped
+    task = asyncio.ensure_future(stream.__anext__())
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
     assert (await anext(stream)).offset == 3
 
 
-async def test_a_ready_step_awaited_twice_raises() -> None:
+async def test_a_step_is_a_coroutine_to_asyncio() -> None:
+    _, buffer, _ = setup(6)
+    step = _native.Step(buffer, stopped, None)
+    assert asyncio.iscoroutine(step)
+    assert (await asyncio.create_task(step)).offset == 1  # type: ignore[arg-type]
+    # wait_for with no time left cancels the task before it runs: the record stays.
+    with pytest.raises(asyncio.TimeoutError):
+        await asyncio.wait_for(_native.Step(buffer, stopped, None), 0)
+    assert (await asyncio.wait_for(_native.Step(buffer, stopped, None), 5)).offset == 2
+
+
+async def test_a_step_awaited_twice_raises() -> None:
     _, buffer, _ = setup(5)
-    owner = type("Owner", (), {"_buffer": buffer})()
-
-    async def slow() -> Any:
-        raise StopAsyncIteration
-
-    step = _native.RecordStream(owner, slow, None).__anext__()
+    step = _native.Step(buffer, stopped, None)
     assert (await step).offset == 1
     with pytest.raises(RuntimeError, match="already awaited"):
         await step
-    it = step.__await__()
     with pytest.raises(RuntimeError, match="already awaited"):
-        next(it)
+        next(iter(step))
+
+
+async def test_without_a_record_ready_a_step_is_the_slow_coroutine_including_cancellation() -> None:
+    gate = asyncio.Event()
+    events: list[str] = []
+
+    async def slow() -> str:
+        try:
+            await gate.wait()
+            return "slow"
+        finally:
+            events.append("slow finished")
+
+    # No buffer (the consumer has not started): straight to slow(), which waits.
+    task = asyncio.ensure_future(_native.Step(None, slow, None))
+    await asyncio.sleep(0)
+    gate.set()
+    assert await task == "slow" and events == ["slow finished"]
+    # Cancelled while slow() waits: the cancellation goes into it and ends it.
+    gate.clear()
+    task = asyncio.ensure_future(_native.Step(None, slow, None))
+    await asyncio.sleep(0)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert events == ["slow finished", "slow finished"]
+    # A run with nothing left: the slow path too.
+    _, buffer, _ = setup(2)  # one record drained, the last one is the full poll's
+    gate.set()
+    assert await _native.Step(buffer, slow, None) == "slow"
+
+
+def test_getone_is_a_coroutine_function_as_aiokafkas() -> None:
+    from ferrokafka import AIOKafkaConsumer
+
+    consumer = AIOKafkaConsumer()
+    assert asyncio.iscoroutinefunction(consumer.getone)
+    if hasattr(inspect, "markcoroutinefunction"):
+        assert inspect.iscoroutinefunction(consumer.getone)
 
 
 async def test_a_group_member_is_told_of_each_record_and_its_failure_comes_first() -> None:

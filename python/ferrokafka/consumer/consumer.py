@@ -8,11 +8,12 @@ and its assignment (``subscribe`` with a ``group_id``), committed offsets; witho
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 import re
 import time
 import warnings
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Generic
 
 from .. import _native, memory
@@ -30,6 +31,7 @@ from ..waits import Signal, wait_any
 from .fetch_buffer import FetchBuffer
 from .fetcher import Fetcher
 from .group import GroupMember, group_member
+from .output_form import ARROW, RECORDS, OutputForm
 from .subscription_state import OffsetResetStrategy, SubscriptionState, SubscriptionType
 from .topic_creation import wait_for_created_topics
 
@@ -48,6 +50,7 @@ else:
 
     KT = TypeVar("KT")
     VT = TypeVar("VT")
+T = TypeVar("T")
 
 _VERSION = _native.__version__
 
@@ -127,6 +130,8 @@ class AIOKafkaConsumer(Generic[KT, VT]):
         self._coordinator: GroupMember = group_member(
             self._client, self._subscription, self._config
         )
+        self._polling_member = self._coordinator if self._coordinator.has_group else None
+        """The member each record handed out counts as a poll of (None without a group)."""
         self._stopped = Signal()
         if topics:
             self.subscribe(list(topics))
@@ -211,8 +216,7 @@ class AIOKafkaConsumer(Generic[KT, VT]):
         body. Ends when the consumer stops, as aiokafka's iteration does."""
         if self._closed:
             raise Errors.ConsumerStoppedError()
-        member = self._coordinator
-        return _native.RecordStream(self, self.__anext__, member if member.has_group else None)
+        return _native.RecordStream(self, self.__anext__, self._polling_member)
 
     def __del__(self, _warn: Callable[..., None] = warnings.warn) -> None:
         # As aiokafka's: a consumer started and never stopped keeps sockets and tasks alive.
@@ -222,7 +226,7 @@ class AIOKafkaConsumer(Generic[KT, VT]):
 
     async def __anext__(self) -> ConsumerRecord[KT, VT]:
         try:
-            return await self.getone()
+            return await self._getone()
         except Errors.ConsumerStoppedError:
             raise StopAsyncIteration from None
 
@@ -468,8 +472,18 @@ class AIOKafkaConsumer(Generic[KT, VT]):
 
     # -- records -------------------------------------------------------------------------------
 
-    async def getone(self, *partitions: TopicPartition) -> ConsumerRecord[KT, VT]:
-        """The next record (of the given partitions, or any assigned one), waiting for it."""
+    def getone(self, *partitions: TopicPartition) -> Coroutine[Any, Any, ConsumerRecord[KT, VT]]:
+        """The next record (of the given partitions, or any assigned one), waiting for it.
+
+        A coroutine, as aiokafka's: nothing is taken until it runs (one cancelled or dropped
+        before then costs no record). The next record of the response the last poll took one
+        from is handed out by the extension when it runs, with no Python frame; any other
+        record goes through the whole poll."""
+        if partitions:
+            return self._getone(partitions)
+        return _native.Step(self._buffer, self._getone, self._polling_member)
+
+    async def _getone(self, partitions: tuple[TopicPartition, ...] = ()) -> ConsumerRecord[KT, VT]:
         fetcher = self._running()
         member = self._coordinator
         if member.has_group:
@@ -482,7 +496,7 @@ class AIOKafkaConsumer(Generic[KT, VT]):
                 member.polled()
             return record
         while True:
-            data = await self._poll(partitions, None, 1, "records", raise_on_stop=True)
+            data = await self._poll(partitions, None, 1, RECORDS, raise_on_stop=True)
             for records in data.values():
                 first: ConsumerRecord[KT, VT] = records[0]
                 return first
@@ -507,7 +521,7 @@ class AIOKafkaConsumer(Generic[KT, VT]):
             raise ValueError(f"timeout_ms must not be negative, got {timeout_ms}")
         max_records_value(max_records)
         result: dict[TopicPartition, list[ConsumerRecord[KT, VT]]] = await self._poll(
-            partitions, timeout_ms / 1000, max_records or self._max_poll_records, "records"
+            partitions, timeout_ms / 1000, max_records or self._max_poll_records, RECORDS
         )
         return result
 
@@ -546,7 +560,7 @@ class AIOKafkaConsumer(Generic[KT, VT]):
             (),
             timeout_ms / 1000,
             max_records or self._max_poll_records,
-            "records",
+            RECORDS,
             advance=update_offsets,
         )
         return result
@@ -564,7 +578,7 @@ class AIOKafkaConsumer(Generic[KT, VT]):
             raise ValueError(f"timeout_ms must not be negative, got {timeout_ms}")
         max_records_value(max_records)
         return await self._poll(
-            partitions, timeout_ms / 1000, max_records or self._max_poll_records, "arrow"
+            partitions, timeout_ms / 1000, max_records or self._max_poll_records, ARROW
         )
 
     async def _poll(
@@ -572,11 +586,11 @@ class AIOKafkaConsumer(Generic[KT, VT]):
         partitions: tuple[TopicPartition, ...],
         timeout: float | None,
         max_records: int | None,
-        form: str,
+        form: OutputForm[T],
         *,
         raise_on_stop: bool = False,
         advance: bool = True,
-    ) -> dict[TopicPartition, Any]:
+    ) -> dict[TopicPartition, T]:
         """Wait for data. ``stop()`` meanwhile returns ``{}`` (``getmany``, as aiokafka's
         does) or, with ``raise_on_stop`` (``getone``), raises ``ConsumerStoppedError``.
 
@@ -616,3 +630,17 @@ class AIOKafkaConsumer(Generic[KT, VT]):
 def _log_failure(task: asyncio.Future[Any]) -> None:
     if not task.cancelled() and task.exception() is not None:
         log.warning("background consumer task failed: %s", task.exception())
+
+
+def _mark_coroutine_function(func: Callable[..., Any]) -> None:
+    """Let ``inspect``/``asyncio.iscoroutinefunction`` say what ``func`` returns: a coroutine
+    (aiokafka's is an ``async def``; code that checks before awaiting must see the same)."""
+    mark = getattr(inspect, "markcoroutinefunction", None)  # Python 3.12+
+    if mark is not None:
+        mark(func)
+    legacy = getattr(asyncio.coroutines, "_is_coroutine", None)  # asyncio's before 3.12
+    if legacy is not None:
+        func._is_coroutine = legacy  # type: ignore[attr-defined]
+
+
+_mark_coroutine_function(AIOKafkaConsumer.getone)

@@ -1,7 +1,7 @@
 """The fetched data a consumer has not handed out yet: per partition, a queue of fetched
 responses, each kept as the raw ``records`` bytes and decoded by the Rust core only when the
-application takes it, into ``ConsumerRecord`` lists or Arrow columns (``form`` "records" or
-"arrow"), whichever it asks for.
+application takes it, into ``ConsumerRecord`` lists or Arrow record batches, whichever form
+(``output_form``) it asks for.
 
 Taking moves the partition's position: past the last record handed out, and past control
 batches and aborted records once a whole response is taken. A drain that does not advance
@@ -14,15 +14,18 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, TypeVar
 
 from .. import _native
 from .. import errors as Errors
 from ..config import ConsumerConfig
 from ..structs import TopicPartition
+from .output_form import OutputForm
 from .subscription_state import SubscriptionState, TopicPartitionState
 
 __all__ = ["DRAIN_SOFT_BYTES", "DRAIN_SOFT_RECORDS", "Buffered", "FetchBuffer"]
+
+T = TypeVar("T")
 
 DRAIN_SOFT_RECORDS = 16384
 DRAIN_SOFT_BYTES = 1 << 20
@@ -74,7 +77,7 @@ class Buffered:
         """The position after its last whole batch (where the next fetch started)."""
         self.end_epoch = end_epoch
         self.aborted = aborted
-        self.form: str | None = None
+        self.form: OutputForm[Any] | None = None
         self.items: Any = None
         self.taken = 0
         self.next_offset: int | None = None
@@ -156,19 +159,19 @@ class FetchBuffer:
         self,
         partitions: set[TopicPartition] | None,
         max_records: int | None,
-        form: str,
+        form: OutputForm[T],
         *,
         advance: bool = True,
-    ) -> dict[TopicPartition, Any]:
-        """Take up to ``max_records`` buffered records (``form`` "records": lists of
-        ``ConsumerRecord``; "arrow": ``pyarrow.RecordBatch``es), advancing positions.
+    ) -> dict[TopicPartition, T]:
+        """Take up to ``max_records`` buffered records in ``form`` (lists of
+        ``ConsumerRecord``, or ``pyarrow.RecordBatch``es), advancing positions.
 
         With ``advance`` False the records are handed out and stay buffered, positions
         unmoved: the next drain hands out the same records (kafka-python's
         ``update_offsets=False``). A response with no record to hand out (control batches,
         aborted data) is still passed, as kafka-python's does: nothing would ever move past it."""
-        out: dict[TopicPartition, Any] = {}
-        one = max_records == 1 and form == "records" and advance
+        out: dict[TopicPartition, T] = {}
+        one = max_records == 1 and form.one_at_a_time and advance
         self._serve_one(None)
         budget = max_records if max_records is not None else -1
         soft = max_records is None
@@ -187,7 +190,7 @@ class FetchBuffer:
             st = self._subs.state(tp)
             if st.held:
                 continue
-            taken = None
+            taken: T | None = None
             while queue and budget != 0:
                 buf = queue[0]
                 if (
@@ -199,11 +202,12 @@ class FetchBuffer:
                     self.drop(tp)  # seeked away: everything buffered is stale
                     break
                 size = len(buf.raw)
-                chunk, count, total = self._take(buf, st, budget, form, advance)
+                took = self._take(buf, st, budget, form, advance)
+                chunk, count, total = took
                 if one and chunk is not None and buf.next_offset is None:
                     self._serve_one(buf)  # getone: the next records of this response
                 if chunk is not None:
-                    taken = chunk if taken is None else _concat(taken, chunk, form)
+                    taken = chunk if taken is None else form.concat(taken, chunk)
                     records_taken += count
                     bytes_taken += size * count // total
                     if budget > 0:
@@ -266,7 +270,7 @@ class FetchBuffer:
             self._serve_one(None)
         self._on_drop(tp)
 
-    def _decode(self, buf: Buffered, st: TopicPartitionState, form: str) -> None:
+    def _decode(self, buf: Buffered, st: TopicPartitionState, form: OutputForm[Any]) -> None:
         assert st.position is not None
         common: dict[str, Any] = {
             "check_crcs": self._check_crcs,
@@ -276,19 +280,9 @@ class FetchBuffer:
         }
         tp = buf.tp
         try:
-            if form == "arrow":
-                part: Any = _native.decode_columns(buf.raw, tp.topic, tp.partition, **common)
-                items: Any = part.records.to_pyarrow()
-            else:
-                part = _native.decode_records(
-                    buf.raw,
-                    tp.topic,
-                    tp.partition,
-                    key_deserializer=self._key_deserializer,
-                    value_deserializer=self._value_deserializer,
-                    **common,
-                )
-                items = part.records
+            part, items = form.decode(
+                buf.raw, tp, common, self._key_deserializer, self._value_deserializer
+            )
         except Errors.CorruptRecordException as exc:
             bad = getattr(exc, "offset", None)
             cut = None if bad is None else _native.batch_position(buf.raw, bad)
@@ -314,24 +308,25 @@ class FetchBuffer:
         buf.end = part.next_offset if part.next_offset is not None else buf.end
 
     def _take(
-        self, buf: Buffered, st: TopicPartitionState, budget: int, form: str, advance: bool = True
-    ) -> tuple[Any, int, int]:
+        self,
+        buf: Buffered,
+        st: TopicPartitionState,
+        budget: int,
+        form: OutputForm[T],
+        advance: bool = True,
+    ) -> tuple[T | None, int, int]:
         """Up to ``budget`` (-1: all) of ``buf``'s records in ``form``: (chunk or None, how many,
         how many records ``buf`` has in all). Without ``advance``, records are handed out
         (a list is a copy: the application may change it) and nothing moves."""
         if buf.form != form:
             self._decode(buf, st, form)
-        items = buf.items
-        total = len(items) if form == "records" else items.num_rows
+        items: T = buf.items
+        total = form.count(items)
         n = total - buf.taken if budget < 0 else min(budget, total - buf.taken)
         start = buf.taken
         whole = not start and n == total and advance
-        if form == "records":
-            chunk: Any = items if whole else items[start : start + n]
-            last = chunk[-1].offset if n else None
-        else:
-            chunk = items if whole else items.slice(start, n)
-            last = chunk.column(4)[n - 1].as_py() if n else None
+        chunk = items if whole else form.chunk(items, start, n)
+        last = form.last_offset(chunk)
         if n and not advance:
             return chunk, n, total
         buf.taken += n
@@ -343,11 +338,3 @@ class FetchBuffer:
         elif last is not None:
             st.position = last + 1
         return (chunk if n else None), n, total
-
-
-def _concat(a: Any, b: Any, form: str) -> Any:
-    if form == "records":
-        return a + b
-    import pyarrow
-
-    return pyarrow.concat_batches([a, b])

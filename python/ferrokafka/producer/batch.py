@@ -38,42 +38,12 @@ Serializer = Callable[[Any], Any]
 NO_HEADERS: list[Header] = []
 """The checked headers of every record sent without any (shared, never changed)."""
 
-BATCH_OVERHEAD = 61
+BATCH_OVERHEAD: int = _native.BATCH_HEADER_LEN
 """Bytes of a v2 record batch header (baseOffset through recordsCount)."""
 
-_RECORD_FIXED_MAX = 1 + 10 + 5
-"""attributes, the largest timestamp delta varint, the largest offset delta varint."""
-
-
-def _varint_size(n: int) -> int:
-    if 0 <= n < 64:
-        return 1
-    z = (n << 1) ^ (n >> 63)
-    return max(1, (z.bit_length() + 6) // 7)
-
-
-def estimate_record_size(key: bytes | None, value: bytes | None, headers: Sequence[Header]) -> int:
-    """An upper bound of one record's bytes in an uncompressed v2 batch."""
-    size = _RECORD_FIXED_MAX
-    if key is not None:
-        n = len(key)
-        size += n + (1 if n < 64 else 2 if n < 8192 else _varint_size(n))
-    else:
-        size += 1
-    if value is not None:
-        n = len(value)
-        size += n + (1 if n < 64 else 2 if n < 8192 else _varint_size(n))
-    else:
-        size += 1
-    if headers:
-        size += _varint_size(len(headers))
-        for hkey, hvalue in headers:
-            klen = len(hkey.encode())
-            size += _varint_size(klen) + klen
-            size += 1 if hvalue is None else _varint_size(len(hvalue)) + len(hvalue)
-    else:
-        size += 1
-    return size + (1 if size < 64 else 2 if size < 8192 else _varint_size(size))
+estimate_record_size = _native.record_size_bound
+"""An upper bound of one record's bytes in an uncompressed v2 batch, its length prefix
+included: ``estimate_record_size(key, value, headers)``."""
 
 
 def as_bytes(what: str, data: Any) -> bytes | None:
