@@ -458,32 +458,46 @@ unsafe extern "C" fn step_send(
     arg: *mut ffi::PyObject,
     result: *mut *mut ffi::PyObject,
 ) -> ffi::PySendResult {
-    // SAFETY: the interpreter calls am_send with the GIL held, `slf` a live `Step` (the slot
-    // is installed on that type only), `arg` a live object and `result` writable.
-    unsafe {
-        let py = Python::assume_attached();
-        let me = Bound::from_borrowed_ptr(py, slf).cast_into_unchecked::<Step>();
-        let arg = Bound::from_borrowed_ptr(py, arg);
-        let resumed = match me.try_borrow_mut() {
+    // The interpreter calls am_send with the GIL held, but not through PyO3: attaching tells
+    // PyO3 so, and references dropped inside are released now rather than queued for later.
+    // SAFETY: the interpreter is initialized (it is running this slot).
+    unsafe { Python::attach_unchecked(|py| step_send_attached(py, slf, arg, result)) }
+}
+
+fn step_send_attached(
+    py: Python<'_>,
+    slf: *mut ffi::PyObject,
+    arg: *mut ffi::PyObject,
+    result: *mut *mut ffi::PyObject,
+) -> ffi::PySendResult {
+    // A panic must not unwind into the interpreter: it becomes a Python exception.
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        // SAFETY: `slf` is a live `Step` (the slot is installed on that type only) and `arg`
+        // a live object, both borrowed for this call.
+        let (me, arg) = unsafe {
+            (
+                Bound::from_borrowed_ptr(py, slf).cast_into_unchecked::<Step>(),
+                Bound::from_borrowed_ptr(py, arg),
+            )
+        };
+        match me.try_borrow_mut() {
             Ok(mut me) => me.resume(py, &arg),
             Err(_) => Err(PyRuntimeError::new_err("step already running")),
-        };
-        match resumed {
-            Ok(Resumed::Yielded(v)) => {
-                *result = v.into_ptr();
-                ffi::PySendResult::PYGEN_NEXT
-            }
-            Ok(Resumed::Returned(v)) => {
-                *result = v.into_ptr();
-                ffi::PySendResult::PYGEN_RETURN
-            }
-            Err(err) => {
-                err.restore(py);
-                *result = std::ptr::null_mut();
-                ffi::PySendResult::PYGEN_ERROR
-            }
         }
-    }
+    }));
+    let resumed =
+        outcome.unwrap_or_else(|_| Err(pyo3::panic::PanicException::new_err("panic in Step.send")));
+    let (status, value) = match resumed {
+        Ok(Resumed::Yielded(v)) => (ffi::PySendResult::PYGEN_NEXT, v.into_ptr()),
+        Ok(Resumed::Returned(v)) => (ffi::PySendResult::PYGEN_RETURN, v.into_ptr()),
+        Err(err) => {
+            err.restore(py);
+            (ffi::PySendResult::PYGEN_ERROR, std::ptr::null_mut())
+        }
+    };
+    // SAFETY: `result` is writable (am_send's contract).
+    unsafe { *result = value };
+    status
 }
 
 /// Give `Step` its `am_send` slot (PyO3 has no method for it).

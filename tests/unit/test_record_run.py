@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import inspect
+import sys
 import weakref
 from typing import Any
 
@@ -270,3 +271,20 @@ def test_runs_and_streams_are_collected_with_their_cycles() -> None:
     del owner, stream, buffer
     gc.collect()
     assert ref() is None
+
+
+async def test_steps_free_what_they_replace() -> None:
+    # Each record handed out replaces the position object the run held; a step runs outside
+    # PyO3's own entry points (the interpreter calls its am_send), where a reference dropped
+    # without telling PyO3 it holds the GIL would be queued, never freed: a leak per record.
+    _, buffer, _ = setup(20_001)
+    stream = _native.RecordStream(type("Owner", (), {"_buffer": buffer})(), stopped, None)
+    await anext(stream)
+    gc.collect()
+    before = sys.getallocatedblocks()
+    count = 0
+    async for _ in stream:
+        count += 1
+    gc.collect()
+    assert count == 19_998
+    assert sys.getallocatedblocks() - before < 2_000
