@@ -29,6 +29,7 @@ __all__ = [
     "ConsumerRecord",
     "DecodedPartition",
     "Generation",
+    "PollClock",
     "ReceiveWindow",
     "RecordFuture",
     "RecordFutureIter",
@@ -265,6 +266,18 @@ class Generation:
     def bump(self) -> None: ...
     @property
     def value(self) -> int: ...
+
+@final
+class PollClock:
+    """When the application last took a record through the per-record path (on
+    ``time.monotonic()``'s scale), and whether the group member wants its own
+    ``raise_if_failed()`` and ``polled()`` called per record instead (``attention``)."""
+
+    attention: bool
+    def __new__(cls, now: float) -> PollClock: ...
+    def touch(self) -> None: ...
+    @property
+    def last(self) -> float: ...
 
 @final
 class RecordRun:

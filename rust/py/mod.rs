@@ -376,6 +376,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     records::install_members(m.py())?;
     m.add_class::<records::DecodedPartition>()?;
     m.add_class::<record_run::Generation>()?;
+    m.add_class::<record_run::PollClock>()?;
     m.add_class::<record_run::RecordRun>()?;
     m.add_class::<record_run::RecordStream>()?;
     m.add_class::<record_run::Step>()?;

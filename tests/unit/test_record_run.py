@@ -8,6 +8,7 @@ import asyncio
 import gc
 import inspect
 import sys
+import time
 import weakref
 from typing import Any
 
@@ -203,12 +204,15 @@ def test_getone_is_a_coroutine_function_as_aiokafkas() -> None:
 
 
 async def test_a_group_member_is_told_of_each_record_and_its_failure_comes_first() -> None:
-    _, buffer, _ = setup(6)
+    _, buffer, _ = setup(8)
     owner = type("Owner", (), {"_buffer": buffer})()
     events: list[str] = []
 
     class Member:
         fail: Exception | None = None
+
+        def __init__(self) -> None:
+            self.poll_clock = _native.PollClock(time.monotonic())
 
         def raise_if_failed(self) -> None:
             events.append("check")
@@ -217,20 +221,31 @@ async def test_a_group_member_is_told_of_each_record_and_its_failure_comes_first
 
         def polled(self) -> None:
             events.append("polled")
+            self.poll_clock.attention = self.fail is not None
 
     async def slow() -> Any:
         raise StopAsyncIteration
 
     member = Member()
     stream = _native.RecordStream(owner, slow, member)
+    # Nothing asked of the member: each record moves its poll clock, no Python call.
+    before = member.poll_clock.last
+    await asyncio.sleep(0.002)
     assert (await anext(stream)).offset == 1
-    assert events == ["check", "polled"]
+    assert events == [] and member.poll_clock.last > before
+    assert abs(member.poll_clock.last - time.monotonic()) < 0.5  # time.monotonic()'s scale
+    # The member asks (a failure to raise, a rejoin after a poll timeout): its own calls.
+    member.poll_clock.attention = True
+    assert (await anext(stream)).offset == 2
+    assert events == ["check", "polled"] and not member.poll_clock.attention
     member.fail = RuntimeError("fenced")
+    member.poll_clock.attention = True
     with pytest.raises(RuntimeError, match="fenced"):
         await anext(stream)
     member.fail = None
     # The failed step took nothing: the next one hands out the record after the last one.
-    assert (await anext(stream)).offset == 2
+    assert (await anext(stream)).offset == 3
+    assert events == ["check", "polled", "check", "check", "polled"]
 
 
 def test_steps_work_under_uvloop() -> None:

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Coroutine, Iterable
 from typing import TYPE_CHECKING, Any
 
+from ... import _native
 from ... import errors as Errors
 from ...abc import ConsumerRebalanceListener
 from ...client import AIOKafkaClient
@@ -122,6 +123,9 @@ class GroupMembership(OffsetsCoordinator, GroupMember):
         self._max_poll_interval = config.max_poll_interval_ms / 1000
         self._rebalance_timeout_ms = config.rebalance_timeout_ms or config.max_poll_interval_ms
         self._last_poll = time.monotonic()
+        self.poll_clock = _native.PollClock(self._last_poll)
+        """The per-record path's polls (the extension reads and moves it): it calls
+        ``raise_if_failed()`` and ``polled()`` only while ``attention`` is set."""
         self._tasks: dict[str, asyncio.Task[None]] = {}
         """The running routines by task name."""
         self._closing = False
@@ -227,11 +231,17 @@ class GroupMembership(OffsetsCoordinator, GroupMember):
 
     def polled(self) -> None:
         self._last_poll = time.monotonic()
+        self.poll_clock.attention = self._fatal is not None or self._refused is not None
+
+    def _attend(self) -> None:
+        """The next record handed out goes through ``raise_if_failed()`` and ``polled()``."""
+        self.poll_clock.attention = True
 
     def _poll_overdue(self) -> bool:
         """Whether a subscribed member's application has not polled for
         ``max_poll_interval_ms``."""
-        overdue = time.monotonic() - self._last_poll > self._max_poll_interval
+        last = max(self._last_poll, self.poll_clock.last)
+        overdue = time.monotonic() - last > self._max_poll_interval
         return overdue and self._subscription.partitions_auto_assigned()
 
     def raise_if_failed(self) -> None:
@@ -258,6 +268,7 @@ class GroupMembership(OffsetsCoordinator, GroupMember):
                 f"not authorized to describe topics {refused}"
             )
             self.failed.set()
+            self._attend()
 
     def _retrying_after(self, exc: Errors.KafkaError) -> None:
         """A request of the member's routines failed with ``exc`` and will be retried. A
@@ -267,6 +278,7 @@ class GroupMembership(OffsetsCoordinator, GroupMember):
         if isinstance(exc, _REPORTED):
             self._refused = exc
             self.failed.set()
+            self._attend()
 
     def _fail(self, exc: Exception) -> None:
         """Membership failed for good (authorization, a fenced static member, no common
@@ -275,6 +287,7 @@ class GroupMembership(OffsetsCoordinator, GroupMember):
             log.error("group %s: %s", self.group_id, exc)
             self._fatal = exc
             self.failed.set()
+            self._attend()
 
     def subscription_changed(self) -> None:
         """Nothing to do: the subscription state's change callback tells the member."""

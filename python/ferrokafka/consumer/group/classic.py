@@ -558,6 +558,7 @@ class ClassicMember(GroupMembership):
             await self._leave_group("consumer poll timeout has expired")
         self._reset_generation()
         self._poll_timeout_left = True
+        self._attend()
 
     async def _leave_group(self, reason: str) -> None:
         body: LeaveGroupRequest = {

@@ -176,6 +176,7 @@ class ConsumerProtocolMember(GroupMembership):
                 await self._lose_all("poll timeout")
                 self._set_epoch(0)
                 self._polled.clear()
+                self._attend()
                 await self._polled.wait()  # the application polls again: join afresh
                 continue
             try:
