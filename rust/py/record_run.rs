@@ -14,7 +14,7 @@ use pyo3::ffi;
 use pyo3::gc::PyVisit;
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::PyList;
+use pyo3::types::{PyList, PyTuple};
 use pyo3::{PyTraverseError, PyTypeInfo};
 
 use super::records::ConsumerRecord;
@@ -486,20 +486,20 @@ impl Step {
         self.resume_py(py, value)
     }
 
-    /// Raise `typ` (an exception, or its class with `val`) inside the step: into the whole
-    /// poll's coroutine when it runs one (a cancellation ends its wait), else here, where it
-    /// ends the step before anything was taken.
-    #[pyo3(signature = (typ, val = None, tb = None, /))]
-    fn throw(
-        &mut self,
-        py: Python<'_>,
-        typ: &Bound<'_, PyAny>,
-        val: Option<&Bound<'_, PyAny>>,
-        tb: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
+    /// Raise an exception inside the step (`throw(exc)`, or the older `throw(type, value,
+    /// traceback)`): into the whole poll's coroutine when it runs one (a cancellation ends its
+    /// wait), passed on in the form it came in (Python 3.12 deprecates the three-argument
+    /// one); else here, where it ends the step before anything was taken.
+    #[pyo3(signature = (*args))]
+    fn throw(&mut self, py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
+        if args.is_empty() || args.len() > 3 {
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "throw expected 1 to 3 arguments, got {}",
+                args.len()
+            )));
+        }
         match std::mem::replace(&mut self.state, StepState::Done) {
             StepState::Slow(coroutine) => {
-                let args = (typ, val, tb);
                 let yielded = coroutine
                     .bind(py)
                     .call_method1(intern!(py, "throw"), args)?;
@@ -507,15 +507,15 @@ impl Step {
                 Ok(yielded.unbind())
             }
             _ => {
+                let typ = args.get_item(0)?;
+                let val = args.get_item(1).ok().filter(|v| !v.is_none());
                 let exc = if typ.is_instance_of::<pyo3::exceptions::PyBaseException>() {
-                    typ.clone()
+                    typ
                 } else {
                     match val {
-                        Some(v) if v.is_instance_of::<pyo3::exceptions::PyBaseException>() => {
-                            v.clone()
-                        }
-                        Some(v) if !v.is_none() => typ.call1((v,))?,
-                        _ => typ.call0()?,
+                        Some(v) if v.is_instance_of::<pyo3::exceptions::PyBaseException>() => v,
+                        Some(v) => typ.call1((v,))?,
+                        None => typ.call0()?,
                     }
                 };
                 Err(PyErr::from_value(exc))

@@ -303,3 +303,31 @@ async def test_steps_free_what_they_replace() -> None:
     gc.collect()
     assert count == 19_998
     assert sys.getallocatedblocks() - before < 2_000
+
+
+async def test_throw_reaches_the_slow_coroutine_in_the_form_it_was_given() -> None:
+    seen: list[BaseException] = []
+    gate = asyncio.Event()
+
+    async def slow() -> str:
+        try:
+            await gate.wait()
+        except ValueError as exc:
+            seen.append(exc)
+            return "handled"
+        return "not thrown"
+
+    step = _native.Step(None, slow, None)
+    assert isinstance(step.send(None), asyncio.Future)  # waiting inside slow()
+    # The one-argument form, as asyncio's tasks use it (the three-argument one is deprecated
+    # from Python 3.12, and passing it on would warn).
+    with pytest.raises(StopIteration) as stop:
+        step.throw(ValueError("into slow"))
+    assert stop.value.value == "handled" and str(seen[0]) == "into slow"
+    # Before it runs, a thrown exception ends the step there, in either form.
+    with pytest.raises(KeyError):
+        _native.Step(None, slow, None).throw(KeyError("early"))
+    with pytest.raises(KeyError, match="old form"):
+        _native.Step(None, slow, None).throw(KeyError, "old form", None)
+    with pytest.raises(TypeError):
+        _native.Step(None, slow, None).throw()
