@@ -98,7 +98,7 @@ fn is_pair_of_atoms(item: &Bound<'_, PyAny>) -> bool {
         return false;
     };
     let base = PyTuple::type_object(item.py());
-    // SAFETY: reading three fields of live type objects.
+    // SAFETY: reading two fields each of live type objects.
     let plain = unsafe {
         let (own, base) = (item.get_type().as_type_ptr(), base.as_type_ptr());
         (*own).tp_basicsize == (*base).tp_basicsize && (*own).tp_dictoffset == 0

@@ -38,11 +38,6 @@ impl Generation {
     fn bump(&mut self) {
         self.value += 1;
     }
-
-    #[getter]
-    fn value(&self) -> u64 {
-        self.value
-    }
 }
 
 /// When the application last took a record through the per-record path, and whether the group
@@ -77,12 +72,6 @@ impl PollClock {
             last: now,
             attention: false,
         }
-    }
-
-    /// The application polled now.
-    #[pyo3(name = "touch")]
-    fn py_touch(&mut self) {
-        self.touch();
     }
 
     /// When the application last polled through the per-record path (`time.monotonic()`).
@@ -167,13 +156,8 @@ impl RecordRun {
             Ok(r) => r.borrow().offset(),
             Err(_) => record.getattr(intern!(py, "offset"))?.extract()?,
         };
-        let next = offset
-            .checked_add(1)
-            .ok_or_else(|| {
-                PyRuntimeError::new_err(format!("record offset {offset} has no next position"))
-            })?
-            .into_pyobject(py)?
-            .into_any();
+        // As the full poll moves it (a Python int: no overflow to report).
+        let next = (i128::from(offset) + 1).into_pyobject(py)?.into_any();
         state.setattr(intern!(py, "position"), &next)?;
         self.taken += 1;
         self.position = Some(next.unbind());
@@ -250,14 +234,6 @@ impl RecordRun {
     #[getter]
     fn ended(&self) -> bool {
         self.position.is_none()
-    }
-
-    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
-        slf
-    }
-
-    fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
-        self.next_record(py)
     }
 
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
