@@ -29,6 +29,7 @@ __all__ = [
     "ConsumerRecord",
     "DecodedPartition",
     "Generation",
+    "OpenBatches",
     "PollClock",
     "ReceiveWindow",
     "RecordFuture",
@@ -37,7 +38,7 @@ __all__ = [
     "RecordStream",
     "SharedBytes",
     "Step",
-    "StickySends",
+    "TopicBatches",
     "_FrameDecoder",
     "__version__",
     "_records_direct_alloc",
@@ -511,24 +512,30 @@ class RecordFuture(Awaitable[RecordMetadata]):
     def __iter__(self) -> Generator[Any, None, RecordMetadata]: ...
 
 @final
-class StickySends:
-    """``send()``'s shortest paths, for a record without partition, timestamp or headers whose
-    key (if any) and value are ``bytes`` shorter than ``limit`` together. Unkeyed: appended to
-    the open batch of its topic's sticky partition (``open``: ``{topic: BatchRecords}``).
-    Keyed: appended to the open batch of the default partitioner's partition for the key
-    (``keyed``: ``{topic: [BatchRecords | None per partition]}``). The accumulator empties
-    both whenever the metadata changes."""
+class TopicBatches:
+    """One topic's entry in an ``OpenBatches`` table."""
 
-    def __new__(
-        cls,
-        open: dict[str, BatchRecords],
-        limit: int,
-        keyed: dict[str, list[BatchRecords | None]] | None = None,
-    ) -> StickySends: ...
+@final
+class OpenBatches:
+    """A producer's open batches: for each topic, each partition's batch taking records, and
+    the topic's sticky partition (KIP-480). The accumulator writes a batch in when it opens
+    it; ``send()``'s shortcuts append to them. A shortcut applies to a record with no
+    partition, timestamp or headers whose key (if any) and value are ``bytes`` and fit
+    ``max_request_size``, whose partition has an open batch, and whose topic's partitions the
+    full path has seen since the metadata last changed (``partition_count``)."""
+
+    def __new__(cls, max_request_size: int) -> OpenBatches: ...
+    def opened(self, topic: str, partition: int, records: BatchRecords) -> None: ...
+    def partition_count(self, topic: str, partitions: int) -> None: ...
+    def sticky(self, topic: str) -> int | None: ...
+    def stick(self, topic: str, partition: int) -> None: ...
+    def metadata_changed(self) -> None: ...
+    def close(self) -> None: ...
     def send(self, topic: str, value: object) -> RecordFuture | None:
-        """The record's future, or None when the shortest path does not apply."""
+        """An unkeyed record's future (to the sticky partition), or None: take the full path."""
     def send_keyed(self, topic: str, key: object, value: object) -> RecordFuture | None:
-        """A keyed record's future, or None when the shortest path does not apply."""
+        """A keyed record's future (to the default partitioner's partition for the key), or
+        None: take the full path."""
 
 @final
 class RecordFutureIter:

@@ -58,27 +58,29 @@ class StickyPartitions:
     ``current`` gives the topic's partition, choosing one on first use; ``switch`` is called
     when that partition's batch was completed (full or sent) and picks a different one: at
     random among the available partitions other than the previous, or among all partitions
-    when none is available.
+    when none is available. The choices are kept in ``open_batches`` (the producer's table
+    of open batches, whose shortcut sends unkeyed records to the chosen partition), or in a
+    table of this object's own.
     """
 
-    def __init__(self) -> None:
-        self._current: dict[str, int] = {}
+    def __init__(self, open_batches: _native.OpenBatches | None = None) -> None:
+        self._table = open_batches if open_batches is not None else _native.OpenBatches(0)
 
     def current(self, topic: str, all_partitions: Sequence[int], available: Sequence[int]) -> int:
-        partition = self._current.get(topic)
+        partition = self._table.sticky(topic)
         if partition is None or partition not in all_partitions:
             partition = self._choose(all_partitions, available, None)
-            self._current[topic] = partition
+            self._table.stick(topic, partition)
         return partition
 
     def switch(
         self, topic: str, previous: int, all_partitions: Sequence[int], available: Sequence[int]
     ) -> int:
         """Move off ``previous`` (unless another caller already moved), return the new choice."""
-        partition = self._current.get(topic)
+        partition = self._table.sticky(topic)
         if partition is None or partition == previous:
             partition = self._choose(all_partitions, available, previous)
-            self._current[topic] = partition
+            self._table.stick(topic, partition)
         return partition
 
     @staticmethod

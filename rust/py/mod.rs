@@ -7,6 +7,7 @@ mod buffers;
 mod columns;
 mod errors;
 mod heap;
+mod open_batches;
 mod produce_frame;
 mod producer;
 mod record_run;
@@ -387,7 +388,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<producer::BatchRecords>()?;
     m.add_class::<producer::RecordFuture>()?;
     m.add_class::<producer::RecordFutureIter>()?;
-    m.add_class::<producer::StickySends>()?;
+    m.add_class::<open_batches::OpenBatches>()?;
+    m.add_class::<open_batches::TopicBatches>()?;
     m.add_function(wrap_pyfunction!(records::records_end, m)?)?;
     m.add_function(wrap_pyfunction!(records::batch_position, m)?)?;
     m.add_class::<columns::ArrowColumns>()?;

@@ -13,7 +13,7 @@ use pyo3::ffi;
 use pyo3::gc::PyVisit;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PyString, PyTuple, PyType};
+use pyo3::types::{PyBytes, PyDict, PyInt, PyString, PyTuple, PyType};
 use pyo3::{PyTraverseError, PyTypeInfo};
 
 use crate::records::{BatchOptions, Codec, RecordsWriter};
@@ -249,7 +249,7 @@ impl BatchRecords {
 impl BatchRecords {
     /// A record without headers, stamped now, appended with its future made; None when the
     /// batch is closed or full (`send()`'s shortcuts, keyed or not).
-    fn append_now(
+    pub(super) fn append_now(
         slf: &Bound<'_, Self>,
         key: Option<&[u8]>,
         value: Option<&[u8]>,
@@ -454,91 +454,6 @@ impl BatchRecords {
         if !matches!(self.outcome, Outcome::Pending) {
             self.outcome = Outcome::NoAck;
         }
-    }
-}
-
-/// `send()`'s shortest paths, for a record without partition, timestamp or headers whose key
-/// (if any) and value are `bytes` shorter than `limit` together: append it to an open batch
-/// the accumulator has named. Unkeyed: `open` is `{topic: BatchRecords}`, the open batch of
-/// the topic's sticky partition. Keyed: `keyed` is `{topic: [BatchRecords or None, one per
-/// partition]}`, and the key's partition is the default partitioner's, murmur2 of the key
-/// over the list's length (the topic's partition count). The accumulator empties both
-/// whenever the metadata changes. None when any of it does not hold (then `send()` takes its
-/// full path).
-#[pyclass(module = "ferrokafka._native", frozen)]
-pub struct StickySends {
-    open: Py<PyDict>,
-    keyed: Option<Py<PyDict>>,
-    limit: usize,
-}
-
-#[pymethods]
-impl StickySends {
-    #[new]
-    #[pyo3(signature = (open, limit, keyed=None))]
-    fn new(open: Py<PyDict>, limit: usize, keyed: Option<Py<PyDict>>) -> Self {
-        StickySends { open, keyed, limit }
-    }
-
-    fn send(
-        &self,
-        py: Python<'_>,
-        topic: &Bound<'_, PyAny>,
-        value: &Bound<'_, PyAny>,
-    ) -> PyResult<Option<Py<RecordFuture>>> {
-        let Ok(value) = value.cast_exact::<PyBytes>() else {
-            return Ok(None);
-        };
-        let value = value.as_bytes();
-        if value.len() >= self.limit {
-            return Ok(None);
-        }
-        let Some(records) = self.open.bind(py).get_item(topic)? else {
-            return Ok(None);
-        };
-        BatchRecords::append_now(records.cast::<BatchRecords>()?, None, Some(value))
-    }
-
-    /// A keyed record (`value` bytes or None) to the open batch of its key's partition.
-    fn send_keyed(
-        &self,
-        py: Python<'_>,
-        topic: &Bound<'_, PyAny>,
-        key: &Bound<'_, PyAny>,
-        value: &Bound<'_, PyAny>,
-    ) -> PyResult<Option<Py<RecordFuture>>> {
-        let Some(keyed) = &self.keyed else {
-            return Ok(None);
-        };
-        let Ok(key) = key.cast_exact::<PyBytes>() else {
-            return Ok(None);
-        };
-        let key = key.as_bytes();
-        let value = if value.is_none() {
-            None
-        } else if let Ok(v) = value.cast_exact::<PyBytes>() {
-            Some(v.as_bytes())
-        } else {
-            return Ok(None);
-        };
-        if key.len() + value.map_or(0, <[u8]>::len) >= self.limit {
-            return Ok(None);
-        }
-        let Some(batches) = keyed.bind(py).get_item(topic)? else {
-            return Ok(None);
-        };
-        let Ok(batches) = batches.cast_exact::<PyList>() else {
-            return Ok(None);
-        };
-        if batches.is_empty() {
-            return Ok(None);
-        }
-        let partition = crate::hash::partition_for_key(key, batches.len());
-        let records = batches.get_item(partition)?;
-        let Ok(records) = records.cast::<BatchRecords>() else {
-            return Ok(None);
-        };
-        BatchRecords::append_now(records, Some(key), value)
     }
 }
 

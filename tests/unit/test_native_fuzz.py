@@ -4,7 +4,7 @@ Hypothesis drives ``ferrokafka._native`` with hostile arguments: the frame decod
 reference model of its documented rules (windows used, lied about, held and released; scratch
 buffers of every kind, the window itself included), the record-batch decoders on random,
 truncated and corrupted batches with odd options, the producer's ``BatchRecords`` and
-``StickySends``, and the Arrow input (nulls at every level, slices, tampered C Data Interface
+``OpenBatches``, and the Arrow input (nulls at every level, slices, tampered C Data Interface
 structures, buffers changed between planning and encoding, streams, unsupported types).
 
 The properties, everywhere: a call returns or raises an ``Exception`` (never a
@@ -1238,45 +1238,55 @@ def test_producer_batches_take_what_fits_and_encode_what_they_took(
 
 
 @given(
-    limit=st.one_of(st.integers(0, 300), st.sampled_from([2**64 - 1, -1])),
+    limit=st.one_of(st.integers(0, 600), st.sampled_from([2**64 - 1, -1])),
     sends=st.lists(
         st.tuples(
             st.sampled_from(["a", "b", "missing", 5]),
+            st.one_of(st.none(), st.binary(max_size=20), st.sampled_from([bytearray(b"k"), 7])),
             st.one_of(st.binary(max_size=400), st.sampled_from(["v", bytearray(b"v"), None, 7])),
         ),
         max_size=10,
     ),
     batch_size=st.integers(0, 2000),
+    counts=st.tuples(st.integers(0, 4), st.integers(0, 4)),
 )
 @fuzz(80)
-def test_sticky_sends_take_short_bytes_values_for_open_batches_only(
+def test_open_batches_take_fitting_bytes_records_for_open_batches_only(
     event_loop_for_futures: asyncio.AbstractEventLoop,
     limit: int,
-    sends: list[tuple[Any, Any]],
+    sends: list[tuple[Any, Any, Any]],
     batch_size: int,
+    counts: tuple[int, int],
 ) -> None:
-    batch = _native.BatchRecords(batch_size)
-    batch.set_loop(event_loop_for_futures)
-    open_batches: dict[Any, Any] = {"a": batch, "b": "not a batch"}
-    made = attempt(_native.StickySends, open_batches, limit)
+    """Whatever the limit, topic, key, value and partition counts, a shortcut send gives a
+    future (the record is in the batch, which it fits) or None (the batch is untouched)."""
+    made = attempt(_native.OpenBatches, limit)
     if not 0 <= limit < 2**64:
         assert isinstance(made, OverflowError), made
         return
-    assert isinstance(made, _native.StickySends), made
-    sticky = made
-    for topic, value in sends:
+    assert isinstance(made, _native.OpenBatches), made
+    table = made
+    batch = _native.BatchRecords(batch_size)
+    batch.set_loop(event_loop_for_futures)
+    table.opened("a", 0, batch)
+    table.stick("a", 0)
+    table.partition_count("a", counts[0])
+    table.stick("b", 0)
+    table.partition_count("b", counts[1])
+    for topic, key, value in sends:
         count = batch.record_count
-        got = attempt(sticky.send, topic, value)
-        applies = type(value) is bytes and len(value) < limit and topic in open_batches
-        if applies and topic == "b":
-            assert isinstance(got, TypeError), got
-        elif applies and not batch.closed and (count == 0 or batch.size < batch_size):
-            # Taken unless the batch is full (then it closes).
-            assert got is None or isinstance(got, _native.RecordFuture), got
-            assert batch.record_count == count + (got is not None)
-        else:
-            assert got is None, got
-            assert batch.record_count == count
+        got = (
+            attempt(table.send, topic, value)
+            if key is None
+            else attempt(table.send_keyed, topic, key, value)
+        )
+        assert got is None or isinstance(got, _native.RecordFuture), got
+        assert batch.record_count == count + isinstance(got, _native.RecordFuture)
+        if isinstance(got, _native.RecordFuture):
+            fits = _native.BATCH_HEADER_LEN + _native.record_size_bound(
+                key if type(key) is bytes else None, value, []
+            )
+            assert topic == "a" and type(value) in (bytes, type(None)) and fits <= limit
 
 
 # ---- Arrow input ---------------------------------------------------------------------------

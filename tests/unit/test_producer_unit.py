@@ -566,22 +566,47 @@ async def test_a_failed_batch_takes_no_more_records() -> None:
         await first
 
 
-async def test_a_metadata_update_closes_sends_shortest_path() -> None:
-    """send() appends straight to a topic's sticky batch only while the metadata it was chosen
-    under holds: any update empties the table, and the next record takes the full path."""
-    cluster = ClusterMetadata()
-    acc = MessageAccumulator(cluster, ProducerConfig())
-    tp = TopicPartition(TOPIC, 0)
-    await acc.add_message(tp, None, b"v", 1.0)
-    acc.remember_sticky(TOPIC, tp)
-    assert TOPIC in acc.sticky_open
+def _no_partitions(cluster: ClusterMetadata) -> None:
     cluster.update_metadata(
         {
             "brokers": [{"node_id": 1, "host": "h", "port": 9092}],
             "topics": [{"name": TOPIC, "error_code": 0, "partitions": []}],
         }
     )
-    assert acc.sticky_open == {}
+
+
+async def test_the_accumulator_names_each_open_batch_and_metadata_updates_pause_shortcuts() -> None:
+    """The accumulator writes each batch it opens into its table, which is where send()'s
+    shortcuts append; they do so only while the partitions the full path saw hold: a metadata
+    update makes the next record of each topic take the full path (which says again)."""
+    cluster = ClusterMetadata()
+    acc = MessageAccumulator(cluster, ProducerConfig())
+    table = acc.open
+    tp = TopicPartition(TOPIC, 2)
+    await acc.add_message(tp, b"k", b"v", 1.0)
+    key = next(b"k%d" % i for i in range(100) if partition_for_key(b"k%d" % i, 3) == 2)
+    other = next(b"k%d" % i for i in range(100) if partition_for_key(b"k%d" % i, 3) == 0)
+    assert table.send_keyed(TOPIC, key, b"v") is None, "no partition count seen yet"
+    table.partition_count(TOPIC, 3)
+    assert table.send_keyed(TOPIC, key, b"v") is not None
+    assert table.send_keyed(TOPIC, other, b"v") is None, "partition 0 has no open batch"
+    assert table.send(TOPIC, b"v") is None, "no sticky partition chosen"
+    table.stick(TOPIC, 2)
+    assert table.send(TOPIC, b"v") is not None
+    assert acc._batches[tp][-1].builder.record_count() == 3
+    _no_partitions(cluster)
+    assert table.send_keyed(TOPIC, key, b"v") is None
+    assert table.send(TOPIC, b"v") is None
+    table.partition_count(TOPIC, 3)
+    assert table.send(TOPIC, b"v") is not None, "the open batch is still named"
+    acc.fail_all(Errors.KafkaConnectionError("test: the sender is gone"))
+    assert table.send(TOPIC, b"v") is None, "failed: the full path raises"
+    with pytest.raises(Errors.KafkaConnectionError):
+        await acc.add_message(tp, None, b"v", 1.0)
+    table.opened(TOPIC, 2, _native.BatchRecords(1000))
+    table.partition_count(TOPIC, 3)
+    table.stick(TOPIC, 2)
+    assert table.send(TOPIC, b"v") is None, "a closed table takes no batch"
 
 
 async def test_keyed_sends_keep_each_keys_order_on_the_java_partition() -> None:
@@ -595,7 +620,7 @@ async def test_keyed_sends_keep_each_keys_order_on_the_java_partition() -> None:
         ) as p:
             keys = [b"key-%d" % (i % 23) for i in range(2000)]
             futures = [await p.send(TOPIC, b"v%d" % i, key=k) for i, k in enumerate(keys)]
-            assert p._message_accumulator.keyed_open, "the shortcut's table is filled"
+            assert p._keyed_send is not None
             metas = await asyncio.gather(*futures)
         last: dict[bytes, int] = {}
         for key, meta in zip(keys, metas, strict=True):
@@ -621,31 +646,11 @@ async def test_keyed_sends_take_the_full_path_when_the_user_decides_the_bytes_or
             metas = await asyncio.gather(
                 *[await p.send(TOPIC, b"v", key=b"k%d" % i) for i in range(50)]
             )
-            assert p._message_accumulator.keyed_open == {}
+            assert p._keyed_send is None and p._sticky_send is None
         if "partitioner" in options:
             assert {m.partition for m in metas} == {0}
     finally:
         await fake.stop()
-
-
-async def test_a_metadata_update_empties_the_keyed_table() -> None:
-    cluster = ClusterMetadata()
-    acc = MessageAccumulator(cluster, ProducerConfig())
-    tp = TopicPartition(TOPIC, 2)
-    await acc.add_message(tp, b"k", b"v", 1.0)
-    acc.remember_keyed(tp, 3)
-    batches = acc.keyed_open[TOPIC]
-    assert len(batches) == 3 and batches[0] is None and batches[2] is not None
-    acc.forget_keyed(tp)
-    assert acc.keyed_open[TOPIC][2] is None
-    acc.remember_keyed(tp, 3)
-    cluster.update_metadata(
-        {
-            "brokers": [{"node_id": 1, "host": "h", "port": 9092}],
-            "topics": [{"name": TOPIC, "error_code": 0, "partitions": []}],
-        }
-    )
-    assert acc.keyed_open == {}
 
 
 async def test_batches_that_do_not_share_a_request_go_out_together_up_to_the_limit() -> None:

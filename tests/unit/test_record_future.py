@@ -411,37 +411,72 @@ def test_many_records_resolve_and_every_callback_runs_once(
     assert run(main()) == 1000
 
 
+# The largest value a record of no key may have in a request of at most 300 bytes: the
+# batch header, then the record's own framing (its length, attributes, deltas, the key's and
+# value's lengths, the header count) as bounded by record_size_bound.
+LIMIT = 300
+
+
+def largest_value(key: bytes | None) -> int:
+    size = 0
+    while _native.BATCH_HEADER_LEN + _native.record_size_bound(key, b"x" * (size + 1), []) <= LIMIT:
+        size += 1
+    return size
+
+
 async def test_sticky_sends_take_only_what_they_may() -> None:
-    records = batch(300)
-    open_batches = {"t": records}
-    send = _native.StickySends(open_batches, 100).send
+    records = batch(600)
+    table = _native.OpenBatches(LIMIT)
+    send = table.send
+    assert send("t", b"v") is None  # no table for the topic
+    table.opened("t", 1, records)
+    assert send("t", b"v") is None  # no sticky partition
+    table.stick("t", 1)
+    assert send("t", b"v") is None  # no partition count seen
+    table.partition_count("t", 2)
     assert send("t", b"v") is not None
-    assert send("u", b"v") is None  # no open batch for the topic
+    assert send("u", b"v") is None  # another topic
     assert send("t", bytearray(b"v")) is None  # only bytes
     assert send("t", None) is None
-    assert send("t", b"x" * 100) is None  # not shorter than the limit
+    largest = largest_value(None)
+    assert send("t", b"x" * (largest + 1)) is None  # the full path refuses it
+    assert send("t", b"x" * largest) is not None
     while send("t", b"y" * 50) is not None:
         pass
-    assert records.closed and records.record_count == 5
+    assert records.closed
     assert send("t", b"v") is None  # full
-    open_batches.clear()
+    table.stick("t", 0)
+    assert send("t", b"v") is None  # no open batch there
+    fresh = batch(600)
+    table.opened("t", 0, fresh)
+    assert send("t", b"v") is not None and fresh.record_count == 1
+    table.metadata_changed()
+    assert send("t", b"v") is None
+    table.partition_count("t", 2)
+    table.close()
     assert send("t", b"v") is None
 
 
 async def test_keyed_sends_go_to_the_keys_partition_and_take_only_what_they_may() -> None:
     partitions = [batch(400), None, batch(400)]
-    keyed: dict[str, list[_native.BatchRecords | None]] = {"t": partitions}
-    send_keyed = _native.StickySends({}, 100, keyed).send_keyed
+    table = _native.OpenBatches(LIMIT)
+    for p, records in enumerate(partitions):
+        if records is not None:
+            table.opened("t", p, records)
+    send_keyed = table.send_keyed
     to = {key: partition_for_key(key, 3) for key in (b"a", b"b", b"c", b"d", b"e", b"f")}
     open_keys = [k for k, p in to.items() if p != 1]
     closed_key = next(k for k, p in to.items() if p == 1)
+    assert send_keyed("t", open_keys[0], b"v") is None  # no partition count seen
+    table.partition_count("t", 3)
     for key in open_keys:
         assert send_keyed("t", key, b"v") is not None
     assert send_keyed("t", closed_key, b"v") is None  # no open batch for that partition
     assert send_keyed("u", open_keys[0], b"v") is None  # no table for the topic
     assert send_keyed("t", bytearray(open_keys[0]), b"v") is None  # only bytes keys
     assert send_keyed("t", open_keys[0], "v") is None  # only bytes (or None) values
-    assert send_keyed("t", open_keys[0], b"x" * 99) is None  # key + value not shorter than 100
+    largest = largest_value(open_keys[0])
+    assert send_keyed("t", open_keys[0], b"x" * (largest + 1)) is None  # too large
     tombstone = send_keyed("t", open_keys[0], None)
     assert tombstone is not None  # a keyed record may have no value
     # Each record is in the batch of its key's partition, with its key.
@@ -461,6 +496,3 @@ async def test_keyed_sends_go_to_the_keys_partition_and_take_only_what_they_may(
         if to[open_keys[0]] == p:
             want.append((open_keys[0], None))
         assert got == want
-    # Without the keyed table (a custom partitioner), keyed records take the full path.
-    assert _native.StickySends({}, 100).send_keyed("t", open_keys[0], b"v") is None
-    assert _native.StickySends({}, 100, {"t": []}).send_keyed("t", open_keys[0], b"v") is None

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import errors as Errors
-from .._native import BatchRecords, RecordFuture
+from .._native import OpenBatches, RecordFuture
 from ..cluster import ClusterMetadata
 from ..config import ProducerConfig
 from ..structs import RecordMetadata, TopicPartition
@@ -75,21 +75,12 @@ class MessageAccumulator:
         self._exception: BaseException | None = None
         self.wakeup = asyncio.Event()
         """Set when the sender has something new to look at."""
-        self.sticky_open: dict[str, BatchRecords] = {}
-        """Topic -> the records of its sticky partition's open batch: where ``send()`` appends
-        unkeyed records directly while that batch is open. Emptied when the metadata changes
-        (the next record of each topic takes the full path, which looks at the partitions)."""
-        self.keyed_open: dict[str, list[BatchRecords | None]] = {}
-        """Topic -> the records of each partition's open batch (by partition, None where
-        unknown): where ``send()`` appends keyed records directly, to the default
-        partitioner's choice for the key. Emptied when the metadata changes, as
-        ``sticky_open``."""
-        cluster.add_listener(lambda _: self.forget_open())
-
-    def forget_open(self) -> None:
-        """``send()``'s shortcuts take the full path until it names open batches again."""
-        self.sticky_open.clear()
-        self.keyed_open.clear()
+        self.open = OpenBatches(config.max_request_size)
+        """The open batch of each partition, written here as each is opened; ``send()``'s
+        shortcuts append to them in one native call, and the sticky partitioner keeps its
+        choice there. A metadata update makes the shortcuts wait for the full path to look at
+        the partitions again."""
+        cluster.add_listener(lambda _: self.open.metadata_changed())
 
     # -- the producer's side ---------------------------------------------------------------
 
@@ -123,6 +114,8 @@ class MessageAccumulator:
             on_awaited=self.wakeup.set,
         )
         self._batches.setdefault(tp, collections.deque()).append(batch)
+        if not builder.closed():
+            self.open.opened(tp.topic, tp.partition, builder._records)
         self._incomplete.add(batch)
         if self._on_failure is not None:
             batch.future.add_done_callback(self._batch_done)
@@ -133,40 +126,6 @@ class MessageAccumulator:
         if not future.cancelled() and future.exception() is not None:
             assert self._on_failure is not None
             self._on_failure(future.exception())  # type: ignore[arg-type]
-
-    def _open_records(self, tp: TopicPartition) -> BatchRecords | None:
-        """The records of ``tp``'s batch still taking records, if any."""
-        queue = self._batches.get(tp)
-        if queue and not self._closed and self._exception is None:
-            batch = queue[-1]
-            if batch.encoded is None and not batch.builder.closed():
-                return batch.builder._records
-        return None
-
-    def remember_sticky(self, topic: str, tp: TopicPartition) -> None:
-        """``tp`` is ``topic``'s sticky partition."""
-        records = self._open_records(tp)
-        if records is not None:
-            self.sticky_open[topic] = records
-
-    def forget_keyed(self, tp: TopicPartition) -> None:
-        """A keyed record is taking the full path to ``tp``: later ones follow it there (until
-        ``remember_keyed``), so that a key's records keep their order."""
-        batches = self.keyed_open.get(tp.topic)
-        if batches is not None and tp.partition < len(batches):
-            batches[tp.partition] = None
-
-    def remember_keyed(self, tp: TopicPartition, partition_count: int) -> None:
-        """``tp``'s open batch takes the keyed records the default partitioner sends there
-        (``partition_count``: the topic's, which the key's partition is taken modulo)."""
-        records = self._open_records(tp)
-        if records is None:
-            return
-        batches = self.keyed_open.get(tp.topic)
-        if batches is None or len(batches) != partition_count:
-            batches = self.keyed_open[tp.topic] = [None] * partition_count
-        if tp.partition < partition_count:
-            batches[tp.partition] = records
 
     def append_now(
         self,
@@ -195,15 +154,10 @@ class MessageAccumulator:
         timeout: float,
         timestamp_ms: int | None = None,
         headers: Sequence[Header] = (),
-        *,
-        abort_on_new_batch: bool = False,
-    ) -> RecordFuture | None:
+    ) -> RecordFuture:
         """Append a record to ``tp``'s open batch, or to a new one behind it when it is full
         (up to ``QUEUED_BATCHES`` a partition), waiting up to ``timeout`` seconds for the
-        sender to take the partition's first batch when there are that many.
-
-        With ``abort_on_new_batch`` return None instead of starting a new batch (the sticky
-        partitioner then moves to another partition, as KIP-480 has it)."""
+        sender to take the partition's first batch when there are that many."""
         deadline = time.monotonic() + timeout
         checked = headers if type(headers) is list else check_headers(headers)
         while True:
@@ -211,10 +165,6 @@ class MessageAccumulator:
             queue = self._batches.get(tp)
             if queue and queue[-1].encoded is None and not queue[-1].builder.closed():
                 batch = queue[-1]
-            elif abort_on_new_batch:
-                if queue and queue[-1].encoded is None:
-                    self.wakeup.set()  # full: the sender may take it now
-                return None
             elif not queue or len(queue) < QUEUED_BATCHES:
                 batch = self._new_batch(tp, self.create_builder())
             else:
@@ -234,8 +184,6 @@ class MessageAccumulator:
             # Full (append closed it): the sender may take it now; the record goes on into
             # the next batch, or waits, above.
             self.wakeup.set()
-            if abort_on_new_batch:
-                return None
 
     async def add_batch(
         self, builder: BatchBuilder, tp: TopicPartition, timeout: float
@@ -286,13 +234,13 @@ class MessageAccumulator:
 
     async def close(self) -> None:
         self._closed = True
-        self.forget_open()
+        self.open.close()
         await self.flush()
 
     def fail_all(self, exc: BaseException) -> None:
         """The sender is gone: fail everything queued or in flight, and every later send."""
         self._exception = exc
-        self.forget_open()
+        self.open.close()
         for batch in list(self._incomplete):
             batch.failure(copy.copy(exc))
         self._batches.clear()

@@ -123,13 +123,7 @@ class AIOKafkaProducer:
         self._max_request_size = config.max_request_size
         self._request_timeout_ms = config.request_timeout_ms
         self._retry_backoff = config.retry_backoff_ms / 1000
-        self._sticky = (
-            StickyPartitions() if isinstance(config.partitioner, DefaultPartitioner) else None
-        )
         self._partition_lists: dict[str, tuple[TopicInfo | None, list[int], list[int]]] = {}
-        # send()'s fast path takes unkeyed values shorter than this: they always fit
-        # max_request_size.
-        fast_limit = min(8000, self._max_request_size - BATCH_OVERHEAD - 21)
         self._tps: dict[str, dict[int, TopicPartition]] = {}
 
         self.client = AIOKafkaClient(config, metric_group_prefix="producer")
@@ -142,19 +136,23 @@ class AIOKafkaProducer:
         self._message_accumulator = MessageAccumulator(
             self._metadata, config, on_failure=None if self._txn is None else self._txn.failed
         )
-        shortcuts = (
-            _native.StickySends(
-                self._message_accumulator.sticky_open,
-                fast_limit,
-                self._message_accumulator.keyed_open if self._sticky is not None else None,
-            )
-            if self._value_serializer is None and self._key_serializer is None
+        open_batches = self._message_accumulator.open
+        self._sticky = (
+            StickyPartitions(open_batches)
+            if isinstance(config.partitioner, DefaultPartitioner)
             else None
         )
-        self._sticky_send = shortcuts.send if shortcuts is not None else None
-        self._keyed_send = (
-            shortcuts.send_keyed if shortcuts is not None and self._sticky is not None else None
+        # send()'s shortcuts (None: every record takes the full path): only where the bytes
+        # and partition are the default partitioner's, and appending needs no transaction
+        # bookkeeping.
+        shortcuts = (
+            self._sticky is not None
+            and self._value_serializer is None
+            and self._key_serializer is None
+            and self._txn is None
         )
+        self._sticky_send = open_batches.send if shortcuts else None
+        self._keyed_send = open_batches.send_keyed if shortcuts else None
         self._sender = Sender(
             self.client,
             self._message_accumulator,
@@ -197,7 +195,7 @@ class AIOKafkaProducer:
         if self._closed:
             return
         self._closed = True
-        self._message_accumulator.forget_open()  # send() now takes its full path, and fails
+        self._message_accumulator.open.close()  # send() now takes its full path, and fails
         task = self._sender.task
         txn = self._txn
         if txn is not None and task is not None and not task.done() and txn.can_abort:
@@ -428,8 +426,6 @@ class AIOKafkaProducer:
         if txn is not None:
             txn.send_started()  # raises outside a transaction
         accumulator = self._message_accumulator
-        # The sticky partition may change below; send()'s fast path waits for the outcome.
-        accumulator.sticky_open.pop(topic, None)
         try:
             if self._metadata.topic_info(topic) is None:
                 await self._wait_on_metadata(topic)
@@ -437,58 +433,46 @@ class AIOKafkaProducer:
             key_bytes, value_bytes, _ = self._serialize(key, value, checked, value_serialized)
             chosen = self._partition(topic, partition, key, value, key_bytes, value_bytes)
             tp = self._topic_partition(topic, chosen)
-            # The default partitioner's choice for a key: send()'s keyed shortcut may take the
-            # key's next records straight to this partition's open batch, once this one is in.
-            keyed = self._keyed_send is not None and partition is None and key_bytes is not None
-            if keyed:
-                accumulator.forget_keyed(tp)
+            if partition is None and self._sticky_send is not None:
+                self._partitioned(topic)
             if txn is not None and tp not in txn.partitions:
                 await txn.add_partition(tp)
             sticky = self._sticky is not None and partition is None and key_bytes is None
             # Most records fit the partition's open batch: no coroutine, no wait.
             future = accumulator.append_now(tp, key_bytes, value_bytes, timestamp_ms, checked)
-            if future is None:
-                timeout = self._request_timeout_ms / 1000
-
-                async def add(tp: TopicPartition, abort_on_new_batch: bool) -> RecordFuture | None:
-                    return await accumulator.add_message(
-                        tp,
-                        key_bytes,
-                        value_bytes,
-                        timeout,
-                        timestamp_ms=timestamp_ms,
-                        headers=checked,
-                        abort_on_new_batch=abort_on_new_batch,
-                    )
-
-                if sticky:
-                    # The sticky partition's batch is full or taken: add_message would only
-                    # say so again (unless the producer failed or closed, which raises here).
-                    accumulator.check_open()
-                    accumulator.wakeup.set()
-                else:
-                    future = await add(tp, False)
-                if future is None:
-                    # KIP-480: the sticky partition's batch is complete (full or sent), so this
-                    # record starts a batch on another partition.
-                    assert self._sticky is not None
-                    all_partitions, available = self._partitions(topic)
-                    tp = self._topic_partition(
-                        topic, self._sticky.switch(topic, chosen, all_partitions, available)
-                    )
-                    if txn is not None and tp not in txn.partitions:
-                        await txn.add_partition(tp)
-                    future = await add(tp, False)
-                    assert future is not None
-            if txn is None:
-                if sticky:
-                    accumulator.remember_sticky(topic, tp)
-                elif keyed:
-                    accumulator.remember_keyed(tp, len(self._partitions(topic)[0]))
-            return future
+            if future is not None:
+                return future
+            timeout = self._request_timeout_ms / 1000
+            if not sticky:
+                return await accumulator.add_message(
+                    tp, key_bytes, value_bytes, timeout, timestamp_ms, checked
+                )
+            # KIP-480: the sticky partition's batch is complete (full or sent), so this
+            # record starts a batch on another partition (add_message would only say so
+            # again, unless the producer failed or closed, which raises here).
+            accumulator.check_open()
+            accumulator.wakeup.set()
+            assert self._sticky is not None
+            all_partitions, available = self._partitions(topic)
+            tp = self._topic_partition(
+                topic, self._sticky.switch(topic, chosen, all_partitions, available)
+            )
+            if txn is not None and tp not in txn.partitions:
+                await txn.add_partition(tp)
+            return await accumulator.add_message(
+                tp, key_bytes, value_bytes, timeout, timestamp_ms, checked
+            )
         finally:
             if txn is not None:
                 txn.send_finished()
+
+    def _partitioned(self, topic: str) -> None:
+        """The default partitioner chose a partition of ``topic`` under the current metadata:
+        send()'s keyed shortcut may map keys over its partition count (when the partitions
+        are 0..n-1, where a key's index among them is its partition)."""
+        all_partitions = self._partitions(topic)[0]
+        if all_partitions and all_partitions[-1] == len(all_partitions) - 1:
+            self._message_accumulator.open.partition_count(topic, len(all_partitions))
 
     def _topic_partition(self, topic: str, partition: int) -> TopicPartition:
         """One ``TopicPartition`` per partition, made once."""
