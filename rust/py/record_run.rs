@@ -156,8 +156,12 @@ impl RecordRun {
             Ok(r) => r.borrow().offset(),
             Err(_) => record.getattr(intern!(py, "offset"))?.extract()?,
         };
-        // As the full poll moves it (a Python int: no overflow to report).
-        let next = (i128::from(offset) + 1).into_pyobject(py)?.into_any();
+        // As the full poll moves it (a Python int: no overflow to report; an i64 makes it
+        // directly, where an i128 goes through a byte array).
+        let next = match offset.checked_add(1) {
+            Some(next) => next.into_pyobject(py)?.into_any(),
+            None => (i128::from(offset) + 1).into_pyobject(py)?.into_any(),
+        };
         state.setattr(intern!(py, "position"), &next)?;
         self.taken += 1;
         self.position = Some(next.unbind());
@@ -254,6 +258,9 @@ pub struct RecordStream {
     buffer: Option<Py<PyAny>>,
     member: Option<Member>,
     slow: Py<PyAny>,
+    /// The last step handed out: made ready again for the next `__anext__` when nothing else
+    /// holds it (the loop dropped it once awaited), saving a step's allocation per record.
+    spare: Option<Py<Step>>,
 }
 
 #[pymethods]
@@ -273,6 +280,7 @@ impl RecordStream {
             buffer: None,
             member: Member::of(py, member)?,
             slow,
+            spare: None,
         })
     }
 
@@ -280,18 +288,41 @@ impl RecordStream {
         slf
     }
 
-    fn __anext__(&mut self, py: Python<'_>) -> PyResult<Step> {
+    fn __anext__(&mut self, py: Python<'_>) -> PyResult<Py<Step>> {
         if self.buffer.is_none() {
             let buffer = self.owner.bind(py).getattr(intern!(py, "_buffer"))?;
             if !buffer.is_none() {
                 self.buffer = Some(buffer.unbind()); // a consumer's buffer is made once
             }
         }
-        Ok(Step::fresh(
-            self.buffer.as_ref().map(|b| b.clone_ref(py)),
-            self.slow.clone_ref(py),
-            self.member.as_ref().map(|m| m.clone_ref(py)),
-        ))
+        if let Some(spare) = &self.spare {
+            // SAFETY: reading the reference count of a live object.
+            let alone = unsafe { ffi::Py_REFCNT(spare.as_ptr()) } == 1;
+            // Only this stream holds it: nobody can see it change. A step left running the
+            // whole poll (dropped mid-way) is not reused: its coroutine goes with it.
+            if let (true, Ok(mut step)) = (alone, spare.bind(py).try_borrow_mut()) {
+                if !matches!(step.state, StepState::Slow(_)) {
+                    if step.buffer.is_none() {
+                        step.buffer = self.buffer.as_ref().map(|b| b.clone_ref(py));
+                    }
+                    if step.slow.is_none() {
+                        step.slow = Some(self.slow.clone_ref(py));
+                    }
+                    step.state = StepState::Fresh;
+                    return Ok(spare.clone_ref(py));
+                }
+            }
+        }
+        let step = Py::new(
+            py,
+            Step::fresh(
+                self.buffer.as_ref().map(|b| b.clone_ref(py)),
+                self.slow.clone_ref(py),
+                self.member.as_ref().map(|m| m.clone_ref(py)),
+            ),
+        )?;
+        self.spare = Some(step.clone_ref(py));
+        Ok(step)
     }
 
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
@@ -300,7 +331,8 @@ impl RecordStream {
         if let Some(member) = &self.member {
             member.traverse(&visit)?;
         }
-        visit.call(&self.slow)
+        visit.call(&self.slow)?;
+        visit.call(&self.spare)
     }
 }
 
@@ -575,7 +607,15 @@ fn step_send_attached(
     status
 }
 
-/// Give `Step` its `am_send` slot (PyO3 has no method for it).
+/// `am_await` of `Step`: the step itself, with no call through PyO3 (awaiting a step is
+/// once per record).
+unsafe extern "C" fn step_await(slf: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    // SAFETY: `slf` is a live object, borrowed for this call: the new reference is returned.
+    unsafe { ffi::Py_IncRef(slf) };
+    slf
+}
+
+/// Give `Step` its `am_send` slot (PyO3 has no method for it) and a direct `am_await`.
 pub fn install_send(py: Python<'_>) -> PyResult<()> {
     let ty = Step::type_object(py);
     // SAFETY: `Step` is a heap type made by PyO3 with an `__await__`, so `tp_as_async` points
@@ -587,6 +627,7 @@ pub fn install_send(py: Python<'_>) -> PyResult<()> {
             return Err(PyRuntimeError::new_err("Step has no async methods table"));
         }
         (*methods).am_send = Some(step_send);
+        (*methods).am_await = Some(step_await);
         ffi::PyType_Modified(tp);
     }
     Ok(())

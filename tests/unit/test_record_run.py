@@ -203,6 +203,23 @@ def test_getone_is_a_coroutine_function_as_aiokafkas() -> None:
         assert inspect.iscoroutinefunction(consumer.getone)
 
 
+def test_getones_stream_does_not_keep_a_dropped_consumer_alive() -> None:
+    """The consumer holds the stream its getone() steps come from, and the stream holds the
+    consumer weakly: a consumer nobody refers to is freed at once, not at a collection."""
+    from ferrokafka import AIOKafkaConsumer
+
+    consumer = AIOKafkaConsumer("t", group_id="g")
+    step = consumer.getone()
+    step.close()
+    ref = weakref.ref(consumer)
+    gc.disable()
+    try:
+        del consumer, step
+        assert ref() is None
+    finally:
+        gc.enable()
+
+
 async def test_a_group_member_is_told_of_each_record_and_its_failure_comes_first() -> None:
     _, buffer, _ = setup(8)
     owner = type("Owner", (), {"_buffer": buffer})()
@@ -331,3 +348,44 @@ async def test_throw_reaches_the_slow_coroutine_in_the_form_it_was_given() -> No
         _native.Step(None, slow, None).throw(KeyError, "old form", None)
     with pytest.raises(TypeError):
         _native.Step(None, slow, None).throw()
+
+
+async def test_a_stream_hands_out_a_step_again_only_when_nothing_else_holds_it() -> None:
+    _, buffer, _ = setup(10)
+    stream = _native.RecordStream(type("Owner", (), {"_buffer": buffer})(), stopped, None)
+    step = stream.__anext__()
+    assert (await step).offset == 1
+    again = stream.__anext__()
+    assert again is not step, "a step someone holds is not handed out again"
+    assert (await again).offset == 2
+    with pytest.raises(RuntimeError, match="already awaited"):
+        await step
+    kept = id(again)
+    del step, again
+    # Held by the stream alone: made ready again, a fresh coroutine to asyncio.
+    reused = stream.__anext__()
+    assert id(reused) == kept
+    assert (await asyncio.create_task(reused)).offset == 3  # type: ignore[arg-type]
+    assert [r.offset async for r in stream] == [4, 5, 6, 7, 8]
+
+
+async def test_a_step_dropped_while_it_ran_the_slow_path_is_not_handed_out_again() -> None:
+    events: list[str] = []
+    gate = asyncio.Event()
+
+    async def slow() -> str:
+        try:
+            await gate.wait()
+            return "slow"
+        finally:
+            events.append("slow ended")
+
+    stream = _native.RecordStream(type("Owner", (), {"_buffer": None})(), slow, None)
+    step = stream.__anext__()
+    step.send(None)  # into slow(), which waits
+    del step
+    assert events == []
+    fresh = stream.__anext__()  # the abandoned step, and its coroutine, are let go
+    assert events == ["slow ended"]
+    gate.set()
+    assert await fresh == "slow"

@@ -12,7 +12,12 @@ from typing import Any
 import pytest
 from ferrokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
 from ferrokafka import errors as Errors
-from ferrokafka.consumer.subscription_state import SubscriptionState, SubscriptionType
+from ferrokafka.consumer.subscription_state import (
+    OffsetResetStrategy,
+    SubscriptionState,
+    SubscriptionType,
+    TopicPartitionState,
+)
 
 T0, T1, U0 = TopicPartition("t", 0), TopicPartition("t", 1), TopicPartition("u", 0)
 
@@ -150,3 +155,30 @@ def test_every_subscribe_call_is_counted_the_same_topics_again_included() -> Non
     assert s.subscribe_count == 3
     assert s.match_topics(["t1"])
     assert s.subscribe_count == 3
+
+
+def test_a_partition_state_owns_its_position_and_fetch_position() -> None:
+    st = TopicPartitionState()
+    st.seek(10, epoch=3)
+    assert (st.position, st.position_epoch, st.fetch_position) == (10, 3, None)
+    assert st.next_fetch(buffered=False) == (10, 3), "nothing fetched: from the position"
+    st.fetched((25, 4))
+    assert st.next_fetch(buffered=True) == (25, 4), "past what is buffered"
+    assert st.next_fetch(buffered=False) == (10, 3), "nothing buffered any more"
+    st.fetched((25, 4))
+    st.consumed_through(14)
+    assert (st.position, st.position_epoch) == (15, 3)
+    # The whole response: past its control batches and aborted data (end beyond the last
+    # record), or past its last record when that is later than the end given.
+    assert st.consumed_response(25, 4, 20) == 25 and st.position_epoch == 4
+    assert st.consumed_response(25, 5, 30) == 31
+    assert st.consumed_response(40, 6, None) == 40
+    assert st.fetch_position == (25, 4), "consuming does not move where fetching goes on"
+    st.fetched_data_dropped()
+    assert st.fetch_position is None and st.position == 40
+    st.fetched((50, 6))
+    st.request_reset(OffsetResetStrategy.EARLIEST)
+    assert (st.position, st.position_epoch, st.fetch_position) == (None, -1, None)
+    st.fetched((50, 6))
+    st.seek(5)
+    assert st.fetch_position is None and st.next_fetch(buffered=True) == (5, -1)

@@ -13,6 +13,7 @@ import logging
 import re
 import time
 import warnings
+import weakref
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Generic
 
@@ -132,6 +133,9 @@ class AIOKafkaConsumer(Generic[KT, VT]):
         )
         self._polling_member = self._coordinator if self._coordinator.has_group else None
         """The member each record handed out counts as a poll of (None without a group)."""
+        self._next_step = self._steps()
+        """Makes ``getone()``'s coroutine: the extension's, which reuses the last one when
+        nothing else holds it."""
         self._stopped = Signal()
         if topics:
             self.subscribe(list(topics))
@@ -217,6 +221,20 @@ class AIOKafkaConsumer(Generic[KT, VT]):
         if self._closed:
             raise Errors.ConsumerStoppedError()
         return _native.RecordStream(self, self.__anext__, self._polling_member)
+
+    def _steps(self) -> Callable[[], Coroutine[Any, Any, ConsumerRecord[KT, VT]]]:
+        """``getone()``'s steps, from a stream that holds this consumer weakly (the consumer
+        holds the stream: a cycle would keep a dropped consumer alive until a collection)."""
+        me = weakref.ref(self)
+
+        def slow() -> Coroutine[Any, Any, ConsumerRecord[KT, VT]]:
+            consumer = me()
+            if consumer is None:
+                raise Errors.ConsumerStoppedError()
+            return consumer._getone()
+
+        stream = _native.RecordStream(weakref.proxy(self), slow, self._polling_member)
+        return stream.__anext__
 
     def __del__(self, _warn: Callable[..., None] = warnings.warn) -> None:
         # As aiokafka's: a consumer started and never stopped keeps sockets and tasks alive.
@@ -481,7 +499,7 @@ class AIOKafkaConsumer(Generic[KT, VT]):
         record goes through the whole poll."""
         if partitions:
             return self._getone(partitions)
-        return _native.Step(self._buffer, self._getone, self._polling_member)
+        return self._next_step()
 
     async def _getone(self, partitions: tuple[TopicPartition, ...] = ()) -> ConsumerRecord[KT, VT]:
         fetcher = self._running()

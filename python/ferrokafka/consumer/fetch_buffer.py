@@ -331,10 +331,7 @@ class FetchBuffer:
             return chunk, n, total
         buf.taken += n
         if buf.taken >= total:
-            # All of it: the position moves past control batches and aborted data too.
-            st.position = max(buf.end, (last + 1) if last is not None else buf.end)
-            st.position_epoch = buf.end_epoch
-            buf.next_offset = st.position
+            buf.next_offset = st.consumed_response(buf.end, buf.end_epoch, last)
         elif last is not None:
-            st.position = last + 1
+            st.consumed_through(last)
         return (chunk if n else None), n, total

@@ -8,8 +8,8 @@ bounded: a partition is fetched again while at most ``MAX_BUFFERED_FETCHES - 1``
 responses wait in the buffer, so buffered bytes never exceed that many times
 ``max_partition_fetch_bytes`` per partition (and ``fetch_max_bytes`` per broker).
 
-Positions: ``TopicPartitionState.position`` is what the application has been given; the
-fetcher keeps its own ``fetch position`` per partition (where its next request starts), which
+Positions: each partition's ``TopicPartitionState`` holds both its ``position`` (what the
+application has been given) and its ``fetch_position`` (where the next request starts), which
 runs ahead by the buffered data. A seek drops the partition's buffered data.
 """
 
@@ -100,8 +100,6 @@ class Fetcher:
         self.drain = self._buffer.drain
         self.stop_runs = self._buffer.stop_runs
         self.buffer = self._buffer
-        self._fetch_pos: dict[TopicPartition, tuple[int, int]] = {}
-        """Per partition: (fetch offset, last fetched epoch) of the next request."""
         self._in_flight: set[TopicPartition] = set()
         self._tp_not_before: dict[TopicPartition, float] = {}
         self._nodes: dict[int, _Node] = {}
@@ -140,8 +138,6 @@ class Fetcher:
         them), then fetch again for whatever changed."""
         for tp in self._buffer.stale():
             self._drop(tp)
-        for tp in [tp for tp in self._fetch_pos if not self._subs.is_assigned(tp)]:
-            del self._fetch_pos[tp]
         self._wake.set()
 
     # -- the background routine --------------------------------------------------------------
@@ -230,15 +226,6 @@ class Fetcher:
         task = asyncio.ensure_future(self._client.refresh_metadata())
         task.add_done_callback(_log_failure)
 
-    def _position_for_fetch(self, tp: TopicPartition, st: TopicPartitionState) -> tuple[int, int]:
-        pos = self._fetch_pos.get(tp)
-        if pos is None or not self._buffer.queued(tp):
-            # Nothing buffered: the next fetch starts where the application is.
-            assert st.position is not None
-            pos = (st.position, st.position_epoch)
-            self._fetch_pos[tp] = pos
-        return pos
-
     async def _fetch_from(
         self,
         node_id: int,
@@ -248,7 +235,7 @@ class Fetcher:
         cluster = self._client.cluster
         wanted: dict[TopicPartition, FetchKey] = {}
         for tp, st in parts:
-            offset, epoch = self._position_for_fetch(tp, st)
+            offset, epoch = st.next_fetch(self._buffer.queued(tp) > 0)
             wanted[tp] = FetchKey(
                 offset,
                 cluster.leader_epoch_for_partition(tp),
@@ -353,7 +340,8 @@ class Fetcher:
                 st = self._subs.state(tp)
                 if (
                     st is not states[tp]
-                    or self._fetch_pos.get(tp, (None,))[0] != key.fetch_offset
+                    or st.fetch_position is None
+                    or st.fetch_position[0] != key.fetch_offset
                     or not st.has_valid_position
                 ):
                     continue  # assigned anew, seeked or reset while the request was in flight
@@ -396,7 +384,7 @@ class Fetcher:
                         else [(a["producer_id"], a["first_offset"]) for a in aborted],
                     )
                 )
-                self._fetch_pos[tp] = end
+                st.fetched(end)
                 got_data = True
         if got_data:
             self.data_ready.set()
@@ -466,7 +454,7 @@ class Fetcher:
         """KIP-320: the leader's log diverges from what we fetched (an unclean election)."""
         end_offset = diverging.get("end_offset", -1)
         self._buffer.forget(tp)
-        self._fetch_pos.pop(tp, None)
+        st.fetched_data_dropped()
         position = st.position if st.position is not None else key.fetch_offset
         if end_offset < 0 or end_offset >= position:
             # Divergence only past what the application has seen: fetch again from there.
@@ -535,15 +523,17 @@ class Fetcher:
                 raise st.error
 
     def seeked(self, tp: TopicPartition) -> None:
-        """The application moved ``tp``'s position: forget what was fetched for it."""
+        """The application moved ``tp``'s position (which forgot its fetch position): forget
+        what was fetched for it."""
         self._buffer.forget(tp)
-        self._fetch_pos.pop(tp, None)
         self._tp_not_before.pop(tp, None)
         self.wake()
 
     def _dropped(self, tp: TopicPartition) -> None:
         """What was fetched for ``tp`` is gone: the next fetch starts at its position."""
-        self._fetch_pos.pop(tp, None)
+        st = self._subs.current(tp)
+        if st is not None:
+            st.fetched_data_dropped()
         self.wake()
 
     def _drop(self, tp: TopicPartition) -> None:

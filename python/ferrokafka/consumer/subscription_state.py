@@ -55,12 +55,22 @@ class OffsetResetStrategy(enum.IntEnum):
 
 @dataclass(slots=True)
 class TopicPartitionState:
-    """One assigned partition. (Slots: the per-record path reads and moves ``position``.)"""
+    """One assigned partition, and the owner of its two positions: ``position``, the next
+    offset the application gets (what a commit stores), and ``fetch_position``, where the
+    next fetch starts, ahead of it by what is buffered. Both move only through the methods
+    below, and ``position`` also through the consumer's per-record path (``RecordRun`` in
+    the extension: one record at a time, by the rule of ``consumed_through``), for which this
+    class has slots."""
 
     position: int | None = None
-    """The next offset to fetch (and to return to the application)."""
+    """The next offset to return to the application (and to fetch when nothing is
+    buffered)."""
     position_epoch: int = -1
     """The leader epoch of the last batch consumed up to ``position`` (KIP-320)."""
+    fetch_position: tuple[int, int] | None = None
+    """(offset, leader epoch) the next fetch starts at, past what is buffered; None: at
+    ``position``, as when nothing was fetched since the position last moved by a seek or a
+    reset."""
     committed: OffsetAndMetadata | None = None
     paused: bool = False
     reset_strategy: OffsetResetStrategy | None = None
@@ -94,6 +104,7 @@ class TopicPartitionState:
     def seek(self, offset: int, epoch: int = -1) -> None:
         self.position = offset
         self.position_epoch = epoch
+        self.fetch_position = None
         self.reset_strategy = None
         self.error = None
 
@@ -101,6 +112,37 @@ class TopicPartitionState:
         self.reset_strategy = strategy
         self.position = None
         self.position_epoch = -1
+        self.fetch_position = None
+
+    def next_fetch(self, buffered: bool) -> tuple[int, int]:
+        """Where the next fetch starts: past what was fetched while some of it is still
+        ``buffered``, else at the application's position (which must be valid)."""
+        pos = self.fetch_position
+        if pos is None or not buffered:
+            assert self.position is not None
+            pos = self.fetch_position = (self.position, self.position_epoch)
+        return pos
+
+    def fetched(self, end: tuple[int, int]) -> None:
+        """A response up to ``end`` (the offset after its last batch, and that batch's leader
+        epoch) is buffered: the next fetch starts there."""
+        self.fetch_position = end
+
+    def fetched_data_dropped(self) -> None:
+        """What was fetched is gone: the next fetch starts at the application's position."""
+        self.fetch_position = None
+
+    def consumed_through(self, last: int) -> None:
+        """The application has every record up to offset ``last``."""
+        self.position = last + 1
+
+    def consumed_response(self, end: int, end_epoch: int, last: int | None) -> int:
+        """The application has the whole of a response that ends at ``end`` (its last batch's
+        epoch ``end_epoch``), ``last`` its last record's offset (None: none): the position
+        moves past it, past control batches and aborted data too. The new position."""
+        self.position = max(end, last + 1) if last is not None else end
+        self.position_epoch = end_epoch
+        return self.position
 
     def read_replica(self, now: float) -> int | None:
         if self.preferred_read_replica is not None and now < self.preferred_read_replica_until:
