@@ -4,7 +4,7 @@ Starts a single KRaft node whose PLAINTEXT listener is *advertised* at a recordi
 every connection a client makes (bootstrap and after) passes through it. Two clients talk to it:
 
 * the Java client, through Kafka's own command-line tools (TopicCommand, GetOffsetShell,
-  ConsumerGroupCommand) from Maven Central;
+  ConsumerGroupCommand, ConsoleShareConsumer, ProducerPerformance) from Maven Central;
 * ferrokafka itself.
 
 For each (client, API, version) the first request frame and its response frame are written to
@@ -41,6 +41,7 @@ from ferrokafka.testing.broker import kafka_version
 OUT = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "golden"
 TOPIC = "golden"
 GROUP = "golden-group"
+SHARE_GROUP = "golden-share-group"
 SUPPORTED = set(_native.supported_apis())
 
 
@@ -215,6 +216,41 @@ async def main() -> None:
         )
         await _java(classpath, *group_command, bootstrap, "--list")
         await _java(classpath, *group_command, bootstrap, "--describe", "--group", GROUP)
+        # A share group (KIP-932): the console share consumer joins (ShareGroupHeartbeat),
+        # fetches and acknowledges (ShareFetch, ShareAcknowledge). A share group starts at the
+        # latest offset, so the records are produced once it has had time to join.
+        share = asyncio.create_task(
+            _java(
+                classpath,
+                tools + "consumer.ConsoleShareConsumer",
+                "--bootstrap-server",
+                bootstrap,
+                "--topic",
+                TOPIC,
+                "--group",
+                SHARE_GROUP,
+                "--max-messages",
+                "3",
+                "--timeout-ms",
+                "60000",
+            )
+        )
+        await asyncio.sleep(12)
+        await _java(
+            classpath,
+            tools + "ProducerPerformance",
+            "--topic",
+            TOPIC,
+            "--num-records",
+            "5",
+            "--record-size",
+            "10",
+            "--throughput",
+            "-1",
+            "--producer-props",
+            f"bootstrap.servers={bootstrap}",
+        )
+        await share
         recorder.client = "ferrokafka"
         await _ferrokafka(bootstrap)
         recorder.client = "java"

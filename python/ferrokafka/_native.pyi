@@ -1694,10 +1694,10 @@ class ConsumerGroupHeartbeatRequest(TypedDict):
     subscribed_topic_names: list[str] | None
     subscribed_topic_regex: NotRequired[str | None]  # v1+
     server_assignor: str | None
-    topic_partitions: list[ConsumerGroupHeartbeatTopicPartitions] | None
+    topic_partitions: list[GroupTopicPartitions] | None
 
 @type_check_only
-class ConsumerGroupHeartbeatTopicPartitions(TypedDict):
+class GroupTopicPartitions(TypedDict):
     topic_id: bytes
     partitions: list[int]
 
@@ -1711,11 +1711,11 @@ class ConsumerGroupHeartbeatResponse(TypedDict):
     member_id: str | None
     member_epoch: int
     heartbeat_interval_ms: int
-    assignment: ConsumerGroupHeartbeatAssignment | None
+    assignment: GroupAssignment | None
 
 @type_check_only
-class ConsumerGroupHeartbeatAssignment(TypedDict):
-    topic_partitions: list[ConsumerGroupHeartbeatTopicPartitions]
+class GroupAssignment(TypedDict):
+    topic_partitions: list[GroupTopicPartitions]
 
 @type_check_only
 class ConsumerGroupDescribeRequest(TypedDict):
@@ -1753,18 +1753,154 @@ class Member(TypedDict):
     client_host: str
     subscribed_topic_names: list[str]
     subscribed_topic_regex: str | None
-    assignment: ConsumerGroupDescribeAssignment
-    target_assignment: ConsumerGroupDescribeAssignment
+    assignment: Assignment
+    target_assignment: Assignment
     member_type: int  # v1+
 
 @type_check_only
-class ConsumerGroupDescribeAssignment(TypedDict):
-    topic_partitions: list[ConsumerGroupDescribeTopicPartitions]
+class Assignment(TypedDict):
+    topic_partitions: list[TopicPartitions]
 
 @type_check_only
-class ConsumerGroupDescribeTopicPartitions(TypedDict):
+class TopicPartitions(TypedDict):
     topic_id: bytes
     topic_name: str
     partitions: list[int]
+
+@type_check_only
+class ShareGroupHeartbeatRequest(TypedDict):
+    """ShareGroupHeartbeat request (key 76), v1-1."""
+
+    group_id: str
+    member_id: str
+    member_epoch: int
+    rack_id: str | None
+    subscribed_topic_names: list[str] | None
+
+@type_check_only
+class ShareGroupHeartbeatResponse(TypedDict):
+    """ShareGroupHeartbeat response (key 76), v1-1."""
+
+    throttle_time_ms: int
+    error_code: int
+    error_message: str | None
+    member_id: str | None
+    member_epoch: int
+    heartbeat_interval_ms: int
+    assignment: GroupAssignment | None
+
+@type_check_only
+class ShareFetchRequest(TypedDict):
+    """ShareFetch request (key 78), v1-2."""
+
+    group_id: str | None
+    member_id: str | None
+    share_session_epoch: int
+    max_wait_ms: int
+    min_bytes: int
+    max_bytes: NotRequired[int]
+    max_records: int
+    batch_size: int
+    share_acquire_mode: NotRequired[int]  # v2+
+    is_renew_ack: NotRequired[bool]  # v2+
+    topics: list[ShareFetchTopic]
+    forgotten_topics_data: list[ShareForgottenTopic]
+
+@type_check_only
+class ShareFetchTopic(TypedDict):
+    topic_id: bytes
+    partitions: list[ShareFetchPartition]
+
+@type_check_only
+class ShareFetchPartition(TypedDict):
+    partition_index: int
+    acknowledgement_batches: list[AcknowledgementBatch]
+
+@type_check_only
+class AcknowledgementBatch(TypedDict):
+    first_offset: int
+    last_offset: int
+    acknowledge_types: list[int]
+
+@type_check_only
+class ShareForgottenTopic(TypedDict):
+    topic_id: bytes
+    partitions: list[int]
+
+@type_check_only
+class ShareFetchResponse(TypedDict):
+    """ShareFetch response (key 78), v1-2."""
+
+    throttle_time_ms: int
+    error_code: int
+    error_message: str | None
+    acquisition_lock_timeout_ms: int
+    responses: list[ShareFetchableTopicResponse]
+    node_endpoints: list[NodeEndpoint]
+
+@type_check_only
+class ShareFetchableTopicResponse(TypedDict):
+    topic_id: bytes
+    partitions: list[SharePartitionData]
+
+@type_check_only
+class SharePartitionData(TypedDict):
+    partition_index: int
+    error_code: int
+    error_message: str | None
+    acknowledge_error_code: int
+    acknowledge_error_message: str | None
+    current_leader: LeaderIdAndEpoch
+    records: bytes | None
+    acquired_records: list[AcquiredRecords]
+
+@type_check_only
+class AcquiredRecords(TypedDict):
+    first_offset: int
+    last_offset: int
+    delivery_count: int
+
+@type_check_only
+class ShareAcknowledgeRequest(TypedDict):
+    """ShareAcknowledge request (key 79), v1-2."""
+
+    group_id: str | None
+    member_id: str | None
+    share_session_epoch: int
+    is_renew_ack: NotRequired[bool]  # v2+
+    topics: list[AcknowledgeTopic]
+
+@type_check_only
+class AcknowledgeTopic(TypedDict):
+    topic_id: bytes
+    partitions: list[AcknowledgePartition]
+
+@type_check_only
+class AcknowledgePartition(TypedDict):
+    partition_index: int
+    acknowledgement_batches: list[AcknowledgementBatch]
+
+@type_check_only
+class ShareAcknowledgeResponse(TypedDict):
+    """ShareAcknowledge response (key 79), v1-2."""
+
+    throttle_time_ms: int
+    error_code: int
+    error_message: str | None
+    acquisition_lock_timeout_ms: int  # v2+
+    responses: list[ShareAcknowledgeTopicResponse]
+    node_endpoints: list[NodeEndpoint]
+
+@type_check_only
+class ShareAcknowledgeTopicResponse(TypedDict):
+    topic_id: bytes
+    partitions: list[AcknowledgePartitionData]
+
+@type_check_only
+class AcknowledgePartitionData(TypedDict):
+    partition_index: int
+    error_code: int
+    error_message: str | None
+    current_leader: LeaderIdAndEpoch
 
 # END GENERATED

@@ -76,6 +76,12 @@ if TYPE_CHECKING:
         SaslAuthenticateResponse,
         SaslHandshakeRequest,
         SaslHandshakeResponse,
+        ShareAcknowledgeRequest,
+        ShareAcknowledgeResponse,
+        ShareFetchRequest,
+        ShareFetchResponse,
+        ShareGroupHeartbeatRequest,
+        ShareGroupHeartbeatResponse,
         SyncGroupRequest,
         SyncGroupResponse,
         TxnOffsetCommitRequest,
@@ -124,6 +130,9 @@ class ApiKey(IntEnum):
     DELETE_GROUPS = 42
     CONSUMER_GROUP_HEARTBEAT = 68
     CONSUMER_GROUP_DESCRIBE = 69
+    SHARE_GROUP_HEARTBEAT = 76
+    SHARE_FETCH = 78
+    SHARE_ACKNOWLEDGE = 79
     # END GENERATED
 
 
@@ -183,6 +192,9 @@ class Api(Generic[_Req, _Resp_co]):
     CONSUMER_GROUP_DESCRIBE: ClassVar[
         Api[ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse]
     ]
+    SHARE_GROUP_HEARTBEAT: ClassVar[Api[ShareGroupHeartbeatRequest, ShareGroupHeartbeatResponse]]
+    SHARE_FETCH: ClassVar[Api[ShareFetchRequest, ShareFetchResponse]]
+    SHARE_ACKNOWLEDGE: ClassVar[Api[ShareAcknowledgeRequest, ShareAcknowledgeResponse]]
     # END GENERATED
 
     def __init__(self, key: ApiKey) -> None:

@@ -6,10 +6,9 @@
 //! (`subscribed_topic_regex`). Member epochs: 0 joins, -1 leaves, -2 leaves a static member
 //! temporarily. Fields that did not change since the last heartbeat are sent as null.
 
+use super::common::{GroupAssignment, GroupTopicPartitions};
 use super::Api;
 use crate::kafka_struct;
-use crate::protocol::codec::{Reader, Uuid, Version, Wire};
-use crate::protocol::error::Result;
 
 pub struct ConsumerGroupHeartbeat;
 
@@ -24,13 +23,6 @@ impl Api for ConsumerGroupHeartbeat {
 }
 
 kafka_struct! {
-    pub struct TopicPartitions {
-        topic_id: Uuid [0, _],
-        partitions: Vec<i32> [0, _],
-    }
-}
-
-kafka_struct! {
     pub struct ConsumerGroupHeartbeatRequest {
         group_id: String [0, _],
         member_id: String [0, _],
@@ -41,32 +33,7 @@ kafka_struct! {
         subscribed_topic_names: Option<Vec<String>> [0, _],
         subscribed_topic_regex: Option<String> [1, _],
         server_assignor: Option<String> [0, _],
-        topic_partitions: Option<Vec<TopicPartitions>> [0, _],
-    }
-}
-
-kafka_struct! {
-    pub struct Assignment {
-        topic_partitions: Vec<TopicPartitions> [0, _],
-    }
-}
-
-/// A nullable struct: an int8 marker (-1 null, 1 present) before the struct itself.
-impl Wire for Option<Assignment> {
-    fn read(r: &mut Reader<'_>, v: Version) -> Result<Self> {
-        if r.i8()? < 0 {
-            return Ok(None);
-        }
-        Assignment::read(r, v).map(Some)
-    }
-    fn write(&self, w: &mut Vec<u8>, v: Version) {
-        match self {
-            None => w.push(0xff),
-            Some(a) => {
-                w.push(1);
-                a.write(w, v);
-            }
-        }
+        topic_partitions: Option<Vec<GroupTopicPartitions>> [0, _],
     }
 }
 
@@ -79,7 +46,7 @@ kafka_struct! {
         member_id: Option<String> [0, _],
         member_epoch: i32 [0, _],
         heartbeat_interval_ms: i32 [0, _],
-        assignment: Option<Assignment> [0, _],
+        assignment: Option<GroupAssignment> [0, _],
     }
 }
 
@@ -88,6 +55,7 @@ mod tests {
     use super::super::testing::{assert_round_trip, assert_truncations_fail};
     use super::super::{decode_response, encode_request};
     use super::*;
+    use crate::protocol::codec::{Uuid, Version, Wire};
     use proptest::prelude::*;
 
     fn response(epoch: i32, assigned: bool) -> ConsumerGroupHeartbeatResponse {
@@ -98,8 +66,8 @@ mod tests {
             member_id: Some("m".into()),
             member_epoch: epoch,
             heartbeat_interval_ms: 5000,
-            assignment: assigned.then(|| Assignment {
-                topic_partitions: vec![TopicPartitions {
+            assignment: assigned.then(|| GroupAssignment {
+                topic_partitions: vec![GroupTopicPartitions {
                     topic_id: Uuid([3; 16]),
                     partitions: vec![0, 2],
                 }],
@@ -128,7 +96,7 @@ mod tests {
                 subscribed_topic_regex: if v >= 1 { regex } else { None },
                 server_assignor: Some("uniform".into()),
                 topic_partitions: owned.map(|partitions| {
-                    vec![TopicPartitions { topic_id: Uuid([1; 16]), partitions }]
+                    vec![GroupTopicPartitions { topic_id: Uuid([1; 16]), partitions }]
                 }),
             };
             assert_round_trip::<ConsumerGroupHeartbeat>(v, &request, &response(epoch, assigned));
@@ -184,7 +152,7 @@ mod tests {
         assert_eq!(a.topic_partitions[0].partitions, vec![0]);
         // A null assignment is the marker -1 alone.
         let mut out = Vec::new();
-        None::<Assignment>.write(&mut out, Version::new(0, true));
+        None::<GroupAssignment>.write(&mut out, Version::new(0, true));
         assert_eq!(out, vec![0xff]);
     }
 }

@@ -43,6 +43,9 @@ pub mod offset_for_leader_epoch;
 pub mod produce;
 pub mod sasl_authenticate;
 pub mod sasl_handshake;
+pub mod share_acknowledge;
+pub mod share_fetch;
+pub mod share_group_heartbeat;
 pub mod sync_group;
 pub mod txn_offset_commit;
 
@@ -309,6 +312,18 @@ macro_rules! with_api {
                 type $A = consumer_group_describe::ConsumerGroupDescribe;
                 $body
             }
+            k if k == share_group_heartbeat::ShareGroupHeartbeat::KEY => {
+                type $A = share_group_heartbeat::ShareGroupHeartbeat;
+                $body
+            }
+            k if k == share_fetch::ShareFetch::KEY => {
+                type $A = share_fetch::ShareFetch;
+                $body
+            }
+            k if k == share_acknowledge::ShareAcknowledge::KEY => {
+                type $A = share_acknowledge::ShareAcknowledge;
+                $body
+            }
             _ => $fallback,
         }
     }};
@@ -380,7 +395,7 @@ mod tests {
             keys,
             vec![
                 0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25,
-                26, 28, 29, 30, 31, 32, 33, 36, 37, 42, 68, 69
+                26, 28, 29, 30, 31, 32, 33, 36, 37, 42, 68, 69, 76, 78, 79
             ]
         );
         for a in apis {

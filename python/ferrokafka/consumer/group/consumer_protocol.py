@@ -34,7 +34,7 @@ from .offsets import COORDINATOR_MOVED, commit_failed
 if TYPE_CHECKING:
     from ..._native import (
         ConsumerGroupHeartbeatRequest,
-        ConsumerGroupHeartbeatTopicPartitions,
+        GroupTopicPartitions,
     )
     from ...config import ConsumerConfig
 
@@ -258,9 +258,7 @@ class ConsumerProtocolMember(GroupMembership):
         self._fail(fatal)
         raise fatal
 
-    async def _reconcile(
-        self, topic_partitions: list[ConsumerGroupHeartbeatTopicPartitions]
-    ) -> None:
+    async def _reconcile(self, topic_partitions: list[GroupTopicPartitions]) -> None:
         """Move to the target assignment: revoke what is no longer ours, then take the rest;
         the next heartbeat reports what we own."""
         by_id = self._topic_names_by_id()
