@@ -23,6 +23,42 @@ API_VERSIONS_REPLY: dict[str, Any] = {
 }
 
 
+def metadata_reply(
+    port: int,
+    topic: str,
+    partitions: int,
+    *,
+    topic_id: bytes | None = None,
+    leader_epoch: int = 0,
+) -> dict[str, Any]:
+    """A Metadata answer: this peer as node 1, leading every partition of one topic."""
+    entry: dict[str, Any] = {
+        "error_code": 0,
+        "name": topic,
+        "is_internal": False,
+        "partitions": [
+            {
+                "error_code": 0,
+                "partition_index": p,
+                "leader_id": 1,
+                "leader_epoch": leader_epoch,
+                "replica_nodes": [1],
+                "isr_nodes": [1],
+                "offline_replicas": [],
+            }
+            for p in range(partitions)
+        ],
+    }
+    if topic_id is not None:
+        entry["topic_id"] = topic_id
+    return {
+        "brokers": [{"node_id": 1, "host": "127.0.0.1", "port": port, "rack": None}],
+        "topics": [entry],
+        "cluster_id": "fake",
+        "controller_id": 1,
+    }
+
+
 class FakeBroker:
     """Answers ApiVersions itself and hands every other request to ``handler``, which returns
     raw bytes to write (or None for silence)."""

@@ -14,7 +14,7 @@ from ferrokafka import AIOKafkaConsumer, TopicPartition, _native
 from ferrokafka import errors as Errors
 from ferrokafka.records import encode_batch
 
-from .fake_broker import FakeBroker
+from .fake_broker import FakeBroker, metadata_reply
 
 TOPIC = "t"
 TOPIC_ID = uuid.UUID(int=0x1234).bytes
@@ -58,31 +58,13 @@ class Log:
     async def handle(self, key: int, version: int, corr: int, body: dict[str, Any]) -> bytes:
         if key == 3:
             self.metadata_requests += 1
-            reply = {
-                "brokers": [{"node_id": 1, "host": "127.0.0.1", "port": self.port, "rack": None}],
-                "cluster_id": "fake",
-                "controller_id": 1,
-                "topics": [
-                    {
-                        "error_code": 0,
-                        "name": TOPIC,
-                        "topic_id": TOPIC_ID,
-                        "is_internal": False,
-                        "partitions": [
-                            {
-                                "error_code": 0,
-                                "partition_index": p,
-                                "leader_id": 1,
-                                "leader_epoch": self.leader_epoch,
-                                "replica_nodes": [1],
-                                "isr_nodes": [1],
-                                "offline_replicas": [],
-                            }
-                            for p in range(self.partitions)
-                        ],
-                    }
-                ],
-            }
+            reply = metadata_reply(
+                self.port,
+                TOPIC,
+                self.partitions,
+                topic_id=TOPIC_ID,
+                leader_epoch=self.leader_epoch,
+            )
             return _native.encode_response(key, version, corr, reply)
         if key == 2:
             topics = []

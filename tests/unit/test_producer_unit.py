@@ -26,7 +26,7 @@ from ferrokafka.producer.sender import MAX_IN_FLIGHT, Sender
 from ferrokafka.records import decode_records
 from ferrokafka.structs import TopicPartition
 
-from .fake_broker import FakeBroker
+from .fake_broker import FakeBroker, metadata_reply
 
 TOPIC = "t"
 
@@ -232,33 +232,6 @@ async def test_out_of_order_sequence_is_retried_unless_nothing_is_ahead_of_it() 
 # ---- against the fake broker ------------------------------------------------------------------
 
 
-def _metadata(port: int, partitions: int) -> dict[str, Any]:
-    return {
-        "brokers": [{"node_id": 1, "host": "127.0.0.1", "port": port, "rack": None}],
-        "topics": [
-            {
-                "error_code": 0,
-                "name": TOPIC,
-                "is_internal": False,
-                "partitions": [
-                    {
-                        "error_code": 0,
-                        "partition_index": p,
-                        "leader_id": 1,
-                        "leader_epoch": 0,
-                        "replica_nodes": [1],
-                        "isr_nodes": [1],
-                        "offline_replicas": [],
-                    }
-                    for p in range(partitions)
-                ],
-            }
-        ],
-        "cluster_id": "fake",
-        "controller_id": 1,
-    }
-
-
 def _partition_response(index: int, code: int, base: int) -> dict[str, Any]:
     """One partition's Produce answer: ``code``, and ``base`` as the offset if it is 0."""
     return {
@@ -298,7 +271,7 @@ class ScriptedBroker:
     async def handle(self, key: int, version: int, corr: int, body: dict[str, Any]) -> bytes | None:
         assert self.broker is not None
         if key == 3:
-            reply = _metadata(self.broker.port, self.partitions)
+            reply = metadata_reply(self.broker.port, TOPIC, self.partitions)
             return _native.encode_response(key, version, corr, reply)
         assert key == 0
         self.produced.append((version, body))
