@@ -18,6 +18,7 @@ from ferrokafka.client import AIOKafkaClient
 from ferrokafka.protocol import Api
 from ferrokafka.records import decode_records
 from ferrokafka.share import AcknowledgeType
+from ferrokafka.share.acquired import split_acquired
 from ferrokafka.structs import TopicPartition
 
 from .produce_util import produce_values
@@ -89,16 +90,12 @@ def _acquired(response: Any, topic: str) -> dict[int, list[tuple[int, int, int]]
     out: dict[int, list[tuple[int, int, int]]] = {}
     for part in response["responses"][0]["partitions"]:
         assert part["error_code"] == 0 and part["acknowledge_error_code"] == 0, part
-        counts = {}
-        for rng in part["acquired_records"]:
-            for offset in range(rng["first_offset"], rng["last_offset"] + 1):
-                counts[offset] = rng["delivery_count"]
-        if not counts:
+        if not part["acquired_records"]:
             continue
         records = decode_records(part["records"], topic, part["partition_index"]).records
-        out[part["partition_index"]] = [
-            (r.offset, counts[r.offset], len(r.value or b"")) for r in records if r.offset in counts
-        ]
+        held, gaps = split_acquired(records, part["acquired_records"])
+        assert gaps == [], "every acquired offset of a plain topic holds a record"
+        out[part["partition_index"]] = [(r.offset, c, len(r.value or b"")) for r, c in held]
     return out
 
 
