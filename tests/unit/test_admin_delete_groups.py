@@ -10,8 +10,7 @@ from ferrokafka import errors as Errors
 from ferrokafka.admin import AIOKafkaAdminClient
 from ferrokafka.protocol import ApiKey
 
-from .fake_broker import FakeBroker
-from .test_producer_unit import _metadata
+from .fake_broker import FakeBroker, metadata_reply
 
 
 async def test_a_moved_coordinator_is_retried_and_a_group_left_out_is_unknown() -> None:
@@ -26,7 +25,7 @@ async def test_a_moved_coordinator_is_retried_and_a_group_left_out_is_unknown() 
         assert broker is not None
         reply: dict[str, Any]
         if key == ApiKey.METADATA:
-            reply = _metadata(broker.port, 1)
+            reply = metadata_reply(broker.port, "t", 1)
         elif key == ApiKey.FIND_COORDINATOR:
             answer = {"node_id": 1, "host": "127.0.0.1", "port": broker.port}
             answer |= {"error_code": 0, "error_message": None}

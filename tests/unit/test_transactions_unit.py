@@ -14,8 +14,8 @@ from ferrokafka import errors as Errors
 from ferrokafka.producer import AIOKafkaProducer
 from ferrokafka.protocol import ApiKey
 
-from .fake_broker import FakeBroker
-from .test_producer_unit import TOPIC, _metadata
+from .fake_broker import FakeBroker, metadata_reply
+from .test_producer_unit import TOPIC
 
 
 class Coordinator:
@@ -53,7 +53,7 @@ class Coordinator:
         port = self.broker.port
         reply: dict[str, Any]
         if key == ApiKey.METADATA:
-            reply = _metadata(port, 1)
+            reply = metadata_reply(port, TOPIC, 1)
         elif key == ApiKey.FIND_COORDINATOR:
             answer = {"node_id": 1, "host": "127.0.0.1", "port": port, "error_message": None}
             code = self._code(key)
