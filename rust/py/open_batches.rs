@@ -1,8 +1,9 @@
 //! The producer's open batches: for each topic, the batch of each partition that is taking
 //! records, and the topic's sticky partition (KIP-480). The accumulator writes a batch in when
-//! it opens one; every send path reads it from here: `send()`'s shortcuts (a record with no
-//! partition, timestamp or headers goes into its partition's open batch in one native call),
-//! the accumulator's own appends, and the sticky partitioner.
+//! it opens one (the only writer); `send()`'s shortcuts append to it from here (a record with
+//! no partition, timestamp or headers goes into its partition's open batch in one native
+//! call), and the sticky partitioner keeps its choice here. The accumulator's own appends take
+//! the same batch from its queue, whose last batch this is.
 
 use pyo3::gc::PyVisit;
 use pyo3::prelude::*;

@@ -91,3 +91,54 @@ async def test_a_fenced_member_rejoins_and_a_fatal_error_ends_the_membership() -
         await member.close()
         await client.close()
         await fake.stop()
+
+
+async def test_close_cancelled_while_leaving_is_cancelled_and_stops_the_member() -> None:
+    """A caller's timeout around close(): the cancellation reaches the caller (it is not
+    swallowed by the wait for the heartbeat task), and the member is stopped all the same."""
+    joined = asyncio.Event()
+
+    async def handle(key: int, version: int, corr: int, body: dict[str, Any]) -> bytes | None:
+        if key == 76:
+            if body["member_epoch"] < 0:
+                return None  # the leave is never answered
+            joined.set()
+            reply = {
+                "throttle_time_ms": 0,
+                "error_code": 0,
+                "error_message": None,
+                "member_id": None,
+                "member_epoch": 1,
+                "heartbeat_interval_ms": 60_000,
+                "assignment": None,
+            }
+            return _native.encode_response(key, version, corr, reply)
+        return _native.encode_response(key, version, corr, _broker_reply(fake.port, key, body))
+
+    fake = await FakeBroker(handle).start()
+    client = AIOKafkaClient(bootstrap_servers=f"127.0.0.1:{fake.port}")
+    await client.bootstrap()
+    member = ShareMember(client, GROUP)
+    try:
+        member.subscribe([TOPIC])
+        member.start()
+        await asyncio.wait_for(joined.wait(), 10)
+        for _ in range(100):
+            if member.epoch == 1:
+                break
+            await asyncio.sleep(0.01)
+        assert member.epoch == 1
+        closing = asyncio.ensure_future(member.close())
+        await asyncio.sleep(0.2)  # in the unanswered leave
+        assert not closing.done()
+        closing.cancel()
+        try:
+            await closing
+        except asyncio.CancelledError:
+            pass
+        else:
+            raise AssertionError("close() swallowed its cancellation")
+        assert member.epoch == -1 and member._task is None
+    finally:
+        await client.close()
+        await fake.stop()

@@ -23,7 +23,7 @@ from ..client import AIOKafkaClient
 from ..consumer.group.offsets import COORDINATOR_MOVED, OffsetsCoordinator
 from ..protocol import Api
 from ..structs import TopicPartition
-from ..waits import wait_event
+from ..waits import finish_tasks, wait_event
 
 if TYPE_CHECKING:
     from .._native import GroupAssignment
@@ -89,14 +89,16 @@ class ShareMember(OffsetsCoordinator):
         that stops heartbeating)."""
         task, self._task = self._task, None
         if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-        if self.epoch > 0:
-            with contextlib.suppress(Errors.KafkaError):
-                await self._heartbeat(-1)
-        self.epoch = -1
-        await self.stop_lookup()
+            # Not `task.cancel(); await task` under a suppress: that would also swallow a
+            # cancellation of close() itself.
+            await finish_tasks([task], "share group member")
+        try:
+            if self.epoch > 0:
+                with contextlib.suppress(Errors.KafkaError):
+                    await self._heartbeat(-1)
+        finally:
+            self.epoch = -1
+            await self.stop_lookup()
 
     # -- heartbeats ---------------------------------------------------------------------------
 
