@@ -9,12 +9,15 @@ from .client import AIOKafkaClient
 from .consumer import AIOKafkaConsumer
 from .errors import ConsumerStoppedError, IllegalOperation
 from .producer import AIOKafkaProducer
+from .share import AcknowledgeType, AIOKafkaShareConsumer
 from .structs import ConsumerRecord, OffsetAndMetadata, OffsetAndTimestamp, TopicPartition
 
 __all__ = [
     "AIOKafkaClient",
     "AIOKafkaConsumer",
     "AIOKafkaProducer",
+    "AIOKafkaShareConsumer",
+    "AcknowledgeType",
     "ConsumerRebalanceListener",
     "ConsumerRecord",
     "ConsumerStoppedError",

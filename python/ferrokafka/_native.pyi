@@ -182,6 +182,9 @@ class ConsumerRecord(Generic[_KT, _VT]):
     """Bytes of the key on the wire (-1 for a null key)."""
     serialized_value_size: int
     headers: Sequence[tuple[str, bytes | None]]
+    delivery_count: int | None
+    """How many times a share group has handed the record out, this time included (KIP-932):
+    1 the first time; None for a record read outside a share group."""
     def __new__(
         cls,
         topic: str,
@@ -195,6 +198,8 @@ class ConsumerRecord(Generic[_KT, _VT]):
         serialized_key_size: int,
         serialized_value_size: int,
         headers: Sequence[tuple[str, bytes | None]],
+        *,
+        delivery_count: int | None = None,
     ) -> ConsumerRecord[_KT, _VT]: ...
     def _astuple(self) -> tuple[Any, ...]: ...
     def __eq__(self, other: object, /) -> bool: ...

@@ -31,6 +31,9 @@ pub struct ConsumerRecord {
     serialized_key_size: i64,
     serialized_value_size: i64,
     headers: Option<Py<PyAny>>,
+    /// How many times the record has been handed to a share-group member, this time included
+    /// (KIP-932); 0 for a record read outside a share group (read back as None).
+    delivery_count: i64,
 }
 
 const FIELDS: [&str; 11] = [
@@ -51,7 +54,7 @@ const FIELDS: [&str; 11] = [
 impl ConsumerRecord {
     #[new]
     #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (topic, partition, offset, timestamp, timestamp_type, key, value, checksum, serialized_key_size, serialized_value_size, headers))]
+    #[pyo3(signature = (topic, partition, offset, timestamp, timestamp_type, key, value, checksum, serialized_key_size, serialized_value_size, headers, *, delivery_count = None))]
     fn new(
         topic: Py<PyAny>,
         partition: i64,
@@ -64,8 +67,10 @@ impl ConsumerRecord {
         serialized_key_size: i64,
         serialized_value_size: i64,
         headers: Py<PyAny>,
-    ) -> Self {
-        ConsumerRecord {
+        delivery_count: Option<u16>,
+    ) -> PyResult<Self> {
+        let delivery_count = checked_delivery_count(delivery_count)?;
+        Ok(ConsumerRecord {
             topic: Some(topic),
             partition,
             offset,
@@ -77,7 +82,21 @@ impl ConsumerRecord {
             serialized_key_size,
             serialized_value_size,
             headers: Some(headers),
-        }
+            delivery_count,
+        })
+    }
+
+    /// The record's delivery count in a share group (KIP-932): 1 the first time a member is
+    /// handed it, one more for each redelivery; None outside a share group.
+    #[getter]
+    fn delivery_count(&self) -> Option<i64> {
+        (self.delivery_count > 0).then_some(self.delivery_count)
+    }
+
+    #[setter]
+    fn set_delivery_count(&mut self, value: Option<u16>) -> PyResult<()> {
+        self.delivery_count = checked_delivery_count(value)?;
+        Ok(())
     }
 
     /// `ConsumerRecord[K, V]` works as with aiokafka's generic dataclass.
@@ -116,6 +135,17 @@ impl ConsumerRecord {
     }
 }
 
+/// A delivery count as stored: None is 0; a given count must be at least 1.
+fn checked_delivery_count(value: Option<u16>) -> PyResult<i64> {
+    match value {
+        None => Ok(0),
+        Some(0) => Err(pyo3::exceptions::PyValueError::new_err(
+            "delivery_count must be at least 1 (or None)",
+        )),
+        Some(n) => Ok(i64::from(n)),
+    }
+}
+
 impl ConsumerRecord {
     /// The record's offset (as the `offset` attribute reads it).
     pub(crate) fn offset(&self) -> i64 {
@@ -143,6 +173,7 @@ pub(crate) fn install_members(py: Python<'_>) -> PyResult<()> {
             serialized_key_size: 0,
             serialized_value_size: 0,
             headers: none(),
+            delivery_count: 0,
         },
     )?;
     let base = probe.as_ptr() as usize;
@@ -219,6 +250,7 @@ fn enable_direct_alloc(py: Python<'_>, value_offset: usize) -> PyResult<()> {
         serialized_key_size: -1,
         serialized_value_size: 23,
         headers: Some(py.None()),
+        delivery_count: 0,
     };
     // SAFETY: the offset was read off a live instance just now.
     let made = unsafe { alloc_record(py, &ty, value_offset, record)? };
@@ -579,6 +611,7 @@ pub fn decode_records<'py>(
             serialized_key_size: key.map_or(-1, |s| i64::from(s.len)),
             serialized_value_size: value.map_or(-1, |s| i64::from(s.len)),
             headers: Some(headers.into_any().unbind()),
+            delivery_count: 0,
         };
         out.push(new_record(py, &record_type, record)?);
     }

@@ -38,18 +38,27 @@ def test_runs_of_consecutive_offsets_become_batches() -> None:
         },
         {"first_offset": 20, "last_offset": 22, "acknowledge_types": [REJECT]},
     ]
-    assert not acks.only_renewals()
+    assert not acks.has_renewals()
     assert len(acks.take()) == 3 and not acks and acks.take() == []
 
 
-def test_renew_only() -> None:
+def test_renewals_are_taken_apart_from_the_rest() -> None:
     acks = PartitionAcknowledgements()
-    assert not acks.only_renewals()
+    assert not acks.has_renewals()
     acks.add_range(0, 3, RENEW)
-    assert acks.only_renewals()
-    assert acks.batches() == [{"first_offset": 0, "last_offset": 3, "acknowledge_types": [RENEW]}]
     acks.add(4, ACCEPT)
-    assert not acks.only_renewals()
+    acks.add(6, RENEW)
+    assert acks.has_renewals()
+    assert acks.take(renewals=True) == [
+        {"first_offset": 0, "last_offset": 3, "acknowledge_types": [RENEW]},
+        {"first_offset": 6, "last_offset": 6, "acknowledge_types": [RENEW]},
+    ]
+    assert not acks.has_renewals() and len(acks) == 1
+    acks.add(5, RENEW)
+    assert acks.take(renewals=False) == [
+        {"first_offset": 4, "last_offset": 4, "acknowledge_types": [ACCEPT]}
+    ]
+    assert len(acks) == 1 and acks.has_renewals()
 
 
 @pytest.mark.parametrize(("offset", "type_"), [(-1, ACCEPT), (0, 5), (0, -1)])

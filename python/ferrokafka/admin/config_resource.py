@@ -1,4 +1,4 @@
-"""``ConfigResource``: a topic or broker whose configuration ``describe_configs`` reads
+"""``ConfigResource``: a topic, broker or group whose configuration ``describe_configs`` reads
 (aiokafka's ``aiokafka.admin.config_resource`` names)."""
 
 from __future__ import annotations
@@ -13,6 +13,9 @@ class ConfigResourceType(IntEnum):
 
     BROKER = 4
     TOPIC = 2
+    GROUP = 32
+    """A consumer or share group's configs (KIP-848, KIP-932): ``share.auto.offset.reset``,
+    ``share.record.lock.duration.ms``, ``share.isolation.level``, session timeouts."""
 
 
 class ConfigResource:

@@ -1,4 +1,5 @@
-"""The ``ferrokafka`` command: kcat-style ``consume`` and ``produce``, ``topics`` and ``groups``
+"""The ``ferrokafka`` command: kcat-style ``consume`` and ``produce``, ``topics``, ``groups``
+and ``share``
 (Kafka's console tools' flags, kcat's short forms), ``bench``, and ``broker`` for a local Kafka.
 
 Each subcommand registers itself through an ``add_*_command`` function listed in
@@ -22,6 +23,7 @@ from .errors import command_logging, run_handler
 from .groups import add_groups_command
 from .names import resolve_names
 from .produce import add_produce_command
+from .share import add_share_command
 from .topics import add_topics_command
 
 if TYPE_CHECKING:
@@ -35,6 +37,7 @@ COMMANDS: list[Callable[[Subcommands], None]] = [
     add_produce_command,
     add_topics_command,
     add_groups_command,
+    add_share_command,
     add_bench_command,
     add_broker_command,
     add_demo_command,

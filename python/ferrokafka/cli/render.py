@@ -122,6 +122,8 @@ class RecordWriter:
             "value": _json_field(value, self.value_decoder),
             "headers": [[k, _header_value(v, self.value_decoder)] for k, v in record.headers],
         }
+        if record.delivery_count is not None:  # read through a share group
+            line["delivery_count"] = record.delivery_count
         self.out.write(json.dumps(line, ensure_ascii=False) + "\n")
 
     def _table(self, record: ConsumerRecord[bytes, bytes], key: Any, value: Any) -> None:

@@ -2,5 +2,6 @@
 cooperatively, each record under a time-limited lock, and acknowledge them one by one."""
 
 from .acknowledgements import AcknowledgeType
+from .consumer import AcknowledgementCommitFailedError, AIOKafkaShareConsumer
 
-__all__ = ["AcknowledgeType"]
+__all__ = ["AIOKafkaShareConsumer", "AcknowledgeType", "AcknowledgementCommitFailedError"]

@@ -66,15 +66,18 @@ class PartitionAcknowledgements:
         for offset in range(first, last + 1):
             self.add(offset, type_)
 
-    def only_renewals(self) -> bool:
-        """Whether every pending acknowledgement is RENEW (a renew-only request, KIP-1222)."""
-        return bool(self._types) and all(t == AcknowledgeType.RENEW for t in self._types.values())
+    def has_renewals(self) -> bool:
+        return any(t == AcknowledgeType.RENEW for t in self._types.values())
 
-    def batches(self) -> list[AcknowledgementBatch]:
+    def batches(self, *, renewals: bool | None = None) -> list[AcknowledgementBatch]:
         """The pending acknowledgements as wire batches, offsets ascending: one batch per run of
-        consecutive offsets, with a single type when the run has one, else a type per offset."""
+        consecutive offsets, with a single type when the run has one, else a type per offset.
+        ``renewals=True``: only the RENEWs; ``False``: all but them (a request either renews
+        locks or settles records, KIP-1222); None: all."""
         runs: list[list[int]] = []
         for offset in sorted(self._types):
+            if renewals is not None and (self._types[offset] == AcknowledgeType.RENEW) != renewals:
+                continue
             if runs and offset == runs[-1][-1] + 1:
                 runs[-1].append(offset)
             else:
@@ -87,8 +90,10 @@ class PartitionAcknowledgements:
             out.append({"first_offset": run[0], "last_offset": run[-1], "acknowledge_types": types})
         return out
 
-    def take(self) -> list[AcknowledgementBatch]:
-        """``batches()``, and forget them (they are on their way)."""
-        out = self.batches()
-        self._types.clear()
+    def take(self, *, renewals: bool | None = None) -> list[AcknowledgementBatch]:
+        """``batches(renewals=)``, and forget them (they are on their way)."""
+        out = self.batches(renewals=renewals)
+        for batch in out:
+            for offset in range(batch["first_offset"], batch["last_offset"] + 1):
+                del self._types[offset]
         return out

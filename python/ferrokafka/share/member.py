@@ -65,6 +65,8 @@ class ShareMember(OffsetsCoordinator):
         """Set whenever ``assignment`` changes (the fetcher clears it)."""
         self._wake = asyncio.Event()
         self._failure: Errors.KafkaError | None = None
+        self.joined = asyncio.Event()
+        """Set once the coordinator has answered a join (or the membership failed)."""
         self._task: asyncio.Task[None] | None = None
 
     # -- the consumer's side ------------------------------------------------------------------
@@ -77,6 +79,14 @@ class ShareMember(OffsetsCoordinator):
     def start(self) -> None:
         if self._task is None:
             self._task = asyncio.create_task(self._routine(), name="ferrokafka-share-member")
+
+    @property
+    def topics(self) -> frozenset[str]:
+        return frozenset(self._topics)
+
+    @property
+    def failure(self) -> Errors.KafkaError | None:
+        return self._failure
 
     def raise_if_failed(self) -> None:
         """Raise what ended the membership for good (authorization, a broker without share
@@ -112,6 +122,14 @@ class ShareMember(OffsetsCoordinator):
                 await self._heartbeat(self.epoch if self._topics else -1)
             except asyncio.CancelledError:
                 raise
+            except Errors.IncompatibleBrokerVersion as exc:
+                # A broker without share groups (before Kafka 4.0, or with them disabled).
+                self._failure = Errors.IncompatibleBrokerVersion(
+                    f"share group {self.group_id!r}: {exc} (share groups need Kafka 4.0+)"
+                )
+                self.assignment_changed.set()
+                self.joined.set()
+                break
             except Errors.KafkaError as exc:
                 if self._failure is not None:
                     break
@@ -149,6 +167,7 @@ class ShareMember(OffsetsCoordinator):
             return
         self._sent_topics = topics
         self.epoch = response["member_epoch"]
+        self.joined.set()
         self._interval = max(response["heartbeat_interval_ms"], 100) / 1000
         assignment = response["assignment"]
         if assignment is not None:
@@ -170,6 +189,7 @@ class ShareMember(OffsetsCoordinator):
             raise cls(text)
         self._failure = cls(text)
         self.assignment_changed.set()  # a waiting poll hears of it
+        self.joined.set()
         raise self._failure
 
     async def _assign(self, assignment: GroupAssignment) -> None:

@@ -1,0 +1,626 @@
+"""The share consumer's fetcher: one share session and one fetch routine per partition leader
+(KIP-932).
+
+A routine fetches when a poll wants records and nothing from its broker is buffered, so a
+member holds at most one fetch of records it has not handed out (their locks run while they
+wait). The acknowledgements pending for the partitions it fetches ride on that ShareFetch, as
+the Java client does; RENEWs, and acknowledgements for partitions it no longer fetches, go in
+a ShareAcknowledge of their own; ``commit()`` sends everything pending at once and returns the
+broker's answer per partition.
+
+Requests run in tasks of the fetcher: a cancelled ``commit()`` stops waiting, and its
+acknowledgements still reach the broker (a request cut off half-way would leave the session's
+epoch unknown). ``close()`` lets each routine finish the request it has in flight, releases
+what was fetched but never handed out, and closes each session with the last
+acknowledgements (epoch -1; the broker releases whatever the session still held).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import deque
+from collections.abc import Callable, Coroutine, Iterable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from .. import errors as Errors
+from ..client import AIOKafkaClient
+from ..config.share_consumer import ACQUIRE_MODES, ShareConsumerConfig
+from ..protocol import Api, key_of
+from ..structs import ConsumerRecord, TopicPartition
+from ..waits import finish_tasks
+from .acknowledgements import GAP
+from .fetched import FetchedSharePartition
+from .ledger import AckLedger
+from .member import ShareMember
+from .session import CLOSE_EPOCH, ShareSession
+
+if TYPE_CHECKING:
+    from .._native import (
+        AcknowledgementBatch,
+        ShareAcknowledgeRequest,
+        ShareFetchRequest,
+        ShareFetchTopic,
+    )
+
+T = TypeVar("T")
+
+__all__ = ["AckResults", "ShareFetcher"]
+
+log = logging.getLogger(__name__)
+
+AckResults = dict[TopicPartition, tuple[set[int], Errors.KafkaError | None]]
+"""Partition -> (the offsets answered for, None or the error for all of them)."""
+
+_SESSION_LOST = (Errors.ShareSessionNotFoundError, Errors.InvalidShareSessionEpochError)
+
+
+class ShareFetcher:
+    def __init__(
+        self, client: AIOKafkaClient, member: ShareMember, config: ShareConsumerConfig
+    ) -> None:
+        self._client = client
+        self._member = member
+        self._config = config
+        self.ledger = AckLedger()
+        self.callback: Callable[..., Any] | None = config.acknowledgement_commit_callback
+        self.acquisition_lock_timeout_ms: int | None = None
+        self.data_ready = asyncio.Event()
+        self.polls_waiting = 0
+        self._sessions: dict[int, ShareSession] = {}
+        self._routines: dict[int, asyncio.Task[None]] = {}
+        self._wake: dict[int, asyncio.Event] = {}
+        self._want: set[int] = set()
+        self._buffer: deque[FetchedSharePartition] = deque()
+        self._requests: set[asyncio.Task[Any]] = set()
+        self._errors: list[Errors.KafkaError] = []
+        self._failure: Errors.KafkaError | None = None
+        self._closing = False
+        self._placer: asyncio.Task[None] | None = None
+        self._metadata_changed = asyncio.Event()
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._client.cluster.add_listener(self._on_metadata)
+        self._placer = asyncio.create_task(self._place_routine(), name="ferrokafka-share-placer")
+
+    def _on_metadata(self, _cluster: Any) -> None:
+        self._metadata_changed.set()
+
+    async def _place_routine(self) -> None:
+        member = self._member
+        while True:
+            member.assignment_changed.clear()
+            self._metadata_changed.clear()
+            self._place()
+            waits = [
+                asyncio.ensure_future(member.assignment_changed.wait()),
+                asyncio.ensure_future(self._metadata_changed.wait()),
+            ]
+            try:
+                await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for w in waits:
+                    w.cancel()
+            if member.failure is not None:
+                self.data_ready.set()  # a waiting poll hears of it
+
+    def _place(self) -> None:
+        """A fetch routine for every leader of an assigned partition; each is woken to look
+        at what it now fetches."""
+        missing = False
+        for tp in self._member.assignment:
+            node = self._client.cluster.leader_for_partition(tp)
+            if node is None or node < 0:
+                missing = True
+                continue
+            if node not in self._routines and not self._closing:
+                self._sessions.setdefault(node, ShareSession(node))
+                self._wake[node] = asyncio.Event()
+                routine = asyncio.create_task(
+                    self._routine(node), name=f"ferrokafka-share-fetch-{node}"
+                )
+                routine.add_done_callback(self._routine_ended)
+                self._routines[node] = routine
+        if missing:
+            self._spawn(self._client.refresh_metadata())
+        if self.polls_waiting:
+            self.want_more()  # a new routine fetches for the waiting poll
+        else:
+            self.wake()
+
+    def _routine_ended(self, task: asyncio.Task[None]) -> None:
+        """A fetch routine ends only when the fetcher closes or fails; anything else is a bug,
+        which the next poll raises rather than waiting for records that will never come."""
+        if task.cancelled() or task.exception() is None:
+            return
+        exc = task.exception()
+        log.error("%s ended by %r", task.get_name(), exc)
+        if self._failure is None:
+            self._failure = Errors.KafkaError(f"{task.get_name()} ended by {exc!r}")
+        self.data_ready.set()
+
+    async def close(self) -> None:
+        """Finish the requests in flight, release what was never handed out, and close every
+        share session with the acknowledgements still pending."""
+        self._closing = True
+        self._client.cluster.remove_listener(self._on_metadata)
+        if self._placer is not None:
+            await finish_tasks([self._placer], "share consumer")
+        for wake in self._wake.values():
+            wake.set()
+        routines = list(self._routines.values())
+        if routines:
+            # Each ends after the request it has in flight (cut off, the session's epoch
+            # would be unknown and the closing acknowledgements refused).
+            grace = (self._config.request_timeout_ms + self._config.fetch_max_wait_ms) / 1000
+            await asyncio.wait(routines, timeout=grace)
+            await finish_tasks(routines, "share consumer")
+        if self._requests:
+            await asyncio.wait(set(self._requests), timeout=self._config.request_timeout_ms / 1000)
+        while self._buffer:
+            fetched = self._buffer.popleft()
+            self.ledger.release_unhanded(fetched.tp, fetched.node, fetched.unhanded())
+        self.ledger.forget_held()
+        closing = [
+            self._spawn(
+                self._acknowledge(
+                    node, self.ledger.take(node, renewals=False), renewals=False, close=True
+                )
+            )
+            for node, session in self._sessions.items()
+            if session.is_open
+        ]
+        if closing:
+            await asyncio.wait(closing)
+        for node in self.ledger.pending_nodes():  # no session to carry them
+            self._report(
+                self._fail_pending(node, Errors.ShareSessionNotFoundError(self._where(node)))
+            )
+
+    # -- handing out ---------------------------------------------------------------------------
+
+    def raise_if_failed(self) -> None:
+        if self._failure is not None:
+            raise self._failure
+        if self._errors:
+            error, self._errors = self._errors[0], self._errors[1:]
+            raise error
+
+    def want_more(self) -> None:
+        """A poll wants records: every routine with nothing buffered fetches."""
+        buffered = {f.node for f in self._buffer}
+        for node, wake in self._wake.items():
+            if node not in buffered:
+                self._want.add(node)
+                wake.set()
+
+    def take_records(
+        self, max_records: int
+    ) -> dict[TopicPartition, list[ConsumerRecord[Any, Any]]]:
+        out: dict[TopicPartition, list[ConsumerRecord[Any, Any]]] = {}
+        left = max_records
+        while self._buffer and left > 0:
+            fetched = self._buffer[0]
+            records, gaps = fetched.take_records(left)
+            self.ledger.gaps(fetched.tp, fetched.node, gaps)
+            if records:
+                out.setdefault(fetched.tp, []).extend(records)
+                self.ledger.delivered(fetched.tp, fetched.node, (r.offset for r in records))
+                left -= len(records)
+            if not fetched:
+                self._buffer.popleft()
+        return out
+
+    def take_arrow(self, max_records: int) -> dict[TopicPartition, Any]:
+        out: dict[TopicPartition, Any] = {}
+        left = max_records
+        skipped: list[FetchedSharePartition] = []
+        while self._buffer and left > 0:
+            fetched = self._buffer[0]
+            if fetched.tp in out:  # one batch per partition per poll
+                skipped.append(self._buffer.popleft())
+                continue
+            batch, gaps = fetched.take_arrow(left)
+            self.ledger.gaps(fetched.tp, fetched.node, gaps)
+            if batch is not None:
+                out[fetched.tp] = batch
+                self.ledger.delivered(fetched.tp, fetched.node, batch.column("offset").to_pylist())
+                left -= batch.num_rows
+            if not fetched:
+                self._buffer.popleft()
+        self._buffer.extendleft(reversed(skipped))
+        return out
+
+    def wake(self, node: int | None = None) -> None:
+        for n, wake in self._wake.items():
+            if node is None or n == node:
+                wake.set()
+
+    # -- the fetch routine ---------------------------------------------------------------------
+
+    def _fetchable(self, node: int) -> set[TopicPartition]:
+        leader = self._client.cluster.leader_for_partition
+        return {tp for tp in self._member.assignment if leader(tp) == node}
+
+    async def _routine(self, node: int) -> None:
+        session = self._sessions[node]
+        wake = self._wake[node]
+        backoff = self._config.retry_backoff_ms / 1000
+        while not self._closing and self._failure is None:
+            wanted = self._fetchable(node)
+            try:
+                if session.is_open and self.ledger.has_renewals(node):
+                    acks = self.ledger.take(node, renewals=True)
+                    await self._acknowledge(node, acks, renewals=True)
+                    continue
+                stray = self._stray_acks(node, wanted)
+                if stray and session.is_open:
+                    acks = self.ledger.take(node, renewals=False, only=stray)
+                    await self._acknowledge(node, acks, renewals=False)
+                    continue
+                if stray:
+                    self._report(
+                        self._fail_pending(
+                            node,
+                            Errors.ShareSessionNotFoundError(
+                                f"{self._where(node)}: no share session to acknowledge through"
+                            ),
+                            only=stray,
+                        )
+                    )
+                buffered = any(f.node == node for f in self._buffer)
+                if wanted and node in self._want and not buffered:
+                    self._want.discard(node)
+                    got = await self._share_fetch(node, session, wanted)
+                    if not got and self.polls_waiting:
+                        self._want.add(node)  # a poll is still waiting: fetch again
+                    continue
+            except Errors.KafkaError as exc:
+                log.info("%s: %s", self._where(node), exc)
+                if exc.invalid_metadata:
+                    self._spawn(self._client.refresh_metadata())
+                if self.polls_waiting:
+                    self._want.add(node)
+                await asyncio.sleep(backoff)
+                continue
+            wake.clear()
+            await wake.wait()
+
+    def _stray_acks(self, node: int, wanted: set[TopicPartition]) -> set[TopicPartition]:
+        """Partitions with acknowledgements pending for ``node`` that no ShareFetch will carry."""
+        return {tp for tp in self.ledger.pending_partitions(node) if tp not in wanted}
+
+    async def _share_fetch(
+        self, node: int, session: ShareSession, wanted: set[TopicPartition]
+    ) -> bool:
+        """One ShareFetch; whether it brought records."""
+        config = self._config
+        async with session.lock:
+            listed, forgotten = session.changes(wanted)
+            acks = self.ledger.take(node, renewals=False, only=wanted)
+            listed |= acks.keys()
+            body: ShareFetchRequest = {
+                "group_id": self._member.group_id,
+                "member_id": self._member.member_id,
+                "share_session_epoch": session.epoch,
+                "max_wait_ms": config.fetch_max_wait_ms,
+                "min_bytes": config.fetch_min_bytes,
+                "max_bytes": config.fetch_max_bytes,
+                "max_records": config.max_poll_records,
+                "batch_size": config.max_poll_records,
+                "share_acquire_mode": ACQUIRE_MODES[config.share_acquire_mode],
+                "is_renew_ack": False,
+                "topics": self._topics(listed, acks),
+                "forgotten_topics_data": [
+                    {"topic_id": tid, "partitions": [p for _, p in parts]}
+                    for tid, parts in self._by_topic_id(forgotten).items()
+                ],
+            }
+            try:
+                response = await self._client.send(node, Api.SHARE_FETCH, body)
+            except Errors.KafkaError as exc:
+                session.reset()
+                self._report(_failed(acks, exc))
+                raise
+            except asyncio.CancelledError:
+                session.reset()  # whether the broker took the epoch is unknown
+                raise
+            code = response["error_code"]
+            if code:
+                error = self._request_error(node, "ShareFetch", code, response["error_message"])
+                self._report(_failed(acks, error))
+                raise error
+            session.answered(listed, forgotten)
+        self.acquisition_lock_timeout_ms = response["acquisition_lock_timeout_ms"]
+        names = self._names_by_id()
+        results: AckResults = {}
+        got = False
+        for topic in response["responses"]:
+            name = names.get(bytes(topic["topic_id"]))
+            if name is None:
+                continue
+            for part in topic["partitions"]:
+                tp = TopicPartition(name, part["partition_index"])
+                if tp in acks:
+                    results[tp] = (
+                        _offsets(acks.pop(tp)),
+                        self._partition_error(
+                            part["acknowledge_error_code"], part["acknowledge_error_message"], tp
+                        ),
+                    )
+                if part["error_code"]:
+                    self._on_partition_error(tp, part["error_code"], part["error_message"])
+                    continue
+                acquired = part["acquired_records"]
+                records = part["records"]
+                if acquired and records is not None:
+                    self._buffer.append(
+                        FetchedSharePartition(
+                            tp,
+                            node,
+                            records,
+                            acquired,
+                            check_crcs=config.check_crcs,
+                            key_deserializer=config.key_deserializer,
+                            value_deserializer=config.value_deserializer,
+                        )
+                    )
+                    got = True
+        for tp, batches in acks.items():  # the broker said nothing of them
+            results[tp] = (_offsets(batches), None)
+        self._report(results)
+        if got:
+            self.data_ready.set()
+        return got
+
+    # -- acknowledging -------------------------------------------------------------------------
+
+    async def commit(self) -> AckResults:
+        """Send every pending acknowledgement now; the broker's answers, per partition."""
+        # Taken now, so that no fetch carries them off while the requests wait for their turn.
+        runs = []
+        for node in self.ledger.pending_nodes():
+            for renewals in (True, False):
+                acks = self.ledger.take(node, renewals=renewals)
+                if acks:
+                    runs.append(self._spawn(self._acknowledge(node, acks, renewals=renewals)))
+        if not runs:
+            return {}
+        await asyncio.wait(runs)  # a cancelled commit stops waiting; the requests go on
+        results: AckResults = {}
+        for run in runs:
+            for tp, (offsets, error) in run.result().items():
+                old = results.get(tp)
+                if old is None:
+                    results[tp] = (offsets, error)
+                else:
+                    results[tp] = (old[0] | offsets, old[1] or error)
+        return results
+
+    async def _acknowledge(
+        self,
+        node: int,
+        acks: dict[TopicPartition, list[AcknowledgementBatch]],
+        *,
+        renewals: bool,
+        close: bool = False,
+    ) -> AckResults:
+        """One ShareAcknowledge of ``acks`` (taken from the ledger by the caller) to ``node``;
+        with ``close``, the one that closes the session. The callback hears the outcome here,
+        whether or not anyone still waits for it."""
+        results = await self._send_acks(node, acks, renewals=renewals, close=close)
+        self._report(results)
+        return results
+
+    async def _send_acks(
+        self,
+        node: int,
+        acks: dict[TopicPartition, list[AcknowledgementBatch]],
+        *,
+        renewals: bool,
+        close: bool,
+    ) -> AckResults:
+        session = self._sessions.get(node)
+        if session is None:
+            return _failed(acks, Errors.ShareSessionNotFoundError(self._where(node)))
+        async with session.lock:
+            if not acks and not close:
+                return {}
+            if not session.is_open:
+                return _failed(
+                    acks,
+                    Errors.ShareSessionNotFoundError(
+                        f"{self._where(node)}: no share session to acknowledge through"
+                    ),
+                )
+            epoch = CLOSE_EPOCH if close else session.epoch
+            if renewals and self._version(node, Api.SHARE_ACKNOWLEDGE) < 2:
+                return _failed(
+                    acks,
+                    Errors.UnsupportedVersionError(
+                        f"{self._where(node)}: RENEW needs ShareAcknowledge v2 (Kafka 4.2)"
+                    ),
+                )
+            ack_body: ShareAcknowledgeRequest = {
+                "group_id": self._member.group_id,
+                "member_id": self._member.member_id,
+                "share_session_epoch": epoch,
+                "is_renew_ack": renewals,
+                "topics": self._topics(set(acks), acks),
+            }
+            try:
+                response = await self._client.send(node, Api.SHARE_ACKNOWLEDGE, ack_body)
+            except Errors.KafkaError as exc:
+                session.reset()
+                return _failed(acks, exc)
+            except asyncio.CancelledError:
+                session.reset()
+                raise
+            code = response["error_code"]
+            if code:
+                error = self._request_error(
+                    node, "ShareAcknowledge", code, response["error_message"]
+                )
+                if close:
+                    session.reset()
+                return _failed(acks, error)
+            if close:
+                session.reset()
+            else:
+                session.advance()
+        names = self._names_by_id()
+        results: AckResults = {}
+        for topic in response["responses"]:
+            name = names.get(bytes(topic["topic_id"]))
+            if name is None:
+                continue
+            for part in topic["partitions"]:
+                tp = TopicPartition(name, part["partition_index"])
+                if tp in acks:
+                    refused = self._partition_error(part["error_code"], part["error_message"], tp)
+                    if refused is not None and refused.invalid_metadata:
+                        self._spawn(self._client.refresh_metadata())
+                    results[tp] = (_offsets(acks.pop(tp)), refused)
+        for tp, batches in acks.items():
+            results[tp] = (_offsets(batches), None)
+        return results
+
+    def _fail_pending(
+        self, node: int, error: Errors.KafkaError, only: Iterable[TopicPartition] | None = None
+    ) -> AckResults:
+        results = _failed(self.ledger.take(node, renewals=True, only=only), error)
+        for tp, (offsets, err) in _failed(
+            self.ledger.take(node, renewals=False, only=only), error
+        ).items():
+            results[tp] = (results.get(tp, (set(), err))[0] | offsets, err)
+        return results
+
+    def _report(self, results: AckResults) -> None:
+        """Tell the acknowledgement-commit callback, once per distinct outcome."""
+        callback = self.callback
+        if callback is None or not results:
+            return
+        groups: dict[int, tuple[Errors.KafkaError | None, dict[TopicPartition, set[int]]]] = {}
+        for tp, (offsets, error) in results.items():
+            if offsets:
+                groups.setdefault(id(error), (error, {}))[1][tp] = offsets
+        for error, answered in groups.values():
+            try:
+                callback(answered, error)
+            except Exception:
+                log.exception("the acknowledgement commit callback raised")
+
+    # -- helpers -------------------------------------------------------------------------------
+
+    def _spawn(self, coro: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
+        task = asyncio.ensure_future(coro)
+        self._requests.add(task)
+        task.add_done_callback(self._requests.discard)
+        task.add_done_callback(_retrieve)
+        return task
+
+    def _where(self, node: int) -> str:
+        return (
+            f"share group {self._member.group_id!r}, member {self._member.member_id}, node {node}"
+        )
+
+    def _version(self, node: int, api: Api[Any, Any]) -> int:
+        conn = self._client.connections.get(node)
+        return 0 if conn is None else conn.version_for(key_of(api))
+
+    def _request_error(
+        self, node: int, what: str, code: int, message: str | None
+    ) -> Errors.KafkaError:
+        cls = Errors.for_code(code)
+        error = cls(f"{what} to {self._where(node)}: {message or cls.__name__}")
+        session = self._sessions.get(node)
+        if session is not None and (cls in _SESSION_LOST or cls is Errors.UnknownMemberIdError):
+            session.reset()
+        elif not cls.retriable and not cls.invalid_metadata:
+            self._failure = error
+            self.data_ready.set()
+        return error
+
+    def _partition_error(
+        self, code: int, message: str | None, tp: TopicPartition
+    ) -> Errors.KafkaError | None:
+        if not code:
+            return None
+        cls = Errors.for_code(code)
+        return cls(
+            f"share group {self._member.group_id!r}, {tp.topic}-{tp.partition}: "
+            f"{message or cls.__name__}"
+        )
+
+    def _on_partition_error(self, tp: TopicPartition, code: int, message: str | None) -> None:
+        error = self._partition_error(code, message, tp)
+        assert error is not None
+        if error.invalid_metadata or error.retriable:
+            log.info("%s; refreshing metadata", error)
+            self._spawn(self._client.refresh_metadata())
+            return
+        self._errors.append(error)
+        self.data_ready.set()
+
+    def _names_by_id(self) -> dict[bytes, str]:
+        out = {}
+        for topic in {tp.topic for tp in self._member.assignment} | self._member.topics:
+            info = self._client.cluster.topic_info(topic)
+            if info is not None and info.topic_id is not None:
+                out[info.topic_id.bytes] = topic
+        return out
+
+    def _by_topic_id(self, tps: Iterable[TopicPartition]) -> dict[bytes, list[TopicPartition]]:
+        out: dict[bytes, list[TopicPartition]] = {}
+        for tp in sorted(tps):
+            info = self._client.cluster.topic_info(tp.topic)
+            if info is None or info.topic_id is None:
+                continue
+            out.setdefault(info.topic_id.bytes, []).append(tp)
+        return out
+
+    def _topics(
+        self,
+        listed: Iterable[TopicPartition],
+        acks: dict[TopicPartition, list[AcknowledgementBatch]],
+    ) -> list[ShareFetchTopic]:
+        return [
+            {
+                "topic_id": tid,
+                "partitions": [
+                    {
+                        "partition_index": tp.partition,
+                        "acknowledgement_batches": acks.get(tp, []),
+                    }
+                    for tp in tps
+                ],
+            }
+            for tid, tps in self._by_topic_id(listed).items()
+        ]
+
+
+def _offsets(batches: list[AcknowledgementBatch]) -> set[int]:
+    """The offsets the batches answer for (gaps left out)."""
+    out: set[int] = set()
+    for batch in batches:
+        types = batch["acknowledge_types"]
+        first = batch["first_offset"]
+        for i, offset in enumerate(range(first, batch["last_offset"] + 1)):
+            if (types[0] if len(types) == 1 else types[i]) != GAP:
+                out.add(offset)
+    return out
+
+
+def _failed(
+    acks: dict[TopicPartition, list[AcknowledgementBatch]], error: Errors.KafkaError
+) -> AckResults:
+    return {tp: (_offsets(batches), error) for tp, batches in acks.items()}
+
+
+def _retrieve(task: asyncio.Task[Any]) -> None:
+    if not task.cancelled():
+        with contextlib.suppress(BaseException):
+            task.exception()

@@ -1,0 +1,141 @@
+"""What a share consumer holds and what it still owes the brokers (KIP-932).
+
+Every record handed to the application is *held* (locked to this member) until it is
+acknowledged ACCEPT, RELEASE or REJECT; RENEW extends the lock and keeps it held. Each
+acknowledgement is *pending* until a request carries it to the broker the record came from:
+acknowledgements are kept per broker, since each broker's share session answers only for
+the partitions it leads.
+
+The records of the last poll are *unanswered* until acknowledged (RENEW counts): in explicit
+mode a poll refuses to run while any is, in implicit mode the next poll, ``commit()`` or
+``stop()`` accepts them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from .. import errors as Errors
+from ..structs import TopicPartition
+from .acknowledgements import GAP, AcknowledgeType, PartitionAcknowledgements
+
+if TYPE_CHECKING:
+    from .._native import AcknowledgementBatch
+
+__all__ = ["AckLedger"]
+
+_RENEW = int(AcknowledgeType.RENEW)
+
+
+class AckLedger:
+    def __init__(self) -> None:
+        self._held: dict[TopicPartition, dict[int, int]] = {}
+        """Partition -> offset -> the node it was fetched from."""
+        self._unanswered: dict[TopicPartition, set[int]] = {}
+        self._pending: dict[int, dict[TopicPartition, PartitionAcknowledgements]] = {}
+        """Node -> partition -> acknowledgements not yet sent."""
+
+    # -- handing out ---------------------------------------------------------------------------
+
+    def delivered(self, tp: TopicPartition, node: int, offsets: Iterable[int]) -> None:
+        """The application was just given these offsets of ``tp``, fetched from ``node``."""
+        held = self._held.setdefault(tp, {})
+        unanswered = self._unanswered.setdefault(tp, set())
+        for offset in offsets:
+            held[offset] = node
+            unanswered.add(offset)
+
+    def gaps(self, tp: TopicPartition, node: int, offsets: Iterable[int]) -> None:
+        """Acquired offsets that hold no record for the application: acknowledged as gaps."""
+        pending = None
+        for offset in offsets:
+            if pending is None:
+                pending = self._pending_for(node, tp)
+            pending.add(offset, GAP)
+
+    def release_unhanded(self, tp: TopicPartition, node: int, offsets: Iterable[int]) -> None:
+        """Acquired offsets never handed out (the consumer is closing): RELEASE them, so that
+        another member gets them without waiting for their locks."""
+        pending = None
+        for offset in offsets:
+            if pending is None:
+                pending = self._pending_for(node, tp)
+            pending.add(offset, AcknowledgeType.RELEASE)
+
+    # -- the application's answers -------------------------------------------------------------
+
+    def unanswered(self) -> int:
+        return sum(len(s) for s in self._unanswered.values())
+
+    def acknowledge(self, tp: TopicPartition, offset: int, type_: int) -> None:
+        held = self._held.get(tp)
+        node = None if held is None else held.get(offset)
+        if node is None:
+            raise Errors.IllegalStateError(
+                f"{tp.topic}-{tp.partition} offset {offset} is not held by this consumer "
+                "(never handed out, or already acknowledged)"
+            )
+        if type_ != _RENEW:
+            del held[offset]  # type: ignore[union-attr]
+        unanswered = self._unanswered.get(tp)
+        if unanswered is not None:
+            unanswered.discard(offset)
+        self._pending_for(node, tp).add(offset, type_)
+
+    def accept_unanswered(self) -> None:
+        """Implicit mode: every record of the last poll not yet answered for is accepted."""
+        for tp, offsets in self._unanswered.items():
+            held = self._held[tp]
+            for offset in offsets:
+                node = held.pop(offset, None)
+                if node is not None:
+                    self._pending_for(node, tp).add(offset, AcknowledgeType.ACCEPT)
+        self._unanswered.clear()
+
+    def forget_held(self) -> None:
+        """The consumer is closing: records still held are released by closing the sessions."""
+        self._held.clear()
+        self._unanswered.clear()
+
+    # -- sending -------------------------------------------------------------------------------
+
+    def has_pending(self, node: int | None = None) -> bool:
+        nodes = self._pending.values() if node is None else [self._pending.get(node, {})]
+        return any(acks for per_node in nodes for acks in per_node.values())
+
+    def pending_nodes(self) -> list[int]:
+        return [node for node in self._pending if self.has_pending(node)]
+
+    def pending_partitions(self, node: int) -> list[TopicPartition]:
+        return [tp for tp, acks in self._pending.get(node, {}).items() if acks]
+
+    def has_renewals(self, node: int) -> bool:
+        return any(acks.has_renewals() for acks in self._pending.get(node, {}).values())
+
+    def take(
+        self, node: int, *, renewals: bool, only: Iterable[TopicPartition] | None = None
+    ) -> dict[TopicPartition, list[AcknowledgementBatch]]:
+        """The pending acknowledgements for ``node`` (of the partitions ``only``, when given):
+        the RENEWs with ``renewals``, the others without; they are then on their way."""
+        per_node = self._pending.get(node)
+        if not per_node:
+            return {}
+        wanted = None if only is None else set(only)
+        out: dict[TopicPartition, list[AcknowledgementBatch]] = {}
+        for tp, acks in list(per_node.items()):
+            if wanted is not None and tp not in wanted:
+                continue
+            batches = acks.take(renewals=renewals)
+            if batches:
+                out[tp] = batches
+            if not acks:
+                del per_node[tp]
+        return out
+
+    def _pending_for(self, node: int, tp: TopicPartition) -> PartitionAcknowledgements:
+        per_node = self._pending.setdefault(node, {})
+        acks = per_node.get(tp)
+        if acks is None:
+            acks = per_node[tp] = PartitionAcknowledgements()
+        return acks
