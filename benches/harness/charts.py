@@ -1,6 +1,6 @@
 """PNG bar charts (matplotlib, no display needed): records/s per client for W1-W4 and W6,
-latency percentiles for W5, group timings for W7, rows/s per Spark reader for W8. Bars are
-medians, whiskers min-max."""
+latency percentiles for W5, group timings for W7, rows/s per Spark reader for W8, records/s
+through a share group for W9 (a chart per member count). Bars are medians, whiskers min-max."""
 
 from __future__ import annotations
 
@@ -116,6 +116,11 @@ def draw(report: dict[str, Any], out_dir: Path) -> list[Path]:
                 title = f"W8: {desc}"
                 path = out_dir / _name("W8")
                 xlabel = "rows/s (median, min-max)"
+            elif workload == "W9":
+                rows = _rows(case, "records_per_s", versions, "share")
+                title = f"W9: records/s through one share group, {case_name}"
+                path = out_dir / _name("W9", case_name)
+                xlabel = "records/s, first record to last (median, min-max)"
             elif workload == "W7":
                 rows = _rows(case, "settle_s", versions, "group")
                 title = "W7: seconds from a 4th member's construction until the group settled"

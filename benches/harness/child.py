@@ -24,6 +24,8 @@ def main(argv: list[str]) -> None:
         from .groups import run
     elif role == "spark":
         from .spark_reads import run
+    elif role == "share":
+        from .shares import run
     else:
         raise ValueError(f"unknown role {role!r}")
     # A run may report its own peak (a consumer: when the client has closed, before the

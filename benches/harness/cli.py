@@ -24,6 +24,7 @@ from .workloads import (
     CONSUMERS,
     FULL,
     GROUP_CLIENTS,
+    JAVA_SHARE_IDLE_MS,
     LATENCY_CONSUMERS,
     ONE_RECORD_CONSUMERS,
     OPT_IN_CONSUMERS,
@@ -31,6 +32,8 @@ from .workloads import (
     PRODUCER_VALUE_SIZE,
     PRODUCERS,
     QUICK,
+    SHARE_CLIENTS,
+    SHARE_MEMBERS,
     SPARK_READERS,
     W3_CASES,
     WORKLOADS,
@@ -40,6 +43,7 @@ from .workloads import (
     group_workload,
     latency_workload,
     produce_workload,
+    share_workload,
     spark_workload,
 )
 
@@ -74,7 +78,33 @@ def descriptions(sizes: Sizes) -> dict[str, str]:
         "W8": f"Spark: count + sum(length(value)) of {sizes.w8.describe()}; one SparkSession "
         "(local[2], Spark's Kafka connector jars on spark.jars, 2 shuffle partitions, Python "
         "workers on this interpreter) in one process for every reader",
+        "W9": f"share groups (KIP-932): read {sizes.w9.describe()} through a share group with "
+        + " and with ".join(str(n) for n in SHARE_MEMBERS)
+        + " members; each run in a new group whose `share.auto.offset.reset` is set to "
+        "earliest (ferrokafka's admin client, `alter_configs`) before any member joins, the "
+        "client's other settings its defaults. records/s is the dataset's records over the "
+        "time from the first record any member received to the moment the members together "
+        "had every record (member start-up and joins are not in it). The Python members of a "
+        "run share one process (ferrokafka's: tasks of one event loop, polling with a 100 ms "
+        "timeout; confluent-kafka's: one thread each); each run checks the count and that "
+        "every (partition, offset) of the dataset came exactly once. Java's members are one "
+        "JVM each (tools/java/ShareMember.java: `poll(100 ms)`, `commitSync()` after each "
+        "poll that returned records), checked by their count; with several, each JVM stops "
+        f"after {JAVA_SHARE_IDLE_MS / 1000:g} s without a record, and the time runs from the "
+        "earliest first record to the latest last one. CPU s is the Python process's CPU time "
+        "over the measured span (n/a for Java: a JVM's CPU time is only known for its whole "
+        "life, start-up included; the JSON has it as proc_cpu); peak RSS is the whole "
+        "process's, for Java the sum of the JVMs' (VmHWM, sampled every 0.1 s). Before the "
+        "rounds, one untimed run of the first client with one member",
     }
+
+
+def _has_share_consumer() -> bool:
+    try:
+        import confluent_kafka
+    except ImportError:
+        return False
+    return hasattr(confluent_kafka, "ShareConsumer")
 
 
 def run_workload(ctx: Context, w: str, pick: Callable[[list[str]], list[str]]) -> None:
@@ -98,6 +128,8 @@ def run_workload(ctx: Context, w: str, pick: Callable[[list[str]], list[str]]) -
         group_workload(ctx, pick(GROUP_CLIENTS))
     elif w == "W8":
         spark_workload(ctx, pick(SPARK_READERS))
+    elif w == "W9":
+        share_workload(ctx, pick(SHARE_CLIENTS))
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -178,6 +210,10 @@ def main(argv: list[str] | None = None) -> int:
         if importlib.util.find_spec("kafkarrow") is None and "kafkarrow" in chosen:
             not_run["kafkarrow"] = "not installed (pip install kafkarrow)"
             chosen.remove("kafkarrow")
+        if "confluent-kafka-share" in chosen and not _has_share_consumer():
+            not_run["confluent-kafka-share"] = "this confluent-kafka has no `ShareConsumer` (2.16 "
+            "has one, experimental)"
+            chosen.remove("confluent-kafka-share")
         if importlib.util.find_spec("pyspark") is None and set(chosen) & set(SPARK_READERS):
             not_run["W8 (Spark)"] = "PySpark is not installed (pip install 'ferrokafka[spark]')"
             chosen = [c for c in chosen if c not in SPARK_READERS]
@@ -185,7 +221,9 @@ def main(argv: list[str] | None = None) -> int:
 
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
-    needs_java = any(c.startswith("java") for c in pick(CONSUMERS + PRODUCERS + GROUP_CLIENTS))
+    needs_java = any(
+        c.startswith("java") for c in pick(CONSUMERS + PRODUCERS + GROUP_CLIENTS + SHARE_CLIENTS)
+    )
     with tempfile.TemporaryDirectory(prefix="ferrokafka-bench-java-") as classes:
         java = prepare(Path(classes)) if needs_java else None
         with broker(args.bootstrap) as b:

@@ -1,7 +1,7 @@
 """The Java side: kafka-clients and Kafka's tools from Maven (``ferrokafka.testing``), the
-harness's Java programs (tools/java/Bench*.java, compiled once per harness run) and Kafka's
-``ConsumerPerformance``/``ProducerPerformance`` (run through ``BenchTool``, which adds the
-wall and CPU time of the call).
+harness's Java programs (tools/java/Bench*.java and ShareMember.java, compiled once per harness
+run) and Kafka's ``ConsumerPerformance``/``ProducerPerformance`` (run through ``BenchTool``,
+which adds the wall and CPU time of the call).
 """
 
 from __future__ import annotations
@@ -14,7 +14,12 @@ from pathlib import Path
 
 from .runner import ROOT
 
-SOURCES = sorted((ROOT / "tools" / "java").glob("Bench*.java"))
+#: The Bench* programs, and ShareMember (W9's Java member; the share-group tests also run it
+#: as a single-file source program).
+SOURCES = [
+    *sorted((ROOT / "tools" / "java").glob("Bench*.java")),
+    ROOT / "tools" / "java" / "ShareMember.java",
+]
 CONSUMER_PERFORMANCE = "org.apache.kafka.tools.ConsumerPerformance"
 PRODUCER_PERFORMANCE = "org.apache.kafka.tools.ProducerPerformance"
 
@@ -43,6 +48,14 @@ class Java:
 
     def group(self, bootstrap: str, topic: str, partitions: int, group: str, protocol: str):
         return self.argv("BenchGroup", bootstrap, topic, partitions, group, protocol)
+
+    def share_member(
+        self, bootstrap: str, group: str, topic: str, count: int, idle_ms: int
+    ) -> list[str]:
+        """ShareMember's command line, quiet: it prints only its summary line,
+        ``{"records": n, "first_ms": t0, "last_ms": t1}``; it stops after ``count`` records
+        (0: no count) or ``idle_ms`` without one (counted from its start until the first)."""
+        return self.argv("ShareMember", bootstrap, group, topic, count, idle_ms, "quiet")
 
     def tool(self, tool_class: str, *args: object) -> list[str]:
         return self.argv("BenchTool", tool_class, *args)

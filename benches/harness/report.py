@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .workloads import SPARK_BASE, summarize
+from .workloads import SHARE_BASE, SPARK_BASE, summarize
 
 CONSUMER_WORKLOADS = ("W1", "W2", "W3", "W4")
 
@@ -60,6 +60,26 @@ SPARK_NOTES = {
     "schema (constant 10-byte key and value of the dataset's size, built once per task): the "
     "most any Python reader can give Spark here",
 }
+SHARE_NOTES = {
+    "ferrokafka-share": "`AIOKafkaShareConsumer(topic, bootstrap_servers=..., group_id=...)` "
+    "(its defaults: `max_poll_records=500`, `fetch_max_wait_ms=500`), "
+    "`await consumer.getmany(timeout_ms=100)` in a loop; implicit acknowledgement (the next "
+    "poll accepts what the last returned)",
+    "ferrokafka-share-async-for": "the same consumer, `async for record in consumer` (one "
+    "record at a time)",
+    "ferrokafka-share-arrow": "the same consumer, `await consumer.getmany_arrow(timeout_ms=100)`"
+    ": a `pyarrow.RecordBatch` per partition (rows counted, partition and offset columns kept "
+    "for the check)",
+    "ferrokafka-share-explicit": '`share_acknowledgement_mode="explicit"`: '
+    "`consumer.acknowledge(record)` for each record, then `await consumer.commit()` after "
+    "each poll that returned records (what Java's `commitSync()` per poll does)",
+    "confluent-kafka-share": "`confluent_kafka.ShareConsumer` (experimental in 2.16; "
+    "`bootstrap.servers` and `group.id` only), `poll(0.1)` returning a batch; implicit "
+    "acknowledgement; one thread per member",
+    "java-share": "tools/java/ShareMember.java: `KafkaShareConsumer.poll(100 ms)`, implicit "
+    "acknowledgement and `commitSync()` after each poll that returned records; one JVM per "
+    "member, checked by the count only",
+}
 GROUP_NOTES = {
     "java": "tools/java/BenchGroup.java: members are threads of one fresh JVM, so its first "
     "record includes loading the client's classes",
@@ -105,6 +125,15 @@ def label(client: str, versions: dict[str, Any], role: str = "consumer") -> str:
         "ferrokafka-spark-pandas": 'ferrokafka `read_kafka`, `fetcher="pandas"`',
         "ferrokafka-spark-datasource": 'ferrokafka `format("ferrokafka")`',
         "spark-ceiling": "Spark's ceiling: `mapInArrow`, in-memory batches",
+        "ferrokafka-share": "ferrokafka share `getmany`, implicit acks",
+        "ferrokafka-share-async-for": "ferrokafka share `async for`, implicit acks",
+        "ferrokafka-share-arrow": "ferrokafka share `getmany_arrow`, implicit acks",
+        "ferrokafka-share-explicit": "ferrokafka share `getmany`, explicit acks + `commit()` "
+        "per poll",
+        "confluent-kafka-share": f"confluent-kafka {v.get('confluent-kafka')} "
+        "`ShareConsumer.poll()`, implicit acks",
+        "java-share": f"Java KafkaShareConsumer {v.get('kafka-clients (Java consumer)')}, "
+        "implicit acks + `commitSync()` per poll",
     }
     if role == "producer":
         names.update(
@@ -328,17 +357,73 @@ def group_table(case: dict[str, Any], versions: dict[str, Any]) -> list[str]:
     return lines
 
 
+def share_table(
+    cases: dict[str, Any], versions: dict[str, Any], runs: list[dict[str, Any]]
+) -> list[str]:
+    """W9: a row per member count and client; the records each member received are those of
+    the client's median run (by records/s)."""
+    lines = _header(
+        "client | members | records/s | min-max | first to last record s | records per member "
+        "| CPU s | peak RSS MB | vs java-share"
+    )
+    for case_name, case in cases.items():
+        if case_name == "setup":
+            continue
+        base = _med(case.get(SHARE_BASE, {}), "records_per_s")
+        members = case_name.split()[0]
+        for client, s in case.items():
+            name = label(client, versions, "share")
+            rate = _med(s, "records_per_s")
+            if rate is None:
+                lines.append(_failed_row(s, 9, name, members))
+                continue
+            ok = sorted(
+                (
+                    r
+                    for r in runs
+                    if (r["workload"], r["case"], r["client"]) == ("W9", case_name, client)
+                    and r["ok"]
+                ),
+                key=lambda r: r["records_per_s"],
+            )
+            split = " / ".join(f"{n:,}" for n in ok[(len(ok) - 1) // 2]["per_member"])
+            r = s["records_per_s"]
+            cpu = _med(s, "cpu")
+            rss = s.get("rss_mb")
+            cells = [
+                name,
+                members,
+                _rate(rate),
+                f"{_rate(r['min'])}-{_rate(r['max'])}",
+                f"{_med(s, 'wall'):.2f}",
+                split,
+                "n/a" if cpu is None else f"{cpu:.2f}",  # Java: the JVMs' CPU is not split out
+                "?" if rss is None else f"{rss['max']:.0f}",
+                f"{rate / base:.2f}x" if base else "n/a",
+            ]
+            lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
 def _notes(summ: dict[str, Any], versions: dict[str, Any]) -> list[str]:
     """One line per client that ran, saying what it is and how it is set up."""
     seen: dict[str, set[str]] = {}
     for workload, cases in summ.items():
-        role = {"W6": "producer", "W7": "group", "W8": "spark"}.get(workload, "consumer")
+        role = {"W6": "producer", "W7": "group", "W8": "spark", "W9": "share"}.get(
+            workload, "consumer"
+        )
         for case in cases.values():
             seen.setdefault(role, set()).update(case)
     lines = []
-    where = {"consumer": "", "producer": " (W6)", "group": " (W7)", "spark": " (W8)"}
+    where = {
+        "consumer": "",
+        "producer": " (W6)",
+        "group": " (W7)",
+        "spark": " (W8)",
+        "share": " (W9)",
+    }
     roles = [("consumer", NOTES), ("producer", PRODUCER_NOTES), ("group", GROUP_NOTES)]
-    for role, notes in [*roles, ("spark", SPARK_NOTES)]:
+    for role, notes in [*roles, ("spark", SPARK_NOTES), ("share", SHARE_NOTES)]:
         lines += [
             f"- {label(c, versions, role)}{where[role]}: {notes[c]}"
             for c in notes
@@ -424,6 +509,8 @@ def markdown(report: dict[str, Any]) -> str:
         elif workload == "W8":
             for case in cases.values():
                 out += ["", *spark_table(case, versions)]
+        elif workload == "W9":
+            out += ["", *share_table(cases, versions, report["runs"])]
     goals = targets(summ)
     if goals:
         quick = " (--quick: these sizes say nothing about the targets)" if report["quick"] else ""

@@ -3,9 +3,12 @@
 The child prints JSON lines on stdout (``tally``): ``{"progress": n}`` while it works,
 ``{"ready": true}`` when a latency consumer is polling, ``{"run": {...}}`` for each run of a
 child that makes several (W8's Spark session), and ``{"result": {...}}`` last. Other
-stdout lines (Kafka's tools print their own figures) are kept as ``lines``. The watchdog kills
-the child (SIGKILL, by its pid) when its progress count has not changed for ``stall_s`` or the
-whole run exceeds ``timeout_s``: a hung client fails its run instead of hanging the harness.
+stdout lines (Kafka's tools print their own figures) are kept as ``lines``. A child started
+with ``bare_result`` prints its result as a JSON object of its own (tools/java/ShareMember.java:
+``{"records": n, "first_ms": t0, "last_ms": t1}``); with ``sample_rss`` its peak RSS (VmHWM) is
+read every 0.1 s while it runs, for programs that do not report their own (a JVM). The watchdog
+kills the child (SIGKILL, by its pid) when its progress count has not changed for ``stall_s`` or
+the whole run exceeds ``timeout_s``: a hung client fails its run instead of hanging the harness.
 The parent reaps the child with ``wait4`` for the process's own CPU time and peak RSS.
 """
 
@@ -37,6 +40,8 @@ class Outcome:
     #: not used: after vfork+exec it starts at the parent's peak; children report VmHWM.)
     #: None when the child was reaped elsewhere and its CPU time is lost.
     proc_cpu: float | None = 0.0
+    #: The child's peak RSS in MB as last sampled before it exited (``sample_rss``), or None.
+    sampled_rss_mb: float | None = None
 
 
 def bytecode_dirs() -> list[Path]:
@@ -81,11 +86,17 @@ class Child:
         timeout_s: float,
         name: str,
         on_event: Callable[[dict[str, Any]], None] | None = None,
+        bare_result: bool = False,
+        sample_rss: bool = False,
     ) -> None:
         """``on_event`` is called, on the reader thread, with every JSON event that has a
-        ``"run"`` key (a child that makes several runs reports each as it ends)."""
+        ``"run"`` key (a child that makes several runs reports each as it ends). With
+        ``bare_result`` a JSON object without any of the events' keys is the result; with
+        ``sample_rss`` the child's VmHWM is read every 0.1 s (``Outcome.sampled_rss_mb``)."""
         self.name = name
         self.on_event = on_event
+        self.bare_result = bare_result
+        self._sampled_kb: int | None = None
         self.stall_s = stall_s
         self.timeout_s = timeout_s
         env = dict(os.environ)
@@ -112,6 +123,23 @@ class Child:
         self.lines: list[str] = []
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
+        if sample_rss:
+            threading.Thread(target=self._sample_rss, daemon=True).start()
+
+    def _sample_rss(self) -> None:
+        """VmHWM is a high-water mark: its last reading before the process exits is its peak
+        (to within what it grew in the last 0.1 s). A zombie has no VmHWM line."""
+        status = f"/proc/{self.proc.pid}/status"
+        while not self._eof.is_set():
+            try:
+                with open(status) as f:
+                    for line in f:
+                        if line.startswith("VmHWM:"):
+                            self._sampled_kb = max(self._sampled_kb or 0, int(line.split()[1]))
+                            break
+            except OSError:
+                return
+            self._eof.wait(0.1)
 
     def _read(self) -> None:
         assert self.proc.stdout is not None
@@ -132,6 +160,8 @@ class Child:
                     self._ready.set()
                 if "result" in event:
                     self._result = event["result"]
+                elif self.bare_result and not {"progress", "ready", "run"} & event.keys():
+                    self._result = event
             if "run" in event and self.on_event is not None and self._handler_error is None:
                 try:
                     self.on_event(event)
@@ -199,6 +229,7 @@ class Child:
             error=reason,
             lines=self.lines,
             proc_cpu=proc_cpu,
+            sampled_rss_mb=None if self._sampled_kb is None else self._sampled_kb / 1024,
         )
 
     def _stderr_tail(self) -> str:

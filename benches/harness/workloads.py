@@ -1,4 +1,4 @@
-"""W1-W8: what each writes, which clients run it and how a run is checked.
+"""W1-W9: what each writes, which clients run it and how a run is checked.
 
 Every workload alternates its clients round by round (A B C ... A B C ...). A run that reads
 the wrong data, fails, stalls or times out is recorded as failed with its reason; the harness
@@ -107,6 +107,25 @@ GROUP_CLIENTS = [
 ]
 #: W8's ratios are to Spark's own Kafka source.
 SPARK_BASE = "spark-jvm"
+#: W9, share groups (KIP-932): ferrokafka's AIOKafkaShareConsumer with `getmany` (implicit
+#: acknowledgement), `async for`, `getmany_arrow`, and explicit `acknowledge` + `commit()` per
+#: poll; confluent-kafka's ShareConsumer; Java's KafkaShareConsumer (tools/java/ShareMember.java).
+SHARE_CLIENTS = [
+    "ferrokafka-share",
+    "ferrokafka-share-async-for",
+    "ferrokafka-share-arrow",
+    "ferrokafka-share-explicit",
+    "confluent-kafka-share",
+    "java-share",
+]
+#: W9's ratios are to the Java client's.
+SHARE_BASE = "java-share"
+#: W9's cases: members of the one share group.
+SHARE_MEMBERS = (1, 4)
+#: ShareMember stops after this long without a record, counted from its start until its first
+#: record: with several members it is how each JVM ends (after the last record, outside the
+#: measured time), so it must also cover a JVM's start and join on a busy machine.
+JAVA_SHARE_IDLE_MS = 10_000
 ALL_CLIENTS = sorted(
     {
         *CONSUMERS,
@@ -117,9 +136,10 @@ ALL_CLIENTS = sorted(
         *PRODUCER_IDIOMS,
         *GROUP_CLIENTS,
         *SPARK_READERS,
+        *SHARE_CLIENTS,
     }
 )
-WORKLOADS = ["W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8"]
+WORKLOADS = ["W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9"]
 
 LATENCY_VALUE_SIZE = 100
 PRODUCER_VALUE_SIZE = 100
@@ -133,6 +153,7 @@ W3_CASES = [
     ("zstd 1KiB", "zstd", 1024),
 ]
 GROUP_PARTITIONS = 8
+W9_DATASET = Dataset(4, 200_000, 100)
 
 
 @dataclass(frozen=True)
@@ -149,6 +170,8 @@ class Sizes:
     #: W6's idiom cases (names from KEY_CASES); W2 with the one-record idioms too.
     key_cases: tuple[str, ...] = ()
     w2_one_record: bool = True
+    #: W9: read through a share group (a default: benches/consume_tls.py makes its own Sizes).
+    w9: Dataset = W9_DATASET
 
     def w3(self, codec: str, value_size: int = 100) -> Dataset:
         """W1's records compressed with ``codec``, or W2's for 1 KiB values."""
@@ -166,6 +189,7 @@ FULL = Sizes(
     w7=Dataset(GROUP_PARTITIONS, 8_000, 100),
     w8=Dataset(8, 2_000_000, 100),
     key_cases=("keyless", "keyed, a key per record", "keyed, 10,000 keys"),
+    w9=W9_DATASET,
 )
 QUICK = Sizes(
     w1=Dataset(8, 40_000, 100),
@@ -179,6 +203,7 @@ QUICK = Sizes(
     # Every idiom client once (keyed: the path keyless records do not take), in less time.
     key_cases=("keyed, a key per record",),
     w2_one_record=False,
+    w9=Dataset(4, 20_000, 100),
 )
 
 
@@ -229,6 +254,12 @@ def progress_line(run: dict[str, Any], rounds: int) -> str:
         return f"{head}: p50 {p50:.1f} ms, p99 {p99:.1f} ms, p99.9 {p999:.1f} ms{gc}"
     if "settle_s" in run:
         return f"{head}: first record {run['first_record_s']:.2f}s, settle {run['settle_s']:.2f}s"
+    if "per_member" in run:  # W9: from the first record to the last, members together
+        split = "/".join(f"{n:,}" for n in run["per_member"])
+        return (
+            f"{head}: {run['records_per_s'] / 1e6:.3f} M rec/s, {run['wall']:.2f}s from the "
+            f"first record to the last, per member {split}, rss {run.get('rss_mb', 0):.0f} MB"
+        )
     line = (
         f"{head}: {run['records_per_s'] / 1e6:.3f} M rec/s, {run['mb_per_s']:.1f} MB/s, "
         f"wall {run['wall']:.2f}s, cpu {run['cpu']:.2f}s"
@@ -682,6 +713,139 @@ def spark_workload(ctx: Context, clients: list[str]) -> list[dict[str, Any]]:
         return runs
     finally:
         ctx.kafka.delete_topic(topic)
+
+
+# -- W9: share groups --------------------------------------------------------------------------
+
+
+def share_once(
+    ctx: Context, client: str, rnd: int, topic: str, ds: Dataset, members: int
+) -> dict[str, Any]:
+    """One run of ``client`` with ``members`` members in a fresh share group, checked."""
+    from .shares import configure_group
+
+    case = f"{members} member{'s' if members > 1 else ''}"
+    run = _base("W9", case, client, rnd)
+    run["members"] = members
+    group = f"bench-w9-{uuid.uuid4().hex[:10]}"
+    try:
+        asyncio.run(configure_group(ctx.bootstrap, group))
+    except Exception as exc:
+        error = f"could not set share.auto.offset.reset on {group}: {type(exc).__name__}: {exc}"
+        return ctx.record(run | {"ok": False, "error": error})
+    timeout = _timeout(ds.records)
+    if client == "java-share":
+        return ctx.record(_java_share(ctx, run, group, topic, ds, members, timeout))
+    spec = {
+        "role": "share",
+        "client": client,
+        "bootstrap": ctx.bootstrap,
+        "topic": topic,
+        "group": group,
+        "members": members,
+        "counts": ds.counts(),
+        "expected": ds.records,
+        # The child stops here and says how many came (the watchdog would only kill it).
+        "deadline_s": timeout - 20,
+    }
+    out = runner.run(runner.python_child(spec), stall_s=ctx.stall_s, timeout_s=timeout, name=client)
+    error = None
+    got = out.result
+    if out.ok and got is not None:
+        if not got["complete"]:
+            error = f"received {got['count']:,} of {ds.records:,} records in {timeout - 20:.0f}s"
+        elif got["missing"] or got["duplicates"] or got["outside"]:
+            error = (
+                f"received {got['count']:,} records: {got['missing']:,} of the dataset missing, "
+                f"{got['duplicates']:,} duplicates, {got['outside']:,} outside it"
+            )
+        got["verified"] = "count, every (partition, offset) once"
+    return ctx.record(_finish(run, out, error))
+
+
+def _java_share(
+    ctx: Context,
+    run: dict[str, Any],
+    group: str,
+    topic: str,
+    ds: Dataset,
+    members: int,
+    timeout: float,
+) -> dict[str, Any]:
+    """``members`` JVMs of tools/java/ShareMember.java started together: one alone stops at
+    the dataset's count; several stop each after ``JAVA_SHARE_IDLE_MS`` without a record. The
+    time is from the earliest first record to the latest last one (their wall clocks: one
+    machine), so the JVMs' start and the idle wait at the end are not in it. Checked by the
+    count only (quiet: ShareMember prints no per-record lines)."""
+    java = _need_java(ctx)
+    count = ds.records if members == 1 else 0
+    # One member stops at the count: the idle limit only ends a stuck run there.
+    idle = JAVA_SHARE_IDLE_MS if members > 1 else 6 * JAVA_SHARE_IDLE_MS
+    children = [
+        runner.Child(
+            java.share_member(ctx.bootstrap, group, topic, count, idle),
+            stall_s=None,
+            timeout_s=timeout + idle / 1000,
+            name=f"java-share-{i}",
+            bare_result=True,
+            sample_rss=True,
+        )
+        for i in range(members)
+    ]
+    outs = [child.finish() for child in children]
+    failed = [(i, o.error) for i, o in enumerate(outs) if not o.ok]
+    cpu = [o.proc_cpu for o in outs]
+    combined = runner.Outcome(
+        ok=not failed,
+        result=None,
+        error=f"member {failed[0][0]}: {failed[0][1]}" if failed else None,
+        proc_cpu=None if None in cpu else sum(c for c in cpu if c is not None),
+    )
+    error = None
+    if not failed:
+        summaries = [o.result or {} for o in outs]
+        per_member = [int(r.get("records", 0)) for r in summaries]
+        received = [r for r in summaries if r.get("records")]
+        result: dict[str, Any] = {"count": sum(per_member), "per_member": per_member}
+        rss = [o.sampled_rss_mb for o in outs]
+        if None not in rss:
+            result["rss_mb"] = sum(r for r in rss if r is not None)
+            result["per_member_rss_mb"] = rss
+        if received:
+            first = min(r["first_ms"] for r in received)
+            last = max(r["last_ms"] for r in received)
+            result["wall"] = max(last - first, 1) / 1000
+        result["verified"] = "count"
+        if result["count"] != ds.records:
+            error = f"received {result['count']:,} records, expected {ds.records:,}"
+            result.pop("wall", None)
+        combined.result = result
+    return _finish(run, combined, error)
+
+
+def share_workload(ctx: Context, clients: list[str]) -> list[dict[str, Any]]:
+    """Every client with 1 and 4 members (SHARE_MEMBERS), rounds outside, one dataset; each
+    run in a new share group reading it from the earliest offset. One run of the first client
+    with one member goes first and is not recorded (the broker's share-fetch path is cold)."""
+    ds = ctx.sizes.w9
+    if not clients:
+        return []
+    topic = ctx.topic("W9")
+    ctx.kafka.create_topic(topic, partitions=ds.partitions)
+    runs = []
+    try:
+        t = time.perf_counter()
+        asyncio.run(write_dataset(ctx.bootstrap, topic, ds))
+        ctx.log(f"[W9] wrote {ds.describe()} in {time.perf_counter() - t:.1f}s")
+        warm = replace(ctx, runs=[], log=lambda line: ctx.log(f"(warm-up, not recorded) {line}"))
+        share_once(warm, clients[0], 0, topic, ds, 1)
+        for rnd in range(1, ctx.rounds + 1):
+            for members in SHARE_MEMBERS:
+                for client in clients:
+                    runs.append(share_once(ctx, client, rnd, topic, ds, members))
+    finally:
+        ctx.kafka.delete_topic(topic)
+    return runs
 
 
 # -- summaries ---------------------------------------------------------------------------------

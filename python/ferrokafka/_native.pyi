@@ -1795,6 +1795,42 @@ class ShareGroupHeartbeatResponse(TypedDict):
     assignment: GroupAssignment | None
 
 @type_check_only
+class ShareGroupDescribeRequest(TypedDict):
+    """ShareGroupDescribe request (key 77), v1-1."""
+
+    group_ids: list[str]
+    include_authorized_operations: bool
+
+@type_check_only
+class ShareGroupDescribeResponse(TypedDict):
+    """ShareGroupDescribe response (key 77), v1-1."""
+
+    throttle_time_ms: int
+    groups: list[DescribedShareGroup]
+
+@type_check_only
+class DescribedShareGroup(TypedDict):
+    error_code: int
+    error_message: str | None
+    group_id: str
+    group_state: str
+    group_epoch: int
+    assignment_epoch: int
+    assignor_name: str
+    members: list[ShareGroupMember]
+    authorized_operations: int
+
+@type_check_only
+class ShareGroupMember(TypedDict):
+    member_id: str
+    rack_id: str | None
+    member_epoch: int
+    client_id: str
+    client_host: str
+    subscribed_topic_names: list[str]
+    assignment: Assignment
+
+@type_check_only
 class ShareFetchRequest(TypedDict):
     """ShareFetch request (key 78), v1-2."""
 
@@ -1907,5 +1943,115 @@ class AcknowledgePartitionData(TypedDict):
     error_code: int
     error_message: str | None
     current_leader: LeaderIdAndEpoch
+
+@type_check_only
+class DescribeShareGroupOffsetsRequest(TypedDict):
+    """DescribeShareGroupOffsets request (key 90), v0-1."""
+
+    groups: list[ShareOffsetsRequestGroup]
+
+@type_check_only
+class ShareOffsetsRequestGroup(TypedDict):
+    group_id: str
+    topics: list[ShareOffsetsRequestTopic] | None
+
+@type_check_only
+class ShareOffsetsRequestTopic(TypedDict):
+    topic_name: str
+    partitions: list[int]
+
+@type_check_only
+class DescribeShareGroupOffsetsResponse(TypedDict):
+    """DescribeShareGroupOffsets response (key 90), v0-1."""
+
+    throttle_time_ms: int
+    groups: list[ShareOffsetsGroup]
+
+@type_check_only
+class ShareOffsetsGroup(TypedDict):
+    group_id: str
+    topics: list[ShareOffsetsTopic]
+    error_code: int
+    error_message: str | None
+
+@type_check_only
+class ShareOffsetsTopic(TypedDict):
+    topic_name: str
+    topic_id: bytes
+    partitions: list[ShareOffsetsPartition]
+
+@type_check_only
+class ShareOffsetsPartition(TypedDict):
+    partition_index: int
+    start_offset: int
+    leader_epoch: int
+    lag: int  # v1+
+    error_code: int
+    error_message: str | None
+
+@type_check_only
+class AlterShareGroupOffsetsRequest(TypedDict):
+    """AlterShareGroupOffsets request (key 91), v0-0."""
+
+    group_id: str
+    topics: list[AlterShareOffsetsTopic]
+
+@type_check_only
+class AlterShareOffsetsTopic(TypedDict):
+    topic_name: str
+    partitions: list[AlterShareOffsetsPartition]
+
+@type_check_only
+class AlterShareOffsetsPartition(TypedDict):
+    partition_index: int
+    start_offset: int
+
+@type_check_only
+class AlterShareGroupOffsetsResponse(TypedDict):
+    """AlterShareGroupOffsets response (key 91), v0-0."""
+
+    throttle_time_ms: int
+    error_code: int
+    error_message: str | None
+    responses: list[AlterShareOffsetsTopicResult]
+
+@type_check_only
+class AlterShareOffsetsTopicResult(TypedDict):
+    topic_name: str
+    topic_id: bytes
+    partitions: list[AlterShareOffsetsPartitionResult]
+
+@type_check_only
+class AlterShareOffsetsPartitionResult(TypedDict):
+    partition_index: int
+    error_code: int
+    error_message: str | None
+
+@type_check_only
+class DeleteShareGroupOffsetsRequest(TypedDict):
+    """DeleteShareGroupOffsets request (key 92), v0-0."""
+
+    group_id: str
+    topics: list[DeleteShareOffsetsTopic]
+
+@type_check_only
+class DeleteShareOffsetsTopic(TypedDict):
+    topic_name: str
+
+@type_check_only
+class DeleteShareGroupOffsetsResponse(TypedDict):
+    """DeleteShareGroupOffsets response (key 92), v0-0."""
+
+    throttle_time_ms: int
+    error_code: int
+    error_message: str | None
+    responses: list[DeleteShareOffsetsTopicResult]
+
+@type_check_only
+class DeleteShareOffsetsTopicResult(TypedDict):
+    topic_name: str
+    topic_id: bytes
+    error_code: int
+    error_message: str | None
 
 # END GENERATED

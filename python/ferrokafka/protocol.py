@@ -18,6 +18,8 @@ if TYPE_CHECKING:
         AddPartitionsToTxnResponse,
         AlterConfigsRequest,
         AlterConfigsResponse,
+        AlterShareGroupOffsetsRequest,
+        AlterShareGroupOffsetsResponse,
         ApiVersionsRequest,
         ApiVersionsResponse,
         ConsumerGroupDescribeRequest,
@@ -36,6 +38,8 @@ if TYPE_CHECKING:
         DeleteGroupsResponse,
         DeleteRecordsRequest,
         DeleteRecordsResponse,
+        DeleteShareGroupOffsetsRequest,
+        DeleteShareGroupOffsetsResponse,
         DeleteTopicsRequest,
         DeleteTopicsResponse,
         DescribeAclsRequest,
@@ -44,6 +48,8 @@ if TYPE_CHECKING:
         DescribeConfigsResponse,
         DescribeGroupsRequest,
         DescribeGroupsResponse,
+        DescribeShareGroupOffsetsRequest,
+        DescribeShareGroupOffsetsResponse,
         EndTxnRequest,
         EndTxnResponse,
         FetchRequest,
@@ -80,6 +86,8 @@ if TYPE_CHECKING:
         ShareAcknowledgeResponse,
         ShareFetchRequest,
         ShareFetchResponse,
+        ShareGroupDescribeRequest,
+        ShareGroupDescribeResponse,
         ShareGroupHeartbeatRequest,
         ShareGroupHeartbeatResponse,
         SyncGroupRequest,
@@ -131,8 +139,12 @@ class ApiKey(IntEnum):
     CONSUMER_GROUP_HEARTBEAT = 68
     CONSUMER_GROUP_DESCRIBE = 69
     SHARE_GROUP_HEARTBEAT = 76
+    SHARE_GROUP_DESCRIBE = 77
     SHARE_FETCH = 78
     SHARE_ACKNOWLEDGE = 79
+    DESCRIBE_SHARE_GROUP_OFFSETS = 90
+    ALTER_SHARE_GROUP_OFFSETS = 91
+    DELETE_SHARE_GROUP_OFFSETS = 92
     # END GENERATED
 
 
@@ -193,8 +205,18 @@ class Api(Generic[_Req, _Resp_co]):
         Api[ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse]
     ]
     SHARE_GROUP_HEARTBEAT: ClassVar[Api[ShareGroupHeartbeatRequest, ShareGroupHeartbeatResponse]]
+    SHARE_GROUP_DESCRIBE: ClassVar[Api[ShareGroupDescribeRequest, ShareGroupDescribeResponse]]
     SHARE_FETCH: ClassVar[Api[ShareFetchRequest, ShareFetchResponse]]
     SHARE_ACKNOWLEDGE: ClassVar[Api[ShareAcknowledgeRequest, ShareAcknowledgeResponse]]
+    DESCRIBE_SHARE_GROUP_OFFSETS: ClassVar[
+        Api[DescribeShareGroupOffsetsRequest, DescribeShareGroupOffsetsResponse]
+    ]
+    ALTER_SHARE_GROUP_OFFSETS: ClassVar[
+        Api[AlterShareGroupOffsetsRequest, AlterShareGroupOffsetsResponse]
+    ]
+    DELETE_SHARE_GROUP_OFFSETS: ClassVar[
+        Api[DeleteShareGroupOffsetsRequest, DeleteShareGroupOffsetsResponse]
+    ]
     # END GENERATED
 
     def __init__(self, key: ApiKey) -> None:

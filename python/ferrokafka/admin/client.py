@@ -7,8 +7,8 @@ schema's field names in snake_case). aiokafka has no ACL calls; ``create_acls``,
 ``delete_consumer_groups``, which returns what kafka-python's does.
 
 Each kind of operation is a part of its own (``topics.py``, ``configs.py``, ``records.py``,
-``groups.py``, ``acls.py``, on the shared ``_base.py``); this module assembles them and holds
-the lifecycle.
+``groups.py``, ``share_groups.py``, ``acls.py``, on the shared ``_base.py``); this module
+assembles them and holds the lifecycle.
 
 Routing: requests that KRaft forwards to the controller (CreateTopics, DeleteTopics,
 CreatePartitions, the ACL calls) and cluster-wide reads go to the least-loaded broker (KIP-590);
@@ -29,8 +29,8 @@ from ..config.connection import keyword_options
 from ..metrics import MetricName
 from .acls import AclOperations
 from .configs import ConfigOperations
-from .groups import GroupOperations
 from .records import RecordOperations
+from .share_groups import ShareGroupOperations
 from .topics import TopicOperations
 
 __all__ = ["AIOKafkaAdminClient"]
@@ -43,7 +43,7 @@ _NO_OPS = {
 
 
 class AIOKafkaAdminClient(
-    TopicOperations, ConfigOperations, RecordOperations, GroupOperations, AclOperations
+    TopicOperations, ConfigOperations, RecordOperations, ShareGroupOperations, AclOperations
 ):
     """An admin client. ``start()`` connects; ``close()`` disconnects (or use ``async with``).
 

@@ -1,6 +1,7 @@
-"""``ferrokafka groups list|describe|reset-offsets|delete``: consumer groups, their members,
-committed offsets and lag, moving a group's committed offsets while it has no members (as Kafka's
-``kafka-consumer-groups.sh --reset-offsets`` does), and deleting groups that have none."""
+"""``ferrokafka groups list|describe|reset-offsets|delete``: consumer groups (and share groups,
+KIP-932, in ``list`` and ``describe``), their members, committed offsets and lag, moving a
+group's committed offsets while it has no members (as Kafka's ``kafka-consumer-groups.sh
+--reset-offsets`` does), and deleting groups that have none."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 __all__ = ["add_groups_command"]
 
 _EMPTY_STATES = ("Empty", "Dead")
+_SHARE = "share"  # ListGroups' protocol type of a share group (KIP-932)
 # Why a group was not deleted, in words, for the answers a user can act on.
 _NOT_DELETED: dict[type[Errors.BrokerResponseError], str] = {
     Errors.NonEmptyGroup: "it has active members (stop its consumers first)",
@@ -45,6 +47,11 @@ def add_groups_command(subcommands: Subcommands) -> None:
     formats = format_parent()
 
     listing = actions.add_parser("list", parents=[parent], help="group ids, one per line")
+    listing.add_argument(
+        "--type",
+        choices=["consumer", "share"],
+        help="only consumer groups (classic and KIP-848) or only share groups (KIP-932)",
+    )
     handle_with_admin(listing, _list)
 
     describe = actions.add_parser(
@@ -105,8 +112,10 @@ def add_groups_command(subcommands: Subcommands) -> None:
 
 
 async def _list(admin: AIOKafkaAdminClient, args: argparse.Namespace, out: Output) -> int:
-    for group_id, _protocol in sorted(await admin.list_consumer_groups()):
-        out.line(group_id)
+    for group_id, protocol_type in sorted(await admin.list_consumer_groups()):
+        kind = "share" if protocol_type == _SHARE else "consumer"
+        if args.type in (None, kind):
+            out.line(group_id)
     return 0
 
 
@@ -148,6 +157,8 @@ async def _log_offsets(args: argparse.Namespace, partitions: list[TopicPartition
 
 
 async def _describe(admin: AIOKafkaAdminClient, args: argparse.Namespace, out: Output) -> int:
+    if (args.group, _SHARE) in await admin.list_consumer_groups():
+        return await _describe_share(admin, args, out)
     group = await _group(admin, args.group)
     members = [
         {
@@ -226,6 +237,70 @@ async def _describe(admin: AIOKafkaAdminClient, args: argparse.Namespace, out: O
             ]
             for o in offsets
         ],
+    )
+    return 0
+
+
+async def _describe_share(admin: AIOKafkaAdminClient, args: argparse.Namespace, out: Output) -> int:
+    """A share group: its members (several may fetch from one partition) and where it starts
+    each partition, with the records after that start as its lag."""
+    (group,) = await admin.describe_share_groups([args.group])
+    starts = await admin.list_share_group_offsets(args.group)
+    partitions = sorted(starts)
+    ends = (await _log_offsets(args, partitions)).latest
+    offsets = []
+    for tp in partitions:
+        start = starts[tp] if starts[tp] >= 0 else None
+        end = ends.get(tp)
+        offsets.append(
+            {
+                "topic": tp.topic,
+                "partition": tp.partition,
+                "start": start,
+                "log_end": end,
+                "lag": None if start is None or end is None else max(end - start, 0),
+            }
+        )
+    members = group["members"]
+    if args.format == "json":
+        entry = {
+            "group": args.group,
+            "type": _SHARE,
+            "state": group["group_state"],
+            "assignor": group["assignor_name"],
+            "members": [
+                {
+                    "member_id": m["member_id"],
+                    "client_id": m["client_id"],
+                    "host": m["client_host"],
+                    "assignment": [[tp.topic, tp.partition] for tp in m["assignment"]],
+                }
+                for m in members
+            ],
+            "offsets": offsets,
+        }
+        out.line(json.dumps(entry))
+        return 0
+    out.rows(
+        ["GROUP", "TYPE", "STATE", "ASSIGNOR", "MEMBERS"],
+        [[args.group, _SHARE, group["group_state"], group["assignor_name"], len(members)]],
+    )
+    if members:
+        out.rows(
+            ["MEMBER-ID", "CLIENT-ID", "HOST", "ASSIGNMENT"],
+            [
+                [
+                    m["member_id"],
+                    m["client_id"],
+                    m["client_host"],
+                    [f"{tp.topic}-{tp.partition}" for tp in m["assignment"]],
+                ]
+                for m in members
+            ],
+        )
+    out.rows(
+        ["TOPIC", "PARTITION", "START-OFFSET", "LOG-END-OFFSET", "LAG"],
+        [[o["topic"], o["partition"], o["start"], o["log_end"], o["lag"]] for o in offsets],
     )
     return 0
 

@@ -67,3 +67,19 @@ kafka_struct! {
         acknowledge_types: Vec<i8> [0, _],
     }
 }
+
+// A described group member's assignment (ConsumerGroupDescribe, ShareGroupDescribe): topics by
+// id and by name.
+kafka_struct! {
+    pub struct TopicPartitions {
+        topic_id: Uuid [0, _],
+        topic_name: String [0, _],
+        partitions: Vec<i32> [0, _],
+    }
+}
+
+kafka_struct! {
+    pub struct Assignment {
+        topic_partitions: Vec<TopicPartitions> [0, _],
+    }
+}

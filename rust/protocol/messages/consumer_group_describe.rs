@@ -3,9 +3,9 @@
 //!
 //! Versions 0-1, all flexible: v1 adds each member's type (classic or consumer protocol).
 
+use super::common::Assignment;
 use super::Api;
 use crate::kafka_struct;
-use crate::protocol::codec::Uuid;
 
 pub struct ConsumerGroupDescribe;
 
@@ -23,20 +23,6 @@ kafka_struct! {
     pub struct ConsumerGroupDescribeRequest {
         group_ids: Vec<String> [0, _],
         include_authorized_operations: bool [0, _],
-    }
-}
-
-kafka_struct! {
-    pub struct TopicPartitions {
-        topic_id: Uuid [0, _],
-        topic_name: String [0, _],
-        partitions: Vec<i32> [0, _],
-    }
-}
-
-kafka_struct! {
-    pub struct Assignment {
-        topic_partitions: Vec<TopicPartitions> [0, _],
     }
 }
 
@@ -79,9 +65,11 @@ kafka_struct! {
 
 #[cfg(test)]
 mod tests {
+    use super::super::common::TopicPartitions;
     use super::super::encode_request;
     use super::super::testing::{assert_round_trip, assert_truncations_fail};
     use super::*;
+    use crate::protocol::codec::Uuid;
     use proptest::prelude::*;
 
     fn response(v: i16, epoch: i32, partitions: Vec<i32>) -> ConsumerGroupDescribeResponse {

@@ -13,6 +13,7 @@ use super::header::{read_response_header, write_response_header, RequestHeader};
 pub mod add_offsets_to_txn;
 pub mod add_partitions_to_txn;
 pub mod alter_configs;
+pub mod alter_share_group_offsets;
 pub mod api_versions;
 pub mod common;
 pub mod consumer_group_describe;
@@ -23,10 +24,12 @@ pub mod create_topics;
 pub mod delete_acls;
 pub mod delete_groups;
 pub mod delete_records;
+pub mod delete_share_group_offsets;
 pub mod delete_topics;
 pub mod describe_acls;
 pub mod describe_configs;
 pub mod describe_groups;
+pub mod describe_share_group_offsets;
 pub mod end_txn;
 pub mod fetch;
 pub mod find_coordinator;
@@ -45,6 +48,7 @@ pub mod sasl_authenticate;
 pub mod sasl_handshake;
 pub mod share_acknowledge;
 pub mod share_fetch;
+pub mod share_group_describe;
 pub mod share_group_heartbeat;
 pub mod sync_group;
 pub mod txn_offset_commit;
@@ -324,6 +328,22 @@ macro_rules! with_api {
                 type $A = share_acknowledge::ShareAcknowledge;
                 $body
             }
+            k if k == share_group_describe::ShareGroupDescribe::KEY => {
+                type $A = share_group_describe::ShareGroupDescribe;
+                $body
+            }
+            k if k == describe_share_group_offsets::DescribeShareGroupOffsets::KEY => {
+                type $A = describe_share_group_offsets::DescribeShareGroupOffsets;
+                $body
+            }
+            k if k == alter_share_group_offsets::AlterShareGroupOffsets::KEY => {
+                type $A = alter_share_group_offsets::AlterShareGroupOffsets;
+                $body
+            }
+            k if k == delete_share_group_offsets::DeleteShareGroupOffsets::KEY => {
+                type $A = delete_share_group_offsets::DeleteShareGroupOffsets;
+                $body
+            }
             _ => $fallback,
         }
     }};
@@ -395,7 +415,7 @@ mod tests {
             keys,
             vec![
                 0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25,
-                26, 28, 29, 30, 31, 32, 33, 36, 37, 42, 68, 69, 76, 78, 79
+                26, 28, 29, 30, 31, 32, 33, 36, 37, 42, 68, 69, 76, 77, 78, 79, 90, 91, 92
             ]
         );
         for a in apis {
