@@ -33,6 +33,7 @@ from ferrokafka.config import (  # noqa: E402
     ConnectionConfig,
     ConsumerConfig,
     ProducerConfig,
+    ShareConsumerConfig,
 )
 from generated import write_or_check  # noqa: E402
 
@@ -56,12 +57,16 @@ SECTIONS: tuple[tuple[type[Any], str, str], ...] = (
     (
         ConnectionConfig,
         "Connection options (every client)",
-        "`AIOKafkaConsumer`, `AIOKafkaProducer`, `AIOKafkaAdminClient` and `AIOKafkaClient`",
+        "`AIOKafkaConsumer`, `AIOKafkaProducer`, `AIOKafkaAdminClient`, "
+        "`AIOKafkaShareConsumer` and `AIOKafkaClient`",
     ),
     (ConsumerConfig, "Consumer options", "`AIOKafkaConsumer`"),
     (ProducerConfig, "Producer options", "`AIOKafkaProducer`"),
     (AdminConfig, "Admin client options", "`ferrokafka.admin.AIOKafkaAdminClient`"),
+    (ShareConsumerConfig, "Share consumer options", "`AIOKafkaShareConsumer` (KIP-932)"),
 )
+# Clients aiokafka has no counterpart of: none of their own options is aiokafka's.
+NOT_AIOKAFKA_CLIENTS = (ShareConsumerConfig,)
 
 HEADER = """\
 # Configuration reference
@@ -196,7 +201,9 @@ def options(cls: type[Any]) -> list[Option]:
                 default=_markdown(default),
                 meaning=_markdown(meaning),
                 java=_markdown(java_md),
-                aiokafka="no (ferrokafka only)" if name in NOT_IN_AIOKAFKA else "same",
+                aiokafka="no (ferrokafka only)"
+                if name in NOT_IN_AIOKAFKA or issubclass(cls, NOT_AIOKAFKA_CLIENTS)
+                else "same",
             )
         )
     return out

@@ -146,6 +146,35 @@ async def _committed(bootstrap: str, group: str) -> dict[int, int]:
     return {tp.partition: om.offset for tp, om in offsets.items()}
 
 
+@runs("share_worker.py")
+async def test_share_worker_does_each_job_once_and_rejects_poison_jobs(
+    bootstrap_servers: str, make_topic: TopicFactory
+) -> None:
+    topic = make_topic(partitions=2)
+    group = f"workers-{topic}"
+    jobs = [(topic, i % 2, None, b"job-%d" % i) for i in range(40)]
+    jobs += [(topic, 0, None, b"fail-0"), (topic, 1, None, b"fail-1")]
+    placed = await _produce(bootstrap_servers, jobs)
+    poison = set(placed[-2:])
+    args = ["--bootstrap-server", bootstrap_servers, "--topic", topic, "--group", group]
+    args += ["--workers", "5", "--work-ms", "5", "--from-beginning", "--seconds", "12"]
+    out = await _run("share_worker.py", *args)
+    done = [
+        line.split() for line in out.splitlines() if line.startswith("worker") and " done " in line
+    ]
+    jobs_done = sorted((int(w[3].split("=")[1]), int(w[4].split("=")[1])) for w in done)
+    assert jobs_done == sorted(set(placed) - poison), "every good job once"
+    assert len({w[1] for w in done}) > 1, "more than one worker did jobs"
+    gave_up = {
+        (int(w[4].split("=")[1]), int(w[5].split("=")[1])): int(w[7])
+        for w in (line.split() for line in out.splitlines() if " gave up " in line)
+    }
+    assert gave_up == dict.fromkeys(poison, 3), out[-2000:]
+    failed = [line for line in out.splitlines() if " failed " in line]
+    assert len(failed) == 4, failed  # attempts 1 and 2 of each poison job
+    assert out.splitlines()[-1].startswith("stopped: 40 jobs done by 5 workers")
+
+
 @runs("async_service.py")
 async def test_async_service_commits_what_it_processed_when_sent_sigterm(
     bootstrap_servers: str, make_topic: TopicFactory

@@ -16,10 +16,16 @@ import pytest
 from aiokafka import AIOKafkaConsumer as AiokafkaConsumer
 from aiokafka import AIOKafkaProducer as AiokafkaProducer
 from aiokafka.admin import AIOKafkaAdminClient as AiokafkaAdminClient
-from ferrokafka.config import AdminConfig, ConnectionConfig, ConsumerConfig, ProducerConfig
+from ferrokafka.config import (
+    AdminConfig,
+    ConnectionConfig,
+    ConsumerConfig,
+    ProducerConfig,
+    ShareConsumerConfig,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
-CONFIGS = (ConnectionConfig, ConsumerConfig, ProducerConfig, AdminConfig)
+CONFIGS = (ConnectionConfig, ConsumerConfig, ProducerConfig, AdminConfig, ShareConsumerConfig)
 
 
 def _load_generator() -> ModuleType:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import IntEnum
 
 __all__ = ["ConfigResource", "ConfigResourceType"]
@@ -31,7 +32,7 @@ class ConfigResource:
         self,
         resource_type: ConfigResourceType | str | int,
         name: str,
-        configs: dict[str, str | None] | None = None,
+        configs: Mapping[str, str | None] | None = None,
     ) -> None:
         if isinstance(resource_type, ConfigResourceType):
             kind = resource_type

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any, Generic
 from .. import _native, memory
 from .. import errors as Errors
 from ..client import AIOKafkaClient
+from ..config import ShareConsumerConfig
 from ..config.connection import LOOP_DEPRECATED, keyword_options
-from ..config.share_consumer import ShareConsumerConfig
 from ..options import max_records_value
 from ..structs import ConsumerRecord, TopicPartition
 from ..waits import Signal, wait_any
