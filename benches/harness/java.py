@@ -50,12 +50,14 @@ class Java:
         return self.argv("BenchGroup", bootstrap, topic, partitions, group, protocol)
 
     def share_member(
-        self, bootstrap: str, group: str, topic: str, count: int, idle_ms: int
+        self, bootstrap: str, group: str, topic: str, count: int, idle_ms: int, *, commit: bool
     ) -> list[str]:
         """ShareMember's command line, quiet: it prints only its summary line,
         ``{"records": n, "first_ms": t0, "last_ms": t1}``; it stops after ``count`` records
-        (0: no count) or ``idle_ms`` without one (counted from its start until the first)."""
-        return self.argv("ShareMember", bootstrap, group, topic, count, idle_ms, "quiet")
+        (0: no count) or ``idle_ms`` without one (counted from its start until the first);
+        ``commit``: ``commitSync()`` after each poll."""
+        flags = ["quiet"] if commit else ["quiet", "nocommit"]
+        return self.argv("ShareMember", bootstrap, group, topic, count, idle_ms, *flags)
 
     def tool(self, tool_class: str, *args: object) -> list[str]:
         return self.argv("BenchTool", tool_class, *args)

@@ -77,8 +77,9 @@ SHARE_NOTES = {
     "`bootstrap.servers` and `group.id` only), `poll(0.1)` returning a batch; implicit "
     "acknowledgement; one thread per member",
     "java-share": "tools/java/ShareMember.java: `KafkaShareConsumer.poll(100 ms)`, implicit "
-    "acknowledgement and `commitSync()` after each poll that returned records; one JVM per "
-    "member, checked by the count only",
+    "acknowledgement (sent with the next fetch); one JVM per member, checked by the count only",
+    "java-share-commit": "tools/java/ShareMember.java: as java-share, and `commitSync()` after "
+    "each poll that returned records",
 }
 GROUP_NOTES = {
     "java": "tools/java/BenchGroup.java: members are threads of one fresh JVM, so its first "
@@ -133,6 +134,8 @@ def label(client: str, versions: dict[str, Any], role: str = "consumer") -> str:
         "confluent-kafka-share": f"confluent-kafka {v.get('confluent-kafka')} "
         "`ShareConsumer.poll()`, implicit acks",
         "java-share": f"Java KafkaShareConsumer {v.get('kafka-clients (Java consumer)')}, "
+        "implicit acks",
+        "java-share-commit": f"Java KafkaShareConsumer {v.get('kafka-clients (Java consumer)')}, "
         "implicit acks + `commitSync()` per poll",
     }
     if role == "producer":

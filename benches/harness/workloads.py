@@ -109,7 +109,9 @@ GROUP_CLIENTS = [
 SPARK_BASE = "spark-jvm"
 #: W9, share groups (KIP-932): ferrokafka's AIOKafkaShareConsumer with `getmany` (implicit
 #: acknowledgement), `async for`, `getmany_arrow`, and explicit `acknowledge` + `commit()` per
-#: poll; confluent-kafka's ShareConsumer; Java's KafkaShareConsumer (tools/java/ShareMember.java).
+#: poll; confluent-kafka's ShareConsumer; Java's KafkaShareConsumer (tools/java/ShareMember.java),
+#: polling alone (implicit acknowledgement, as ferrokafka's `getmany`) and with `commitSync()`
+#: after each poll.
 SHARE_CLIENTS = [
     "ferrokafka-share",
     "ferrokafka-share-async-for",
@@ -117,6 +119,7 @@ SHARE_CLIENTS = [
     "ferrokafka-share-explicit",
     "confluent-kafka-share",
     "java-share",
+    "java-share-commit",
 ]
 #: W9's ratios are to the Java client's.
 SHARE_BASE = "java-share"
@@ -734,8 +737,9 @@ def share_once(
         error = f"could not set share.auto.offset.reset on {group}: {type(exc).__name__}: {exc}"
         return ctx.record(run | {"ok": False, "error": error})
     timeout = _timeout(ds.records)
-    if client == "java-share":
-        return ctx.record(_java_share(ctx, run, group, topic, ds, members, timeout))
+    if client.startswith("java-share"):
+        commit = client == "java-share-commit"
+        return ctx.record(_java_share(ctx, run, group, topic, ds, members, timeout, commit))
     spec = {
         "role": "share",
         "client": client,
@@ -771,6 +775,7 @@ def _java_share(
     ds: Dataset,
     members: int,
     timeout: float,
+    commit: bool,
 ) -> dict[str, Any]:
     """``members`` JVMs of tools/java/ShareMember.java started together: one alone stops at
     the dataset's count; several stop each after ``JAVA_SHARE_IDLE_MS`` without a record. The
@@ -783,10 +788,10 @@ def _java_share(
     idle = JAVA_SHARE_IDLE_MS if members > 1 else 6 * JAVA_SHARE_IDLE_MS
     children = [
         runner.Child(
-            java.share_member(ctx.bootstrap, group, topic, count, idle),
+            java.share_member(ctx.bootstrap, group, topic, count, idle, commit=commit),
             stall_s=None,
             timeout_s=timeout + idle / 1000,
-            name=f"java-share-{i}",
+            name=f"{run['client']}-{i}",
             bare_result=True,
             sample_rss=True,
         )

@@ -60,6 +60,8 @@ __all__ = [
     "records_end",
     "set_arena_cache",
     "set_malloc_trim_threshold",
+    "split_acquired",
+    "split_acquired_offsets",
     "supported_apis",
 ]
 
@@ -413,6 +415,20 @@ def decode_columns(
     max_decompressed_batch: int = 268435456,
 ) -> DecodedPartition[ArrowColumns]:
     """Like ``decode_records``, but into Arrow columns built in Rust (one copy of each value)."""
+
+def split_acquired(
+    records: list[ConsumerRecord[Any, Any]], acquired: Sequence[tuple[int, int, int]]
+) -> tuple[list[ConsumerRecord[Any, Any]], list[tuple[int, int]], list[tuple[int, int]]]:
+    """Split one partition's decoded records (ascending) by a ShareFetch's acquired ranges
+    ``(first, last, delivery count)`` (KIP-932): ``(the held records, each given its
+    ``delivery_count``; their offsets as runs (first, last); the acquired offsets without a
+    record, as runs)``. Records outside every range are left out."""
+
+def split_acquired_offsets(
+    offsets: Sequence[int], acquired: Sequence[tuple[int, int, int]]
+) -> tuple[list[tuple[int, int, int]], list[tuple[int, int]], list[tuple[int, int]]]:
+    """``split_acquired`` over bare offsets (an Arrow batch's ``offset`` column): ``(row spans
+    (start, end, delivery count), held runs, gap runs)``."""
 
 def batch_position(records: _Bytes, base_offset: int) -> int | None:
     """The byte position where the batch with ``base_offset`` starts in a partition's records

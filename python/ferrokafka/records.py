@@ -10,6 +10,9 @@ partition; large inputs decode with the GIL released.
 >>> part.next_offset
 6
 
+``split_acquired`` keeps the records a share-group member acquired (KIP-932), with their
+delivery counts, from a ShareFetch partition's records and acquired ranges.
+
 ``decode_columns`` gives the same records as Arrow columns in Spark's Kafka schema, built in
 Rust and shared with pyarrow without a copy:
 
@@ -18,7 +21,14 @@ Rust and shared with pyarrow without a copy:
 [5]
 """
 
-from ._native import ArrowColumns, DecodedPartition, decode_columns, decode_records, encode_batch
+from ._native import (
+    ArrowColumns,
+    DecodedPartition,
+    decode_columns,
+    decode_records,
+    encode_batch,
+    split_acquired,
+)
 
 __all__ = [
     "ArrowColumns",
@@ -26,4 +36,5 @@ __all__ = [
     "decode_columns",
     "decode_records",
     "encode_batch",
+    "split_acquired",
 ]

@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString, PyTuple, PyType};
 
 use super::errors;
+use crate::records::acquired::AcquiredRange;
 use crate::records::{decode_records_taking, DecodeOptions, DecodeSummary, DecodedRecords, Slot};
 
 /// A record read from Kafka (aiokafka's `ConsumerRecord` fields, in its order).
@@ -689,4 +690,67 @@ pub fn batch_position(records: &Bound<'_, PyAny>, base_offset: i64) -> PyResult<
         super::buffers::as_bytes(records)?,
         base_offset,
     ))
+}
+
+/// Split one partition's decoded records by a ShareFetch's acquired ranges (KIP-932):
+/// `(held records, each given its delivery count; their offsets as runs (first, last); the
+/// acquired offsets without a record, as runs)`. `acquired` is `(first, last, delivery
+/// count)` per range.
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+pub fn split_acquired<'py>(
+    py: Python<'py>,
+    records: &Bound<'py, pyo3::types::PyList>,
+    acquired: Vec<(i64, i64, u16)>,
+) -> PyResult<(
+    Bound<'py, pyo3::types::PyList>,
+    Vec<(i64, i64)>,
+    Vec<(i64, i64)>,
+)> {
+    let mut offsets = Vec::with_capacity(records.len());
+    for item in records.iter() {
+        let record = item.cast::<ConsumerRecord>().map_err(|_| {
+            pyo3::exceptions::PyTypeError::new_err("split_acquired takes a list of ConsumerRecord")
+        })?;
+        offsets.push(record.borrow().offset);
+    }
+    let ranges: Vec<AcquiredRange> = acquired
+        .into_iter()
+        .map(|(first, last, delivery_count)| AcquiredRange {
+            first,
+            last,
+            delivery_count,
+        })
+        .collect();
+    let split = crate::records::acquired::split_acquired(&offsets, &ranges);
+    let mut held = Vec::with_capacity(split.spans.iter().map(|(s, e, _)| e - s).sum());
+    for &(start, end, count) in &split.spans {
+        let count = checked_delivery_count(Some(count))?;
+        for index in start..end {
+            let item = records.get_item(index)?;
+            item.cast::<ConsumerRecord>()?.borrow_mut().delivery_count = count;
+            held.push(item);
+        }
+    }
+    Ok((pyo3::types::PyList::new(py, held)?, split.held, split.gaps))
+}
+
+/// `split_acquired` over bare offsets (an Arrow batch's `offset` column): `(spans (start,
+/// end, delivery count) of row indexes, held runs, gap runs)`.
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+pub fn split_acquired_offsets(
+    offsets: Vec<i64>,
+    acquired: Vec<(i64, i64, u16)>,
+) -> (Vec<(usize, usize, u16)>, Vec<(i64, i64)>, Vec<(i64, i64)>) {
+    let ranges: Vec<AcquiredRange> = acquired
+        .into_iter()
+        .map(|(first, last, delivery_count)| AcquiredRange {
+            first,
+            last,
+            delivery_count,
+        })
+        .collect();
+    let split = crate::records::acquired::split_acquired(&offsets, &ranges);
+    (split.spans, split.held, split.gaps)
 }

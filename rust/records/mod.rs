@@ -1,6 +1,7 @@
 //! Record batches (magic v2): decoding with CRC-32C checks, the four codecs, control records and
 //! read_committed filtering, and encoding for the producer. Sans-I/O like the protocol core.
 
+pub mod acquired;
 pub mod arrow_ffi;
 pub mod arrow_input;
 pub mod batch;

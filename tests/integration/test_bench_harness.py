@@ -24,6 +24,7 @@ from harness.workloads import (  # noqa: E402
     ONE_RECORD_CONSUMERS,
     PRODUCER_IDIOMS,
     PRODUCERS,
+    SHARE_CLIENTS,
     SPARK_READERS,
     WORKLOADS,
 )
@@ -47,7 +48,11 @@ EXPECTED = {
     ),
     "W7": (["groups"], GROUP_CLIENTS),
     "W8": (["none"], SPARK_READERS),
+    "W9": (["1 member", "4 members"], SHARE_CLIENTS),
 }
+# confluent-kafka's ShareConsumer (a librdkafka preview) now and then delivers records a second
+# time to another member while the first holds them; its run then fails W9's check.
+MAY_FAIL = {("W9", "4 members", "confluent-kafka-share")}
 
 
 @pytest.fixture(scope="module")
@@ -96,7 +101,8 @@ def test_every_workload_has_a_row_per_client(report: dict[str, Any]) -> None:
             want = PRODUCER_IDIOMS if case.startswith("idioms") else clients
             assert list(summary[case]) == want, (workload, case)
             for client, s in summary[case].items():
-                assert s["runs"] == 1, (workload, case, client)
+                if (workload, case, client) not in MAY_FAIL:
+                    assert s["runs"] == 1, (workload, case, client)
     for workload in WORKLOADS:
         assert any(r["workload"] == workload for r in report["runs"])
 
@@ -112,6 +118,7 @@ def test_outputs_markdown_json_charts_and_machine(quick_run: Path, report: dict[
     assert {"W1.png", "W2.png", "W3-lz4.png", "W3-zstd.png", "W4.png", "W7.png"} <= charts
     assert {"W3-lz4-1KiB.png", "W3-zstd-1KiB.png"} <= charts
     assert {"W5-1000per-s.png", "W5-50000per-s.png", "W6-acks-1-none.png", "W8.png"} <= charts
+    assert {"W9-1-member.png", "W9-4-members.png"} <= charts
     for chart in charts:
         assert (quick_run / chart).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     machine = report["machine"]

@@ -16,9 +16,8 @@ import pytest
 from ferrokafka import errors as Errors
 from ferrokafka.client import AIOKafkaClient
 from ferrokafka.protocol import Api
-from ferrokafka.records import decode_records
+from ferrokafka.records import decode_records, split_acquired
 from ferrokafka.share import AcknowledgeType
-from ferrokafka.share.acquired import split_acquired
 from ferrokafka.structs import TopicPartition
 
 from .produce_util import produce_values
@@ -93,9 +92,15 @@ def _acquired(response: Any, topic: str) -> dict[int, list[tuple[int, int, int]]
         if not part["acquired_records"]:
             continue
         records = decode_records(part["records"], topic, part["partition_index"]).records
-        held, gaps = split_acquired(records, part["acquired_records"])
+        ranges = [
+            (a["first_offset"], a["last_offset"], a["delivery_count"])
+            for a in part["acquired_records"]
+        ]
+        held, _, gaps = split_acquired(records, ranges)
         assert gaps == [], "every acquired offset of a plain topic holds a record"
-        out[part["partition_index"]] = [(r.offset, c, len(r.value or b"")) for r, c in held]
+        out[part["partition_index"]] = [
+            (r.offset, r.delivery_count or 0, len(r.value or b"")) for r in held
+        ]
     return out
 
 

@@ -25,9 +25,9 @@ def _batch(first: int, last: int, types: list[int]) -> dict[str, Any]:
     return {"first_offset": first, "last_offset": last, "acknowledge_types": types}
 
 
-def test_the_ledger_holds_what_was_handed_out_until_it_is_answered_for() -> None:
-    ledger = AckLedger()
-    ledger.delivered(TP, 1, [5, 6, 7])
+def test_explicit_mode_holds_each_record_until_it_is_answered_for() -> None:
+    ledger = AckLedger(explicit=True)
+    ledger.delivered(TP, 1, [(5, 7)])
     assert ledger.unanswered() == 3
     ledger.acknowledge(TP, 5, RELEASE)
     ledger.acknowledge(TP, 6, RENEW)  # renewed: still held, but answered for
@@ -39,25 +39,29 @@ def test_the_ledger_holds_what_was_handed_out_until_it_is_answered_for() -> None
     assert ledger.has_renewals(1)
     ledger.acknowledge(TP, 6, ACCEPT)  # answered for again: the last word is sent
     assert not ledger.has_renewals(1)
-    ledger.accept_unanswered()  # implicit mode: 7 is accepted
+    ledger.acknowledge(TP, 7, REJECT)
     assert ledger.unanswered() == 0
     assert ledger.pending_nodes() == [1]
     assert ledger.take(1, renewals=True) == {}
-    assert ledger.take(1, renewals=False) == {TP: [_batch(5, 7, [RELEASE, ACCEPT, ACCEPT])]}
+    assert ledger.take(1, renewals=False) == {TP: [_batch(5, 7, [RELEASE, ACCEPT, REJECT])]}
     assert not ledger.has_pending()
 
 
-def test_acknowledgements_are_kept_per_broker_and_taken_per_partition() -> None:
-    ledger = AckLedger()
+def test_implicit_mode_accepts_the_last_poll_as_runs() -> None:
+    ledger = AckLedger(explicit=False)
     other = TopicPartition("t", 1)
-    ledger.delivered(TP, 1, [0])
-    ledger.delivered(other, 2, [0])
-    ledger.gaps(TP, 1, [1, 2])
+    ledger.delivered(TP, 1, [(0, 0), (3, 1000)])
+    ledger.delivered(other, 2, [(0, 0)])
+    ledger.gaps(TP, 1, [(1, 2)])
+    assert ledger.unanswered() == 1000
     ledger.accept_unanswered()
+    assert ledger.unanswered() == 0
     assert sorted(ledger.pending_nodes()) == [1, 2]
     assert ledger.take(1, renewals=False, only=[other]) == {}
-    assert ledger.take(1, renewals=False, only=[TP]) == {TP: [_batch(0, 2, [ACCEPT, GAP, GAP])]}
-    ledger.release_unhanded(other, 2, [1, 2])
+    assert ledger.take(1, renewals=False, only=[TP]) == {
+        TP: [_batch(0, 2, [ACCEPT, GAP, GAP]), _batch(3, 1000, [ACCEPT])]
+    }
+    ledger.release_unhanded(other, 2, [(1, 2)])
     assert ledger.take(2, renewals=False) == {other: [_batch(0, 2, [ACCEPT, RELEASE, RELEASE])]}
 
 
@@ -95,46 +99,56 @@ def test_a_fetched_partition_hands_out_its_acquired_records_in_pieces() -> None:
     # 100-101 are another member's; 102-104 delivered once, 105-107 a third time; the
     # acquired range runs to 109 but the batch ends at 109 too; 108-109 not acquired.
     fetched = _fetched(raw, [(102, 104, 1), (105, 107, 3)])
-    records, gaps = fetched.take_records(4)
+    records, runs, gaps = fetched.take_records(4)
     assert [(r.offset, r.delivery_count) for r in records] == [
         (102, 1),
         (103, 1),
         (104, 1),
         (105, 3),
     ]
-    assert gaps == [] and fetched
-    records, gaps = fetched.take_records(10)
+    assert runs == [(102, 105)] and gaps == [] and fetched
+    assert fetched.unhanded() == [(106, 107)]
+    records, runs, gaps = fetched.take_records(10)
     assert [(r.offset, r.delivery_count) for r in records] == [(106, 3), (107, 3)]
+    assert runs == [(106, 107)]
     assert not fetched and fetched.unhanded() == []
 
 
 def test_offsets_without_records_are_gaps_reported_once() -> None:
     raw = encode_batch([(1, None, b"v", [])], base_offset=3)
     fetched = _fetched(raw, [(0, 5, 1)])
-    records, gaps = fetched.take_records(1)
-    assert [r.offset for r in records] == [3] and gaps == [0, 1, 2, 4, 5]
+    records, runs, gaps = fetched.take_records(1)
+    assert [r.offset for r in records] == [3] and runs == [(3, 3)]
+    assert gaps == [(0, 2), (4, 5)]
     assert not fetched and fetched.unhanded() == []
-    # Not handed out yet when closing: released, gaps left out.
+    # Not handed out yet when closing: released, gaps left out once known.
     raw = encode_batch([(1, None, b"v", []), (1, None, b"w", [])], base_offset=1)
     fetched = _fetched(raw, [(0, 3, 1)])
-    assert fetched.unhanded() == [0, 1, 2, 3]
-    records, gaps = fetched.take_records(1)
-    assert [r.offset for r in records] == [1] and gaps == [0, 3]
-    assert fetched.unhanded() == [2]
+    assert fetched.unhanded() == [(0, 3)]
+    records, runs, gaps = fetched.take_records(1)
+    assert [r.offset for r in records] == [1] and gaps == [(0, 0), (3, 3)]
+    assert fetched.unhanded() == [(2, 2)]
+    assert fetched.take_records(5)[2] == []  # gaps are reported once
 
 
 def test_a_fetched_partition_as_arrow_then_as_records() -> None:
     pa = pytest.importorskip("pyarrow")
     raw = encode_batch([(1, None, b"v%d" % i, []) for i in range(6)], base_offset=0)
     fetched = _fetched(raw, [(1, 4, 2)])
-    batch, gaps = fetched.take_arrow(2)
-    assert isinstance(batch, pa.RecordBatch) and gaps == []
+    batch, runs, gaps = fetched.take_arrow(2)
+    assert isinstance(batch, pa.RecordBatch) and gaps == [] and runs == [(1, 2)]
     assert batch.column("offset").to_pylist() == [1, 2]
     assert batch.column("deliveryCount").to_pylist() == [2, 2]
     assert batch.schema.field("deliveryCount").type == pa.int16()
-    records, _ = fetched.take_records(10)
+    records, runs, _ = fetched.take_records(10)
     assert [(r.offset, r.delivery_count) for r in records] == [(3, 2), (4, 2)]
-    assert fetched.take_arrow(5) == (None, [])
+    assert runs == [(3, 4)]
+    assert fetched.take_arrow(5) == (None, [], [])
+    # Two acquired ranges with different counts in one Arrow batch.
+    fetched = _fetched(raw, [(0, 1, 1), (2, 5, 4)])
+    batch, runs, _ = fetched.take_arrow(10)
+    assert batch.column("deliveryCount").to_pylist() == [1, 1, 4, 4, 4, 4]
+    assert runs == [(0, 5)] and not fetched
 
 
 def test_delivery_count_on_records() -> None:

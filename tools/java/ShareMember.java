@@ -7,7 +7,7 @@
 //   {"records": N, "first_ms": T0, "last_ms": T1}
 // (wall-clock milliseconds of the first and the last record received).
 // Run as a single-file source program: java -cp <kafka jars> ShareMember.java
-//     <bootstrap> <group> <topic> <count> <idle-ms> [quiet]
+//     <bootstrap> <group> <topic> <count> <idle-ms> [quiet] [nocommit]
 import java.time.Duration;
 import java.util.Collections;
 import java.util.Properties;
@@ -23,7 +23,9 @@ public class ShareMember {
         String bootstrap = args[0], group = args[1], topic = args[2];
         long count = Long.parseLong(args[3]);
         long idleMs = Long.parseLong(args[4]);
-        boolean quiet = args.length > 5 && args[5].equals("quiet");
+        java.util.List<String> flags = java.util.Arrays.asList(args).subList(5, args.length);
+        boolean quiet = flags.contains("quiet");
+        boolean commit = !flags.contains("nocommit");
         Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
@@ -54,7 +56,9 @@ public class ShareMember {
                         System.out.println(out);
                     }
                 }
-                consumer.commitSync();
+                if (commit) {
+                    consumer.commitSync();
+                }
             }
         }
         System.out.println("{\"records\": " + received + ", \"first_ms\": " + first

@@ -9,7 +9,8 @@ wait for their locks to expire.
 
 On the wire a partition's acknowledgements are batches of consecutive offsets, each with one
 type for all of its offsets or one type per offset; ``PartitionAcknowledgements.batches()``
-makes the fewest such batches.
+makes few such batches: consecutive offsets of one type share a batch, and short stretches of
+mixed types share one with a type per offset.
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ __all__ = ["GAP", "AcknowledgeType", "PartitionAcknowledgements"]
 
 GAP = 0
 """The acknowledgement of an offset that holds no record for the application."""
+
+_MAX_MIXED = 64
+"""The most offsets a batch with a type per offset spans."""
 
 
 class AcknowledgeType(enum.IntEnum):
@@ -40,60 +44,111 @@ class AcknowledgeType(enum.IntEnum):
 
 
 class PartitionAcknowledgements:
-    """One partition's acknowledgements not yet sent: offset -> type (the last one given for
-    an offset wins)."""
+    """One partition's acknowledgements not yet sent (the last one given for an offset wins):
+    single offsets, as explicit acknowledgements come, and runs of offsets, as a poll's records
+    are accepted in implicit mode (a run costs the same for one offset or a thousand)."""
 
     def __init__(self) -> None:
         self._types: dict[int, int] = {}
+        self._runs: list[tuple[int, int, int]] = []
+        """``(first, last, type)``, disjoint from each other and from ``_types``."""
 
     def __len__(self) -> int:
-        return len(self._types)
+        return len(self._types) + sum(last - first + 1 for first, last, _ in self._runs)
 
     def __bool__(self) -> bool:
-        return bool(self._types)
+        return bool(self._types) or bool(self._runs)
 
     def add(self, offset: int, type_: int) -> None:
-        if not GAP <= type_ <= AcknowledgeType.RENEW:
-            raise ValueError(f"acknowledge type must be 0-4, got {type_!r}")
-        if offset < 0:
-            raise ValueError(f"offset must be >= 0, got {offset}")
+        _check(offset, type_)
+        if self._runs:
+            self._carve(offset, offset)
         self._types[offset] = int(type_)
 
     def add_range(self, first: int, last: int, type_: int) -> None:
         """Every offset of ``first..=last``."""
         if last < first:
             raise ValueError(f"empty range {first}..{last}")
-        for offset in range(first, last + 1):
-            self.add(offset, type_)
+        _check(first, type_)
+        self._carve(first, last)
+        self._runs.append((first, last, int(type_)))
+
+    def _carve(self, first: int, last: int) -> None:
+        """Forget what was given for ``first..=last`` (a later word replaces it)."""
+        if self._types:
+            if last - first < len(self._types):
+                for offset in range(first, last + 1):
+                    self._types.pop(offset, None)
+            else:
+                for offset in [o for o in self._types if first <= o <= last]:
+                    del self._types[offset]
+        if not self._runs:
+            return
+        kept: list[tuple[int, int, int]] = []
+        for lo, hi, t in self._runs:
+            if hi < first or lo > last:
+                kept.append((lo, hi, t))
+                continue
+            if lo < first:
+                kept.append((lo, first - 1, t))
+            if hi > last:
+                kept.append((last + 1, hi, t))
+        self._runs = kept
 
     def has_renewals(self) -> bool:
-        return any(t == AcknowledgeType.RENEW for t in self._types.values())
+        return any(t == AcknowledgeType.RENEW for t in self._types.values()) or any(
+            t == AcknowledgeType.RENEW for _, _, t in self._runs
+        )
 
     def batches(self, *, renewals: bool | None = None) -> list[AcknowledgementBatch]:
         """The pending acknowledgements as wire batches, offsets ascending: one batch per run of
         consecutive offsets, with a single type when the run has one, else a type per offset.
         ``renewals=True``: only the RENEWs; ``False``: all but them (a request either renews
         locks or settles records, KIP-1222); None: all."""
-        runs: list[list[int]] = []
-        for offset in sorted(self._types):
-            if renewals is not None and (self._types[offset] == AcknowledgeType.RENEW) != renewals:
-                continue
-            if runs and offset == runs[-1][-1] + 1:
-                runs[-1].append(offset)
-            else:
-                runs.append([offset])
+        segments = [(first, last, t) for first, last, t in self._runs if _wanted(t, renewals)] + [
+            (o, o, t) for o, t in self._types.items() if _wanted(t, renewals)
+        ]
+        segments.sort()
         out: list[AcknowledgementBatch] = []
-        for run in runs:
-            types = [self._types[o] for o in run]
-            if all(t == types[0] for t in types):
-                types = types[:1]
-            out.append({"first_offset": run[0], "last_offset": run[-1], "acknowledge_types": types})
+        for first, last, t in segments:
+            if out and out[-1]["last_offset"] + 1 == first:
+                batch = out[-1]
+                types = batch["acknowledge_types"]
+                if len(types) == 1 and types[0] == t:
+                    batch["last_offset"] = last
+                    continue
+                if last - batch["first_offset"] >= _MAX_MIXED:
+                    # A type per offset costs a byte each: long runs stay batches of their own.
+                    out.append(
+                        {"first_offset": first, "last_offset": last, "acknowledge_types": [t]}
+                    )
+                    continue
+                if len(types) == 1:
+                    types *= batch["last_offset"] - batch["first_offset"] + 1
+                types.extend([t] * (last - first + 1))
+                batch["last_offset"] = last
+                continue
+            out.append({"first_offset": first, "last_offset": last, "acknowledge_types": [t]})
         return out
 
     def take(self, *, renewals: bool | None = None) -> list[AcknowledgementBatch]:
         """``batches(renewals=)``, and forget them (they are on their way)."""
         out = self.batches(renewals=renewals)
-        for batch in out:
-            for offset in range(batch["first_offset"], batch["last_offset"] + 1):
-                del self._types[offset]
+        if renewals is None:
+            self._types.clear()
+            self._runs.clear()
+        else:
+            self._types = {o: t for o, t in self._types.items() if not _wanted(t, renewals)}
+            self._runs = [r for r in self._runs if not _wanted(r[2], renewals)]
         return out
+
+
+def _check(offset: int, type_: int) -> None:
+    if not GAP <= type_ <= AcknowledgeType.RENEW:
+        raise ValueError(f"acknowledge type must be 0-4, got {type_!r}")
+    if offset < 0:
+        raise ValueError(f"offset must be >= 0, got {offset}")
+
+
+def _wanted(type_: int, renewals: bool | None) -> bool:
+    return renewals is None or (type_ == AcknowledgeType.RENEW) == renewals

@@ -24,7 +24,7 @@ from ..options import max_records_value
 from ..structs import ConsumerRecord, TopicPartition
 from ..waits import Signal, wait_any
 from .acknowledgements import AcknowledgeType
-from .fetcher import AckResults, ShareFetcher
+from .fetcher import AckResults, ShareFetcher, answered_offsets
 from .member import ShareMember
 
 __all__ = ["AIOKafkaShareConsumer", "AcknowledgementCommitFailedError"]
@@ -310,6 +310,8 @@ class AIOKafkaShareConsumer(Generic[KT, VT]):
                 if not waited:
                     await asyncio.sleep(0)
                 return {}
+            if not waited:
+                fetcher.starved()
             waited = True
             fetcher.polls_waiting += 1
             try:
@@ -401,7 +403,7 @@ def _raise_failures(results: AckResults) -> dict[TopicPartition, set[int]]:
     errors = {tp: err for tp, (_, err) in results.items() if err is not None}
     if errors:
         raise AcknowledgementCommitFailedError(errors)
-    return {tp: offsets for tp, (offsets, _) in results.items()}
+    return {tp: answered_offsets(batches) for tp, (batches, _) in results.items()}
 
 
 def _retrieve(task: asyncio.Future[Any]) -> None:

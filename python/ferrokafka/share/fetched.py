@@ -2,19 +2,22 @@
 
 The records bytes are decoded when the application asks for them, in the form it asks for
 (``ConsumerRecord``s or an Arrow batch), and only the records inside the acquired ranges are
-handed out, each with its delivery count. Acquired offsets with no record for the application
-are reported as gaps once, at the first decode; what is left when the consumer closes is
-reported so that it can be released.
+handed out, each with its delivery count (the split is the Rust core's). What was handed out,
+the acquired offsets without a record (reported once, at the first decode, to be acknowledged
+as gaps) and what is left when the consumer closes (to be released) come out as runs of
+offsets.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from .._native import split_acquired, split_acquired_offsets
 from ..records import decode_columns, decode_records
 from ..structs import ConsumerRecord, TopicPartition
-from .acquired import split_acquired
+from .ledger import Runs
 
 if TYPE_CHECKING:
     from .._native import AcquiredRecords
@@ -37,33 +40,56 @@ class FetchedSharePartition:
         self.tp = tp
         self.node = node
         self._raw = records
-        self._acquired = acquired
+        self._acquired = [
+            (r["first_offset"], r["last_offset"], r["delivery_count"])
+            for r in acquired
+            if r["last_offset"] >= r["first_offset"]
+        ]
         self._check_crcs = check_crcs
         self._key_deserializer = key_deserializer
         self._value_deserializer = value_deserializer
-        self._next = min((r["first_offset"] for r in acquired), default=0)
-        """Offsets below this were handed out (or reported as gaps)."""
+        self._next = min((first for first, _, _ in self._acquired), default=0)
+        """Offsets below this were handed out (or are gaps)."""
+        self._last = max((last for _, last, _ in self._acquired), default=-1)
         self._records: list[ConsumerRecord[Any, Any]] | None = None
-        """The records not yet handed out, once decoded as records."""
-        self._arrow: tuple[Any, list[int], list[tuple[int, int]]] | None = None
-        """``(batch, row offsets, (row, delivery count) not yet handed out)``, once decoded
-        as Arrow."""
-        self._gaps: set[int] | None = None
-        self.size = sum(max(0, r["last_offset"] - r["first_offset"] + 1) for r in acquired)
-        """The acquired offsets: an upper bound of the records it holds."""
+        """The held records not yet handed out, once decoded as records."""
+        self._arrow: tuple[Any, list[int], list[tuple[int, int, int]]] | None = None
+        """``(batch, row offsets, row spans (start, end, delivery count) not yet handed
+        out)``, once decoded as Arrow."""
+        self._held: Runs | None = None
+        self._gaps_reported = False
+        self.acquired_count = sum(last - first + 1 for first, last, _ in self._acquired)
+        self.fetched_at = 0.0
+        """When the response came (``time.monotonic()``; set by the fetcher)."""
+        self.lock_s = 0.0
+        self.expires_at = float("inf")
+        """After this the records' locks may have run out: they are not handed out."""
 
     def __bool__(self) -> bool:
-        return self._next <= self._last_acquired()
+        return self._next <= self._last
 
-    def _last_acquired(self) -> int:
-        return max((r["last_offset"] for r in self._acquired), default=-1)
+    def _handed(self, last_offset: int | None, rest: int) -> None:
+        self._next = last_offset + 1 if rest and last_offset is not None else self._last + 1
 
-    def _handed(self, last_offset: int, rest: int) -> None:
-        self._next = last_offset + 1 if rest else self._last_acquired() + 1
+    def _taken(self, first: int, last: int) -> Runs:
+        """The held runs within ``first..=last``."""
+        out: Runs = []
+        for lo, hi in self._held or ():
+            if hi >= first and lo <= last:
+                out.append((max(lo, first), min(hi, last)))
+        return out
 
-    def take_records(self, limit: int) -> tuple[list[ConsumerRecord[Any, Any]], list[int]]:
-        """``(up to limit records, each with its delivery count; gap offsets newly found)``."""
-        gaps: list[int] = []
+    def _split(self, held: Runs, gaps: Runs) -> Runs:
+        self._held = held
+        if self._gaps_reported:
+            return []
+        self._gaps_reported = True
+        return gaps
+
+    def take_records(self, limit: int) -> tuple[list[ConsumerRecord[Any, Any]], Runs, Runs]:
+        """``(up to limit records, each with its delivery count; their offsets as runs; gap
+        runs newly found)``."""
+        gaps: Runs = []
         self._arrow = None
         if self._records is None:
             decoded = decode_records(
@@ -74,58 +100,70 @@ class FetchedSharePartition:
                 key_deserializer=self._key_deserializer,
                 value_deserializer=self._value_deserializer,
             ).records
-            held, gaps = split_acquired(decoded, self._acquired)
-            records = []
-            for record, count in held:
-                if record.offset >= self._next:
-                    record.delivery_count = count
-                    records.append(record)
-            self._records = records
-            gaps = self._new_gaps(gaps)
-        out = self._records[:limit]
-        del self._records[:limit]
-        if out or not self._records:
-            self._handed(out[-1].offset if out else -1, len(self._records))
-        return out, gaps
+            held, held_runs, gap_runs = split_acquired(decoded, self._acquired)
+            gaps = self._split(held_runs, gap_runs)
+            if held and held[0].offset < self._next:  # partly handed out as Arrow before
+                held = held[bisect_left(held, self._next, key=_offset) :]
+            self._records = held
+        records = self._records
+        out = records[:limit]
+        del records[:limit]
+        if not out:
+            self._handed(None, 0)
+            return out, [], gaps
+        runs = self._taken(out[0].offset, out[-1].offset)
+        self._handed(out[-1].offset, len(records))
+        return out, runs, gaps
 
-    def take_arrow(self, limit: int) -> tuple[Any, list[int]]:
+    def take_arrow(self, limit: int) -> tuple[Any, Runs, Runs]:
         """``(an Arrow batch of up to limit rows in Spark's Kafka schema plus deliveryCount
-        (int16), gap offsets newly found)``; the batch is None when nothing is left."""
+        (int16), its offsets as runs, gap runs newly found)``; the batch is None when nothing
+        is left."""
         import pyarrow as pa
 
-        gaps: list[int] = []
+        gaps: Runs = []
         self._records = None
         if self._arrow is None:
             batch = decode_columns(
                 self._raw, self.tp.topic, self.tp.partition, check_crcs=self._check_crcs
             ).records.to_pyarrow()
             offsets = batch.column("offset").to_pylist()
-            held, gaps = split_acquired(range(len(offsets)), self._acquired, offsets.__getitem__)
-            rows = [(row, count) for row, count in held if offsets[row] >= self._next]
-            self._arrow = (batch, offsets, rows)
-            gaps = self._new_gaps(gaps)
-        batch, offsets, rows = self._arrow
-        out = rows[:limit]
-        del rows[:limit]
-        if out or not rows:
-            self._handed(offsets[out[-1][0]] if out else -1, len(rows))
-        if not out:
-            return None, gaps
-        picked = batch.take(pa.array([row for row, _ in out], pa.int64()))
-        counts = pa.array([count for _, count in out], pa.int16())
-        return picked.append_column("deliveryCount", counts), gaps
+            spans, held_runs, gap_runs = split_acquired_offsets(offsets, self._acquired)
+            gaps = self._split(held_runs, gap_runs)
+            start = bisect_left(offsets, self._next)  # rows handed out as records before
+            spans = [(max(s, start), e, c) for s, e, c in spans if e > start]
+            self._arrow = (batch, offsets, spans)
+        batch, offsets, spans = self._arrow
+        pieces = []
+        counts = []
+        left = limit
+        while spans and left > 0:
+            s, e, c = spans[0]
+            n = min(e - s, left)
+            pieces.append(batch.slice(s, n))
+            counts.append(pa.nulls(n, pa.int16()).fill_null(c))
+            left -= n
+            if s + n == e:
+                spans.pop(0)
+            else:
+                spans[0] = (s + n, e, c)
+        if not pieces:
+            self._handed(None, 0)
+            return None, [], gaps
+        out = pieces[0] if len(pieces) == 1 else pa.concat_batches(pieces)
+        column = counts[0] if len(counts) == 1 else pa.concat_arrays(counts)
+        first = out.column("offset")[0].as_py()
+        last = out.column("offset")[-1].as_py()
+        self._handed(last, len(spans))
+        return out.append_column("deliveryCount", column), self._taken(first, last), gaps
 
-    def _new_gaps(self, gaps: list[int]) -> list[int]:
-        if self._gaps is not None:
-            return []
-        self._gaps = set(gaps)
-        return gaps
+    def unhanded(self) -> Runs:
+        """The acquired offsets not handed out, as runs (gaps left out once reported)."""
+        if self._held is not None:
+            return self._taken(self._next, self._last)
+        return [(max(lo, self._next), hi) for lo, hi, _ in self._acquired if hi >= self._next]
 
-    def unhanded(self) -> list[int]:
-        """The acquired offsets not handed out, gaps already reported left out."""
-        gaps = self._gaps or set()
-        out: list[int] = []
-        for r in self._acquired:
-            first = max(r["first_offset"], self._next)
-            out.extend(o for o in range(first, r["last_offset"] + 1) if o not in gaps)
-        return out
+
+def _offset(record: ConsumerRecord[Any, Any]) -> int:
+    offset: int = record.offset
+    return offset

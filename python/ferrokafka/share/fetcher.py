@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections import deque
 from collections.abc import Callable, Coroutine, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -46,14 +47,45 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-__all__ = ["AckResults", "ShareFetcher"]
+__all__ = ["AckResults", "ShareFetcher", "answered_offsets"]
 
 log = logging.getLogger(__name__)
 
-AckResults = dict[TopicPartition, tuple[set[int], Errors.KafkaError | None]]
-"""Partition -> (the offsets answered for, None or the error for all of them)."""
+AckResults = dict[TopicPartition, tuple[list["AcknowledgementBatch"], Errors.KafkaError | None]]
+"""Partition -> (the acknowledgements answered for, None or the error for all of them); their
+offsets are worked out (``answered_offsets``) only for whoever asks."""
 
 _SESSION_LOST = (Errors.ShareSessionNotFoundError, Errors.InvalidShareSessionEpochError)
+_DEFAULT_LOCK_MS = 30_000  # the broker's default, until a response says
+_LOCK_MARGIN = 0.9
+"""Records are handed out only within this share of their lock's duration (the lock started on
+the broker, before the response arrived)."""
+_MAX_FETCH_FACTOR = 8
+
+
+class FetchSize:
+    """How many records a ShareFetch asks a broker to acquire: ``max_poll_records`` to begin
+    with (the Java client's fixed amount); doubled, up to 8 times that, while polls find
+    nothing to hand out after full fetches (fetching holds the application up: one ShareFetch
+    a round trip), halved back when fetched records wait long for the application (they sit
+    under locks other members could use). Fixed with ``share_acquire_mode="record_limit"``."""
+
+    def __init__(self, max_poll_records: int, *, fixed: bool) -> None:
+        self.floor = max_poll_records
+        self.ceiling = max_poll_records if fixed else max_poll_records * _MAX_FETCH_FACTOR
+        self.records = max_poll_records
+        self._last_full = False
+
+    def answered(self, acquired: int) -> None:
+        self._last_full = acquired >= self.records
+
+    def starved(self) -> None:
+        if self._last_full:
+            self.records = min(self.records * 2, self.ceiling)
+            self._last_full = False
+
+    def stale(self) -> None:
+        self.records = max(self.records // 2, self.floor)
 
 
 class ShareFetcher:
@@ -63,7 +95,10 @@ class ShareFetcher:
         self._client = client
         self._member = member
         self._config = config
-        self.ledger = AckLedger()
+        self.ledger = AckLedger(explicit=config.explicit)
+        self._fetch_size = FetchSize(
+            config.max_poll_records, fixed=config.share_acquire_mode == "record_limit"
+        )
         self.callback: Callable[..., Any] | None = config.acknowledgement_commit_callback
         self.acquisition_lock_timeout_ms: int | None = None
         self.data_ready = asyncio.Event()
@@ -202,13 +237,13 @@ class ShareFetcher:
     ) -> dict[TopicPartition, list[ConsumerRecord[Any, Any]]]:
         out: dict[TopicPartition, list[ConsumerRecord[Any, Any]]] = {}
         left = max_records
-        while self._buffer and left > 0:
+        while self._fresh_head() and left > 0:
             fetched = self._buffer[0]
-            records, gaps = fetched.take_records(left)
+            records, runs, gaps = fetched.take_records(left)
             self.ledger.gaps(fetched.tp, fetched.node, gaps)
             if records:
                 out.setdefault(fetched.tp, []).extend(records)
-                self.ledger.delivered(fetched.tp, fetched.node, (r.offset for r in records))
+                self.ledger.delivered(fetched.tp, fetched.node, runs)
                 left -= len(records)
             if not fetched:
                 self._buffer.popleft()
@@ -218,21 +253,48 @@ class ShareFetcher:
         out: dict[TopicPartition, Any] = {}
         left = max_records
         skipped: list[FetchedSharePartition] = []
-        while self._buffer and left > 0:
+        while self._fresh_head() and left > 0:
             fetched = self._buffer[0]
             if fetched.tp in out:  # one batch per partition per poll
                 skipped.append(self._buffer.popleft())
                 continue
-            batch, gaps = fetched.take_arrow(left)
+            batch, runs, gaps = fetched.take_arrow(left)
             self.ledger.gaps(fetched.tp, fetched.node, gaps)
             if batch is not None:
                 out[fetched.tp] = batch
-                self.ledger.delivered(fetched.tp, fetched.node, batch.column("offset").to_pylist())
+                self.ledger.delivered(fetched.tp, fetched.node, runs)
                 left -= batch.num_rows
             if not fetched:
                 self._buffer.popleft()
         self._buffer.extendleft(reversed(skipped))
         return out
+
+    def _fresh_head(self) -> bool:
+        """Whether a fetched partition waits to be handed out. Those whose locks have run out
+        while they waited are dropped unseen: the broker has given their records back to the
+        group (handing them out would process them twice). Records that waited long make the
+        next fetches smaller."""
+        now = time.monotonic()
+        while self._buffer:
+            head = self._buffer[0]
+            if now < head.expires_at:
+                if now - head.fetched_at > head.lock_s / 4:
+                    self._fetch_size.stale()
+                return True
+            log.info(
+                "%s: dropping %s-%s's records fetched %.1f s ago: their locks ran out",
+                self._where(head.node),
+                head.tp.topic,
+                head.tp.partition,
+                now - head.fetched_at,
+            )
+            self._fetch_size.stale()
+            self._buffer.popleft()
+        return False
+
+    def starved(self) -> None:
+        """A poll found nothing to hand out and waits: fetching is what holds it up."""
+        self._fetch_size.starved()
 
     def wake(self, node: int | None = None) -> None:
         for n, wake in self._wake.items():
@@ -309,7 +371,7 @@ class ShareFetcher:
                 "max_wait_ms": config.fetch_max_wait_ms,
                 "min_bytes": config.fetch_min_bytes,
                 "max_bytes": config.fetch_max_bytes,
-                "max_records": config.max_poll_records,
+                "max_records": self._fetch_size.records,
                 "batch_size": config.max_poll_records,
                 "share_acquire_mode": ACQUIRE_MODES[config.share_acquire_mode],
                 "is_renew_ack": False,
@@ -334,7 +396,13 @@ class ShareFetcher:
                 self._report(_failed(acks, error))
                 raise error
             session.answered(listed, forgotten)
-        self.acquisition_lock_timeout_ms = response["acquisition_lock_timeout_ms"]
+        lock_ms = response["acquisition_lock_timeout_ms"]
+        if lock_ms > 0:
+            self.acquisition_lock_timeout_ms = lock_ms
+        # Locks run from the broker's acquisition, a little before the answer came.
+        lock_s = (self.acquisition_lock_timeout_ms or _DEFAULT_LOCK_MS) / 1000
+        fetched_at = time.monotonic()
+        acquired_count = 0
         names = self._names_by_id()
         results: AckResults = {}
         got = False
@@ -346,7 +414,7 @@ class ShareFetcher:
                 tp = TopicPartition(name, part["partition_index"])
                 if tp in acks:
                     results[tp] = (
-                        _offsets(acks.pop(tp)),
+                        acks.pop(tp),
                         self._partition_error(
                             part["acknowledge_error_code"], part["acknowledge_error_message"], tp
                         ),
@@ -357,21 +425,25 @@ class ShareFetcher:
                 acquired = part["acquired_records"]
                 records = part["records"]
                 if acquired and records is not None:
-                    self._buffer.append(
-                        FetchedSharePartition(
-                            tp,
-                            node,
-                            records,
-                            acquired,
-                            check_crcs=config.check_crcs,
-                            key_deserializer=config.key_deserializer,
-                            value_deserializer=config.value_deserializer,
-                        )
+                    fetched = FetchedSharePartition(
+                        tp,
+                        node,
+                        records,
+                        acquired,
+                        check_crcs=config.check_crcs,
+                        key_deserializer=config.key_deserializer,
+                        value_deserializer=config.value_deserializer,
                     )
+                    fetched.fetched_at = fetched_at
+                    fetched.lock_s = lock_s
+                    fetched.expires_at = fetched_at + lock_s * _LOCK_MARGIN
+                    acquired_count += fetched.acquired_count
+                    self._buffer.append(fetched)
                     got = True
         for tp, batches in acks.items():  # the broker said nothing of them
-            results[tp] = (_offsets(batches), None)
+            results[tp] = (batches, None)
         self._report(results)
+        self._fetch_size.answered(acquired_count)
         if got:
             self.data_ready.set()
         return got
@@ -397,7 +469,7 @@ class ShareFetcher:
                 if old is None:
                     results[tp] = (offsets, error)
                 else:
-                    results[tp] = (old[0] | offsets, old[1] or error)
+                    results[tp] = (old[0] + offsets, old[1] or error)
         return results
 
     async def _acknowledge(
@@ -483,9 +555,9 @@ class ShareFetcher:
                     refused = self._partition_error(part["error_code"], part["error_message"], tp)
                     if refused is not None and refused.invalid_metadata:
                         self._spawn(self._client.refresh_metadata())
-                    results[tp] = (_offsets(acks.pop(tp)), refused)
+                    results[tp] = (acks.pop(tp), refused)
         for tp, batches in acks.items():
-            results[tp] = (_offsets(batches), None)
+            results[tp] = (batches, None)
         return results
 
     def _fail_pending(
@@ -495,7 +567,7 @@ class ShareFetcher:
         for tp, (offsets, err) in _failed(
             self.ledger.take(node, renewals=False, only=only), error
         ).items():
-            results[tp] = (results.get(tp, (set(), err))[0] | offsets, err)
+            results[tp] = (results.get(tp, ([], err))[0] + offsets, err)
         return results
 
     def _report(self, results: AckResults) -> None:
@@ -504,7 +576,8 @@ class ShareFetcher:
         if callback is None or not results:
             return
         groups: dict[int, tuple[Errors.KafkaError | None, dict[TopicPartition, set[int]]]] = {}
-        for tp, (offsets, error) in results.items():
+        for tp, (batches, error) in results.items():
+            offsets = answered_offsets(batches)
             if offsets:
                 groups.setdefault(id(error), (error, {}))[1][tp] = offsets
         for error, answered in groups.values():
@@ -602,22 +675,24 @@ class ShareFetcher:
         ]
 
 
-def _offsets(batches: list[AcknowledgementBatch]) -> set[int]:
+def answered_offsets(batches: list[AcknowledgementBatch]) -> set[int]:
     """The offsets the batches answer for (gaps left out)."""
     out: set[int] = set()
     for batch in batches:
         types = batch["acknowledge_types"]
-        first = batch["first_offset"]
-        for i, offset in enumerate(range(first, batch["last_offset"] + 1)):
-            if (types[0] if len(types) == 1 else types[i]) != GAP:
-                out.add(offset)
+        first, last = batch["first_offset"], batch["last_offset"]
+        if len(types) == 1:
+            if types[0] != GAP:
+                out.update(range(first, last + 1))
+            continue
+        out.update(o for o, t in zip(range(first, last + 1), types, strict=False) if t != GAP)
     return out
 
 
 def _failed(
     acks: dict[TopicPartition, list[AcknowledgementBatch]], error: Errors.KafkaError
 ) -> AckResults:
-    return {tp: (_offsets(batches), error) for tp, batches in acks.items()}
+    return {tp: (batches, error) for tp, batches in acks.items()}
 
 
 def _retrieve(task: asyncio.Task[Any]) -> None:

@@ -7,8 +7,9 @@ acknowledgements are kept per broker, since each broker's share session answers 
 the partitions it leads.
 
 The records of the last poll are *unanswered* until acknowledged (RENEW counts): in explicit
-mode a poll refuses to run while any is, in implicit mode the next poll, ``commit()`` or
-``stop()`` accepts them.
+mode a poll refuses to run while any is, and each is held by offset (an acknowledgement of a
+record not held is refused); in implicit mode the next poll, ``commit()`` or ``stop()``
+accepts them, so they are kept as runs of offsets, a run per poll and partition.
 """
 
 from __future__ import annotations
@@ -23,80 +24,85 @@ from .acknowledgements import GAP, AcknowledgeType, PartitionAcknowledgements
 if TYPE_CHECKING:
     from .._native import AcknowledgementBatch
 
-__all__ = ["AckLedger"]
+__all__ = ["AckLedger", "Runs"]
 
 _RENEW = int(AcknowledgeType.RENEW)
 
+Runs = list[tuple[int, int]]
+"""Runs of consecutive offsets, ``(first, last)`` inclusive."""
+
 
 class AckLedger:
-    def __init__(self) -> None:
+    def __init__(self, *, explicit: bool) -> None:
+        self.explicit = explicit
         self._held: dict[TopicPartition, dict[int, int]] = {}
-        """Partition -> offset -> the node it was fetched from."""
+        """Explicit mode: partition -> offset -> the node it was fetched from."""
         self._unanswered: dict[TopicPartition, set[int]] = {}
+        """Explicit mode: the last poll's offsets not answered for yet."""
+        self._last_poll: list[tuple[TopicPartition, int, int, int]] = []
+        """Implicit mode: the last poll's ``(partition, node, first, last)`` runs."""
         self._pending: dict[int, dict[TopicPartition, PartitionAcknowledgements]] = {}
         """Node -> partition -> acknowledgements not yet sent."""
 
     # -- handing out ---------------------------------------------------------------------------
 
-    def delivered(self, tp: TopicPartition, node: int, offsets: Iterable[int]) -> None:
+    def delivered(self, tp: TopicPartition, node: int, runs: Runs) -> None:
         """The application was just given these offsets of ``tp``, fetched from ``node``."""
+        if not self.explicit:
+            self._last_poll.extend((tp, node, first, last) for first, last in runs)
+            return
         held = self._held.setdefault(tp, {})
         unanswered = self._unanswered.setdefault(tp, set())
-        for offset in offsets:
-            held[offset] = node
-            unanswered.add(offset)
+        for first, last in runs:
+            for offset in range(first, last + 1):
+                held[offset] = node
+                unanswered.add(offset)
 
-    def gaps(self, tp: TopicPartition, node: int, offsets: Iterable[int]) -> None:
+    def gaps(self, tp: TopicPartition, node: int, runs: Runs) -> None:
         """Acquired offsets that hold no record for the application: acknowledged as gaps."""
-        pending = None
-        for offset in offsets:
-            if pending is None:
-                pending = self._pending_for(node, tp)
-            pending.add(offset, GAP)
+        for first, last in runs:
+            self._pending_for(node, tp).add_range(first, last, GAP)
 
-    def release_unhanded(self, tp: TopicPartition, node: int, offsets: Iterable[int]) -> None:
+    def release_unhanded(self, tp: TopicPartition, node: int, runs: Runs) -> None:
         """Acquired offsets never handed out (the consumer is closing): RELEASE them, so that
         another member gets them without waiting for their locks."""
-        pending = None
-        for offset in offsets:
-            if pending is None:
-                pending = self._pending_for(node, tp)
-            pending.add(offset, AcknowledgeType.RELEASE)
+        for first, last in runs:
+            self._pending_for(node, tp).add_range(first, last, AcknowledgeType.RELEASE)
 
     # -- the application's answers -------------------------------------------------------------
 
     def unanswered(self) -> int:
+        if not self.explicit:
+            return sum(last - first + 1 for _, _, first, last in self._last_poll)
         return sum(len(s) for s in self._unanswered.values())
 
     def acknowledge(self, tp: TopicPartition, offset: int, type_: int) -> None:
+        """Explicit mode: the application's answer for one record."""
         held = self._held.get(tp)
         node = None if held is None else held.get(offset)
-        if node is None:
+        if held is None or node is None:
             raise Errors.IllegalStateError(
                 f"{tp.topic}-{tp.partition} offset {offset} is not held by this consumer "
                 "(never handed out, or already acknowledged)"
             )
         if type_ != _RENEW:
-            del held[offset]  # type: ignore[union-attr]
+            del held[offset]
         unanswered = self._unanswered.get(tp)
         if unanswered is not None:
             unanswered.discard(offset)
         self._pending_for(node, tp).add(offset, type_)
 
     def accept_unanswered(self) -> None:
-        """Implicit mode: every record of the last poll not yet answered for is accepted."""
-        for tp, offsets in self._unanswered.items():
-            held = self._held[tp]
-            for offset in offsets:
-                node = held.pop(offset, None)
-                if node is not None:
-                    self._pending_for(node, tp).add(offset, AcknowledgeType.ACCEPT)
-        self._unanswered.clear()
+        """Implicit mode: every record of the last poll is accepted."""
+        for tp, node, first, last in self._last_poll:
+            self._pending_for(node, tp).add_range(first, last, AcknowledgeType.ACCEPT)
+        self._last_poll.clear()
 
     def forget_held(self) -> None:
         """The consumer is closing: records still held are released by closing the sessions."""
         self._held.clear()
         self._unanswered.clear()
+        self._last_poll.clear()
 
     # -- sending -------------------------------------------------------------------------------
 
