@@ -3,6 +3,8 @@ offsets, one type for a batch whose offsets share it, one per offset otherwise."
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from ferrokafka.share import AcknowledgeType
 from ferrokafka.share.acknowledgements import GAP, PartitionAcknowledgements
@@ -70,3 +72,43 @@ def test_bad_acknowledgements_raise(offset: int, type_: int) -> None:
 def test_an_empty_range_raises() -> None:
     with pytest.raises(ValueError, match="empty range"):
         PartitionAcknowledgements().add_range(5, 4, ACCEPT)
+
+
+def test_runs_and_single_offsets_agree_with_a_plain_model() -> None:
+    """Random adds and ranges, RENEW among them: the batches say, offset by offset, the last
+    word given for each, and renewals are taken apart exactly."""
+    import random
+
+    rng = random.Random(7)
+    for _ in range(300):
+        acks = PartitionAcknowledgements()
+        model: dict[int, int] = {}
+        for _ in range(rng.randrange(1, 12)):
+            kind = rng.choice([GAP, ACCEPT, RELEASE, REJECT, RENEW])
+            first = rng.randrange(0, 40)
+            if rng.random() < 0.5:
+                acks.add(first, kind)
+                model[first] = kind
+            else:
+                last = first + rng.randrange(0, 90)
+                acks.add_range(first, last, kind)
+                model.update(dict.fromkeys(range(first, last + 1), kind))
+
+        def expand(batches: list[Any]) -> dict[int, int]:
+            out: dict[int, int] = {}
+            for b in batches:
+                span = range(b["first_offset"], b["last_offset"] + 1)
+                types = b["acknowledge_types"]
+                assert len(types) in (1, len(span)), b
+                for i, offset in enumerate(span):
+                    out[offset] = types[0] if len(types) == 1 else types[i]
+            return out
+
+        assert expand(acks.batches()) == model
+        assert len(acks) == len(model)
+        assert acks.has_renewals() == (RENEW in model.values())
+        renewed = expand(acks.take(renewals=True))
+        assert renewed == {o: t for o, t in model.items() if t == RENEW}
+        assert not acks.has_renewals()
+        assert expand(acks.take(renewals=False)) == {o: t for o, t in model.items() if t != RENEW}
+        assert not acks

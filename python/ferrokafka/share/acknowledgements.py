@@ -26,6 +26,7 @@ __all__ = ["GAP", "AcknowledgeType", "PartitionAcknowledgements"]
 GAP = 0
 """The acknowledgement of an offset that holds no record for the application."""
 
+_RENEW = 4  # AcknowledgeType.RENEW, below
 _MAX_MIXED = 64
 """The most offsets a batch with a type per offset spans."""
 
@@ -50,6 +51,8 @@ class PartitionAcknowledgements:
 
     def __init__(self) -> None:
         self._types: dict[int, int] = {}
+        self._renewing = 0
+        """How many of ``_types`` are RENEW."""
         self._runs: list[tuple[int, int, int]] = []
         """``(first, last, type)``, disjoint from each other and from ``_types``."""
 
@@ -61,9 +64,15 @@ class PartitionAcknowledgements:
 
     def add(self, offset: int, type_: int) -> None:
         _check(offset, type_)
+        self.add_checked(offset, int(type_))
+
+    def add_checked(self, offset: int, type_: int) -> None:
+        """``add`` of an offset and a type known to be valid (an int, not an enum)."""
         if self._runs:
             self._carve(offset, offset)
-        self._types[offset] = int(type_)
+        old = self._types.get(offset)
+        self._types[offset] = type_
+        self._renewing += (type_ == _RENEW) - (old == _RENEW)
 
     def add_range(self, first: int, last: int, type_: int) -> None:
         """Every offset of ``first..=last``."""
@@ -77,11 +86,10 @@ class PartitionAcknowledgements:
         """Forget what was given for ``first..=last`` (a later word replaces it)."""
         if self._types:
             if last - first < len(self._types):
-                for offset in range(first, last + 1):
-                    self._types.pop(offset, None)
+                gone = [self._types.pop(o, None) for o in range(first, last + 1)]
             else:
-                for offset in [o for o in self._types if first <= o <= last]:
-                    del self._types[offset]
+                gone = [self._types.pop(o) for o in [o for o in self._types if first <= o <= last]]
+            self._renewing -= gone.count(_RENEW)
         if not self._runs:
             return
         kept: list[tuple[int, int, int]] = []
@@ -96,18 +104,22 @@ class PartitionAcknowledgements:
         self._runs = kept
 
     def has_renewals(self) -> bool:
-        return any(t == AcknowledgeType.RENEW for t in self._types.values()) or any(
-            t == AcknowledgeType.RENEW for _, _, t in self._runs
-        )
+        return self._renewing > 0 or any(t == _RENEW for _, _, t in self._runs)
 
     def batches(self, *, renewals: bool | None = None) -> list[AcknowledgementBatch]:
         """The pending acknowledgements as wire batches, offsets ascending: one batch per run of
         consecutive offsets, with a single type when the run has one, else a type per offset.
         ``renewals=True``: only the RENEWs; ``False``: all but them (a request either renews
         locks or settles records, KIP-1222); None: all."""
-        segments = [(first, last, t) for first, last, t in self._runs if _wanted(t, renewals)] + [
-            (o, o, t) for o, t in self._types.items() if _wanted(t, renewals)
-        ]
+        singles = self._types
+        if not self._runs and singles and renewals is None:
+            # One answer for a whole poll's records, in order: one batch.
+            low, high = min(singles), max(singles)
+            kinds = set(singles.values())
+            if high - low + 1 == len(singles) and len(kinds) == 1:
+                return [{"first_offset": low, "last_offset": high, "acknowledge_types": [*kinds]}]
+        segments = [(first, last, t) for first, last, t in self._runs if _wanted(t, renewals)]
+        segments += [(o, o, t) for o, t in singles.items() if _wanted(t, renewals)]
         segments.sort()
         out: list[AcknowledgementBatch] = []
         for first, last, t in segments:
@@ -133,12 +145,18 @@ class PartitionAcknowledgements:
 
     def take(self, *, renewals: bool | None = None) -> list[AcknowledgementBatch]:
         """``batches(renewals=)``, and forget them (they are on their way)."""
+        if renewals is not None and not self.has_renewals():
+            if renewals:
+                return []
+            renewals = None
         out = self.batches(renewals=renewals)
         if renewals is None:
             self._types.clear()
             self._runs.clear()
+            self._renewing = 0
         else:
             self._types = {o: t for o, t in self._types.items() if not _wanted(t, renewals)}
+            self._renewing = 0 if renewals else self._renewing
             self._runs = [r for r in self._runs if not _wanted(r[2], renewals)]
         return out
 

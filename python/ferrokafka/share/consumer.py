@@ -108,6 +108,7 @@ class AIOKafkaShareConsumer(Generic[KT, VT]):
             request_timeout_ms=config.request_timeout_ms,
         )
         self._fetcher = ShareFetcher(self._client, self._member, config)
+        self._explicit_mode = config.explicit
         self._started = False
         self._closed = False
         self._stopped = Signal()
@@ -338,9 +339,21 @@ class AIOKafkaShareConsumer(Generic[KT, VT]):
         """Answer for a record this consumer handed out: ACCEPT (done), RELEASE (deliver it
         again), REJECT (archive it), RENEW (keep its lock longer; answer for it again
         later). Sent with the next fetch from its broker, or by ``commit()``."""
-        self.acknowledge_offsets(
-            TopicPartition(record.topic, record.partition), [record.offset], type
-        )
+        kind = _ACK_TYPES.get(type)
+        if kind is None:
+            kind = _ack_type(type)
+        if not self._explicit_mode or self._closed or not self._started:
+            self._explicit()  # raises why not
+        # A plain tuple finds the same entries as a TopicPartition, for less.
+        tp: Any = (record.topic, record.partition)
+        last = self._fetcher.ledger.acknowledge(tp, record.offset, kind)
+        if kind == _RENEW:
+            self._fetcher.wake()  # renewals go at once
+        elif last:
+            # The last of the poll settled: the next fetch can carry the answers now. (Not after
+            # a RENEW: that record is still being worked on, and records fetched now would
+            # wait under locks.)
+            self._fetcher.want_more()
 
     def acknowledge_offsets(
         self, partition: TopicPartition, offsets: Iterable[int], type: AcknowledgeType | int
@@ -348,10 +361,13 @@ class AIOKafkaShareConsumer(Generic[KT, VT]):
         """``acknowledge`` for several records of one partition at once, by offset."""
         kind = _ack_type(type)
         fetcher = self._explicit()
+        last = False
         for offset in offsets:
-            fetcher.ledger.acknowledge(partition, int(offset), kind)
-        if kind == AcknowledgeType.RENEW:
+            last = fetcher.ledger.acknowledge(partition, int(offset), kind)
+        if kind == _RENEW:
             fetcher.wake()
+        elif last:
+            fetcher.want_more()
 
     def acknowledge_batch(self, batch: Any, type: AcknowledgeType | int) -> None:
         """``acknowledge`` every row of an Arrow batch from ``getmany_arrow`` (its ``topic``,
@@ -388,6 +404,10 @@ class AIOKafkaShareConsumer(Generic[KT, VT]):
 
     async def _commit_task(self, fetcher: ShareFetcher) -> dict[TopicPartition, set[int]]:
         return _raise_failures(await fetcher.commit())
+
+
+_ACK_TYPES: dict[Any, int] = {t: int(t) for t in AcknowledgeType}
+_RENEW = int(AcknowledgeType.RENEW)
 
 
 def _ack_type(type_: AcknowledgeType | int) -> int:

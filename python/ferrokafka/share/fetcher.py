@@ -109,6 +109,13 @@ class ShareFetcher:
         self._want: set[int] = set()
         self._buffer: deque[FetchedSharePartition] = deque()
         self._requests: set[asyncio.Task[Any]] = set()
+        self._fetching: set[int] = set()
+        """Nodes with a ShareFetch in flight."""
+        self._carrying: set[asyncio.Future[AckResults]] = set()
+        """Requests in flight with acknowledgements: a ``commit()`` waits for them too."""
+        self._riders: dict[int, list[asyncio.Future[AckResults]]] = {}
+        """Node -> commits waiting for the answer to the next ShareFetch, which carries their
+        acknowledgements."""
         self._errors: list[Errors.KafkaError] = []
         self._failure: Errors.KafkaError | None = None
         self._closing = False
@@ -225,7 +232,11 @@ class ShareFetcher:
             raise error
 
     def want_more(self) -> None:
-        """A poll wants records: every routine with nothing buffered fetches."""
+        """A poll wants records: every routine with nothing buffered fetches. In explicit mode
+        not while records handed out are unanswered: the fetch after their answers carries
+        them (``acknowledge`` of the last one calls this again)."""
+        if self.ledger.explicit and self.ledger.unanswered():
+            return
         buffered = {f.node for f in self._buffer}
         for node, wake in self._wake.items():
             if node not in buffered:
@@ -334,7 +345,8 @@ class ShareFetcher:
                         )
                     )
                 buffered = any(f.node == node for f in self._buffer)
-                if wanted and node in self._want and not buffered:
+                riders = bool(self._riders.get(node))
+                if wanted and ((node in self._want and not buffered) or riders):
                     self._want.discard(node)
                     got = await self._share_fetch(node, session, wanted)
                     if not got and self.polls_waiting:
@@ -350,6 +362,10 @@ class ShareFetcher:
                 continue
             wake.clear()
             await wake.wait()
+        # Closing or failed: commits waiting on this routine's next fetch get no answer from it.
+        for rider in self._riders.pop(node, []):
+            if not rider.done():
+                rider.set_result({})
 
     def _stray_acks(self, node: int, wanted: set[TopicPartition]) -> set[TopicPartition]:
         """Partitions with acknowledgements pending for ``node`` that no ShareFetch will carry."""
@@ -359,43 +375,77 @@ class ShareFetcher:
         self, node: int, session: ShareSession, wanted: set[TopicPartition]
     ) -> bool:
         """One ShareFetch; whether it brought records."""
+        riders: list[asyncio.Future[AckResults]] = []
+        results: AckResults = {}
+        carrying = asyncio.get_running_loop().create_future()
+        self._fetching.add(node)
+        try:
+            async with session.lock:
+                riders = self._riders.pop(node, [])
+                return await self._share_fetch_locked(
+                    node, session, wanted, results, carrying, commit=bool(riders)
+                )
+        finally:
+            self._fetching.discard(node)
+            self._carrying.discard(carrying)
+            for rider in [*riders, carrying]:
+                if not rider.done():
+                    rider.set_result(results)
+
+    async def _share_fetch_locked(
+        self,
+        node: int,
+        session: ShareSession,
+        wanted: set[TopicPartition],
+        results: AckResults,
+        carrying: asyncio.Future[AckResults],
+        *,
+        commit: bool,
+    ) -> bool:
+        """The ShareFetch itself, under the session's lock: whether it brought records.
+        ``results`` gets the broker's answers to the acknowledgements it carried (or the
+        error that stopped them). One that carries a ``commit()``'s acknowledgements does not
+        wait for records."""
         config = self._config
-        async with session.lock:
-            listed, forgotten = session.changes(wanted)
-            acks = self.ledger.take(node, renewals=False, only=wanted)
-            listed |= acks.keys()
-            body: ShareFetchRequest = {
-                "group_id": self._member.group_id,
-                "member_id": self._member.member_id,
-                "share_session_epoch": session.epoch,
-                "max_wait_ms": config.fetch_max_wait_ms,
-                "min_bytes": config.fetch_min_bytes,
-                "max_bytes": config.fetch_max_bytes,
-                "max_records": self._fetch_size.records,
-                "batch_size": config.max_poll_records,
-                "share_acquire_mode": ACQUIRE_MODES[config.share_acquire_mode],
-                "is_renew_ack": False,
-                "topics": self._topics(listed, acks),
-                "forgotten_topics_data": [
-                    {"topic_id": tid, "partitions": [p for _, p in parts]}
-                    for tid, parts in self._by_topic_id(forgotten).items()
-                ],
-            }
-            try:
-                response = await self._client.send(node, Api.SHARE_FETCH, body)
-            except Errors.KafkaError as exc:
-                session.reset()
-                self._report(_failed(acks, exc))
-                raise
-            except asyncio.CancelledError:
-                session.reset()  # whether the broker took the epoch is unknown
-                raise
-            code = response["error_code"]
-            if code:
-                error = self._request_error(node, "ShareFetch", code, response["error_message"])
-                self._report(_failed(acks, error))
-                raise error
-            session.answered(listed, forgotten)
+        listed, forgotten = session.changes(wanted)
+        acks = self.ledger.take(node, renewals=False, only=wanted)
+        if acks:
+            self._carrying.add(carrying)
+        listed |= acks.keys()
+        body: ShareFetchRequest = {
+            "group_id": self._member.group_id,
+            "member_id": self._member.member_id,
+            "share_session_epoch": session.epoch,
+            "max_wait_ms": 0 if commit else config.fetch_max_wait_ms,
+            "min_bytes": config.fetch_min_bytes,
+            "max_bytes": config.fetch_max_bytes,
+            "max_records": self._fetch_size.records,
+            "batch_size": config.max_poll_records,
+            "share_acquire_mode": ACQUIRE_MODES[config.share_acquire_mode],
+            "is_renew_ack": False,
+            "topics": self._topics(listed, acks),
+            "forgotten_topics_data": [
+                {"topic_id": tid, "partitions": [p for _, p in parts]}
+                for tid, parts in self._by_topic_id(forgotten).items()
+            ],
+        }
+        try:
+            response = await self._client.send(node, Api.SHARE_FETCH, body)
+        except Errors.KafkaError as exc:
+            session.reset()
+            results.update(_failed(acks, exc))
+            self._report(results)
+            raise
+        except asyncio.CancelledError:
+            session.reset()  # whether the broker took the epoch is unknown
+            raise
+        code = response["error_code"]
+        if code:
+            error = self._request_error(node, "ShareFetch", code, response["error_message"])
+            results.update(_failed(acks, error))
+            self._report(results)
+            raise error
+        session.answered(listed, forgotten)
         lock_ms = response["acquisition_lock_timeout_ms"]
         if lock_ms > 0:
             self.acquisition_lock_timeout_ms = lock_ms
@@ -404,7 +454,6 @@ class ShareFetcher:
         fetched_at = time.monotonic()
         acquired_count = 0
         names = self._names_by_id()
-        results: AckResults = {}
         got = False
         for topic in response["responses"]:
             name = names.get(bytes(topic["topic_id"]))
@@ -451,20 +500,43 @@ class ShareFetcher:
     # -- acknowledging -------------------------------------------------------------------------
 
     async def commit(self) -> AckResults:
-        """Send every pending acknowledgement now; the broker's answers, per partition."""
-        # Taken now, so that no fetch carries them off while the requests wait for their turn.
-        runs = []
+        """Send every pending acknowledgement now; the broker's answers, per partition.
+
+        A broker whose fetch routine is idle with nothing of it buffered gets them on a
+        ShareFetch that does not wait for records (one round trip that also fetches the next
+        records); otherwise in a ShareAcknowledge. RENEWs always go alone."""
+        # Acknowledgements already on their way count as sent by this commit too.
+        waits: list[asyncio.Future[AckResults]] = list(self._carrying)
         for node in self.ledger.pending_nodes():
-            for renewals in (True, False):
-                acks = self.ledger.take(node, renewals=renewals)
-                if acks:
-                    runs.append(self._spawn(self._acknowledge(node, acks, renewals=renewals)))
-        if not runs:
+            acks = self.ledger.take(node, renewals=True)
+            if acks:
+                waits.append(self._spawn(self._acknowledge(node, acks, renewals=True)))
+            if not self.ledger.has_pending(node):
+                continue
+            fetchable = self._fetchable(node)
+            session = self._sessions.get(node)
+            idle = (
+                node in self._routines
+                and node not in self._fetching
+                and session is not None
+                and session.is_open
+                and not any(f.node == node for f in self._buffer)
+            )
+            if idle and set(self.ledger.pending_partitions(node)) <= fetchable:
+                rider: asyncio.Future[AckResults] = asyncio.get_running_loop().create_future()
+                self._riders.setdefault(node, []).append(rider)
+                self.wake(node)
+                waits.append(rider)
+                continue
+            # Taken now, so that no fetch carries them off while the request waits its turn.
+            acks = self.ledger.take(node, renewals=False)
+            waits.append(self._spawn(self._acknowledge(node, acks, renewals=False)))
+        if not waits:
             return {}
-        await asyncio.wait(runs)  # a cancelled commit stops waiting; the requests go on
+        await asyncio.wait(waits)  # a cancelled commit stops waiting; the requests go on
         results: AckResults = {}
-        for run in runs:
-            for tp, (offsets, error) in run.result().items():
+        for wait in waits:
+            for tp, (offsets, error) in wait.result().items():
                 old = results.get(tp)
                 if old is None:
                     results[tp] = (offsets, error)
@@ -483,9 +555,16 @@ class ShareFetcher:
         """One ShareAcknowledge of ``acks`` (taken from the ledger by the caller) to ``node``;
         with ``close``, the one that closes the session. The callback hears the outcome here,
         whether or not anyone still waits for it."""
-        results = await self._send_acks(node, acks, renewals=renewals, close=close)
-        self._report(results)
-        return results
+        carrying = asyncio.get_running_loop().create_future()
+        self._carrying.add(carrying)
+        results: AckResults = {}
+        try:
+            results = await self._send_acks(node, acks, renewals=renewals, close=close)
+            self._report(results)
+            return results
+        finally:
+            self._carrying.discard(carrying)
+            carrying.set_result(results)
 
     async def _send_acks(
         self,

@@ -39,6 +39,7 @@ class AckLedger:
         """Explicit mode: partition -> offset -> the node it was fetched from."""
         self._unanswered: dict[TopicPartition, set[int]] = {}
         """Explicit mode: the last poll's offsets not answered for yet."""
+        self._unanswered_count = 0
         self._last_poll: list[tuple[TopicPartition, int, int, int]] = []
         """Implicit mode: the last poll's ``(partition, node, first, last)`` runs."""
         self._pending: dict[int, dict[TopicPartition, PartitionAcknowledgements]] = {}
@@ -53,10 +54,12 @@ class AckLedger:
             return
         held = self._held.setdefault(tp, {})
         unanswered = self._unanswered.setdefault(tp, set())
+        before = len(unanswered)
         for first, last in runs:
             for offset in range(first, last + 1):
                 held[offset] = node
                 unanswered.add(offset)
+        self._unanswered_count += len(unanswered) - before
 
     def gaps(self, tp: TopicPartition, node: int, runs: Runs) -> None:
         """Acquired offsets that hold no record for the application: acknowledged as gaps."""
@@ -74,23 +77,31 @@ class AckLedger:
     def unanswered(self) -> int:
         if not self.explicit:
             return sum(last - first + 1 for _, _, first, last in self._last_poll)
-        return sum(len(s) for s in self._unanswered.values())
+        return self._unanswered_count
 
-    def acknowledge(self, tp: TopicPartition, offset: int, type_: int) -> None:
-        """Explicit mode: the application's answer for one record."""
+    def acknowledge(self, tp: TopicPartition, offset: int, type_: int) -> bool:
+        """Explicit mode: the application's answer for one record (``type_`` checked by the
+        caller; ``tp`` may be a plain ``(topic, partition)`` tuple); whether it was the last of
+        the last poll's records to be answered for."""
         held = self._held.get(tp)
         node = None if held is None else held.get(offset)
         if held is None or node is None:
             raise Errors.IllegalStateError(
-                f"{tp.topic}-{tp.partition} offset {offset} is not held by this consumer "
+                f"{tp[0]}-{tp[1]} offset {offset} is not held by this consumer "
                 "(never handed out, or already acknowledged)"
             )
         if type_ != _RENEW:
             del held[offset]
-        unanswered = self._unanswered.get(tp)
-        if unanswered is not None:
-            unanswered.discard(offset)
-        self._pending_for(node, tp).add(offset, type_)
+        unanswered = self._unanswered[tp]
+        if offset in unanswered:
+            unanswered.remove(offset)
+            self._unanswered_count -= 1
+        per_node = self._pending.get(node)
+        acks = None if per_node is None else per_node.get(tp)
+        if acks is None:
+            acks = self._pending_for(node, TopicPartition(*tp))  # a plain tuple may come
+        acks.add_checked(offset, type_)
+        return self._unanswered_count == 0
 
     def accept_unanswered(self) -> None:
         """Implicit mode: every record of the last poll is accepted."""
@@ -102,6 +113,7 @@ class AckLedger:
         """The consumer is closing: records still held are released by closing the sessions."""
         self._held.clear()
         self._unanswered.clear()
+        self._unanswered_count = 0
         self._last_poll.clear()
 
     # -- sending -------------------------------------------------------------------------------
