@@ -149,6 +149,15 @@ def test_a_fetched_partition_as_arrow_then_as_records() -> None:
     batch, runs, _ = fetched.take_arrow(10)
     assert batch.column("deliveryCount").to_pylist() == [1, 1, 4, 4, 4, 4]
     assert runs == [(0, 5)] and not fetched
+    # Offsets without a row (a control batch at 3, nothing at 5): gaps, found in Rust.
+    raw = encode_batch([(1, None, b"v", [])] * 3, base_offset=0) + encode_batch(
+        [(1, None, b"w", [])], base_offset=4
+    )
+    fetched = _fetched(raw, [(0, 5, 2)])
+    batch, runs, gaps = fetched.take_arrow(10)
+    assert batch.column("offset").to_pylist() == [0, 1, 2, 4]
+    assert batch.column("deliveryCount").to_pylist() == [2, 2, 2, 2]
+    assert runs == [(0, 2), (4, 4)] and gaps == [(3, 3), (5, 5)]
 
 
 def test_delivery_count_on_records() -> None:

@@ -10,6 +10,7 @@ offsets.
 
 from __future__ import annotations
 
+import struct
 from bisect import bisect_left
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -53,7 +54,7 @@ class FetchedSharePartition:
         self._last = max((last for _, last, _ in self._acquired), default=-1)
         self._records: list[ConsumerRecord[Any, Any]] | None = None
         """The held records not yet handed out, once decoded as records."""
-        self._arrow: tuple[Any, list[int], list[tuple[int, int, int]]] | None = None
+        self._arrow: tuple[Any, memoryview, list[tuple[int, int, int]]] | None = None
         """``(batch, row offsets, row spans (start, end, delivery count) not yet handed
         out)``, once decoded as Arrow."""
         self._held: Runs | None = None
@@ -67,6 +68,10 @@ class FetchedSharePartition:
 
     def __bool__(self) -> bool:
         return self._next <= self._last
+
+    def remaining(self) -> int:
+        """The acquired offsets not handed out yet (gaps included: a bound of the records)."""
+        return max(0, self._last - self._next + 1)
 
     def _handed(self, last_offset: int | None, rest: int) -> None:
         self._next = last_offset + 1 if rest and last_offset is not None else self._last + 1
@@ -127,8 +132,8 @@ class FetchedSharePartition:
             batch = decode_columns(
                 self._raw, self.tp.topic, self.tp.partition, check_crcs=self._check_crcs
             ).records.to_pyarrow()
-            offsets = batch.column("offset").to_pylist()
-            spans, held_runs, gap_runs = split_acquired_offsets(offsets, self._acquired)
+            offsets = _int64_view(batch.column("offset"))
+            spans, held_runs, gap_runs = _spans(offsets, self._acquired)
             gaps = self._split(held_runs, gap_runs)
             start = bisect_left(offsets, self._next)  # rows handed out as records before
             spans = [(max(s, start), e, c) for s, e, c in spans if e > start]
@@ -141,7 +146,7 @@ class FetchedSharePartition:
             s, e, c = spans[0]
             n = min(e - s, left)
             pieces.append(batch.slice(s, n))
-            counts.append(pa.nulls(n, pa.int16()).fill_null(c))
+            counts.append(_int16s(c, n))
             left -= n
             if s + n == e:
                 spans.pop(0)
@@ -150,6 +155,7 @@ class FetchedSharePartition:
         if not pieces:
             self._handed(None, 0)
             return None, [], gaps
+
         out = pieces[0] if len(pieces) == 1 else pa.concat_batches(pieces)
         column = counts[0] if len(counts) == 1 else pa.concat_arrays(counts)
         first = out.column("offset")[0].as_py()
@@ -162,6 +168,47 @@ class FetchedSharePartition:
         if self._held is not None:
             return self._taken(self._next, self._last)
         return [(max(lo, self._next), hi) for lo, hi, _ in self._acquired if hi >= self._next]
+
+
+def _int64_view(column: Any) -> memoryview:
+    """An int64 Arrow array's values without a copy (the offset column has no nulls)."""
+    data = memoryview(column.buffers()[1]).cast("q")
+    return data[column.offset : column.offset + len(column)]
+
+
+def _spans(
+    offsets: memoryview, acquired: list[tuple[int, int, int]]
+) -> tuple[list[tuple[int, int, int]], Runs, Runs]:
+    """``split_acquired_offsets`` for ascending row offsets: a range whose rows are all
+    there (the usual case) is found by two binary searches; the others are split in Rust."""
+    spans: list[tuple[int, int, int]] = []
+    held: Runs = []
+    gaps: Runs = []
+    for first, last, count in sorted(acquired):
+        lo = bisect_left(offsets, first)
+        hi = bisect_left(offsets, last + 1, lo)
+        if hi - lo == last - first + 1:
+            if hi > lo:
+                spans.append((lo, hi, count))
+                if held and held[-1][1] + 1 == first:
+                    held[-1] = (held[-1][0], last)
+                else:
+                    held.append((first, last))
+            continue
+        part, part_held, part_gaps = split_acquired_offsets(
+            list(offsets[lo:hi]), [(first, last, count)]
+        )
+        spans += [(lo + s, lo + e, c) for s, e, c in part]
+        held += part_held
+        gaps += part_gaps
+    return spans, held, gaps
+
+
+def _int16s(value: int, n: int) -> Any:
+    """An int16 Arrow array of ``n`` times ``value``."""
+    import pyarrow as pa
+
+    return pa.Array.from_buffers(pa.int16(), n, [None, pa.py_buffer(struct.pack("<h", value) * n)])
 
 
 def _offset(record: ConsumerRecord[Any, Any]) -> int:

@@ -1,12 +1,12 @@
 """The share consumer's fetcher: one share session and one fetch routine per partition leader
 (KIP-932).
 
-A routine fetches when a poll wants records and nothing from its broker is buffered, so a
-member holds at most one fetch of records it has not handed out (their locks run while they
-wait). The acknowledgements pending for the partitions it fetches ride on that ShareFetch, as
-the Java client does; RENEWs, and acknowledgements for partitions it no longer fetches, go in
-a ShareAcknowledge of their own; ``commit()`` sends everything pending at once and returns the
-broker's answer per partition.
+A routine fetches when a poll wants records and less than half a fetch of its broker's
+records is buffered, so a member holds at most about one and a half fetches of records it has
+not handed out (their locks run while they wait). The acknowledgements pending for the
+partitions it fetches ride on that ShareFetch, as the Java client does; RENEWs, and
+acknowledgements for partitions it no longer fetches, go in a ShareAcknowledge of their own;
+``commit()`` sends everything pending at once and returns the broker's answer per partition.
 
 Requests run in tasks of the fetcher: a cancelled ``commit()`` stops waiting, and its
 acknowledgements still reach the broker (a request cut off half-way would leave the session's
@@ -237,9 +237,8 @@ class ShareFetcher:
         them (``acknowledge`` of the last one calls this again)."""
         if self.ledger.explicit and self.ledger.unanswered():
             return
-        buffered = {f.node for f in self._buffer}
         for node, wake in self._wake.items():
-            if node not in buffered:
+            if not self._stocked(node):
                 self._want.add(node)
                 wake.set()
 
@@ -303,6 +302,16 @@ class ShareFetcher:
             self._buffer.popleft()
         return False
 
+    def _stocked(self, node: int) -> bool:
+        """Whether enough of ``node``'s records wait to be handed out that its next fetch can
+        wait: half a fetch. (The next fetch goes while the application works through the other
+        half, so that a round trip does not hold it up.)"""
+        waiting = 0
+        for fetched in self._buffer:
+            if fetched.node == node:
+                waiting += fetched.remaining()
+        return waiting * 2 > self._fetch_size.records
+
     def starved(self) -> None:
         """A poll found nothing to hand out and waits: fetching is what holds it up."""
         self._fetch_size.starved()
@@ -344,9 +353,8 @@ class ShareFetcher:
                             only=stray,
                         )
                     )
-                buffered = any(f.node == node for f in self._buffer)
                 riders = bool(self._riders.get(node))
-                if wanted and ((node in self._want and not buffered) or riders):
+                if wanted and ((node in self._want and not self._stocked(node)) or riders):
                     self._want.discard(node)
                     got = await self._share_fetch(node, session, wanted)
                     if not got and self.polls_waiting:
@@ -520,7 +528,7 @@ class ShareFetcher:
                 and node not in self._fetching
                 and session is not None
                 and session.is_open
-                and not any(f.node == node for f in self._buffer)
+                and not self._stocked(node)
             )
             if idle and set(self.ledger.pending_partitions(node)) <= fetchable:
                 rider: asyncio.Future[AckResults] = asyncio.get_running_loop().create_future()
