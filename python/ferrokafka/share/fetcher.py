@@ -412,8 +412,7 @@ class ShareFetcher:
     ) -> bool:
         """The ShareFetch itself, under the session's lock: whether it brought records.
         ``results`` gets the broker's answers to the acknowledgements it carried (or the
-        error that stopped them). One that carries a ``commit()``'s acknowledgements does not
-        wait for records."""
+        error that stopped them)."""
         config = self._config
         listed, forgotten = session.changes(wanted)
         acks = self.ledger.take(node, renewals=False, only=wanted)
@@ -424,7 +423,10 @@ class ShareFetcher:
             "group_id": self._member.group_id,
             "member_id": self._member.member_id,
             "share_session_epoch": session.epoch,
-            "max_wait_ms": 0 if commit else config.fetch_max_wait_ms,
+            # Only a fetch a poll waits for waits for records: one fetched ahead, or carrying a
+            # commit, answers at once (a broker serves a connection's requests in turn, so a
+            # fetch waiting in the broker would hold back the acknowledgements after it).
+            "max_wait_ms": config.fetch_max_wait_ms if self.polls_waiting and not commit else 0,
             "min_bytes": config.fetch_min_bytes,
             "max_bytes": config.fetch_max_bytes,
             "max_records": self._fetch_size.records,
