@@ -270,3 +270,61 @@ async def test_heartbeats_held_past_the_session_timeout_rejoin_with_revocation_f
     finally:
         cluster.heal()
         await consumer.stop()
+
+
+async def test_share_group_members_lose_nothing_through_cut_connections(
+    cluster: KafkaCluster, topic: str
+) -> None:
+    """Share consumers (KIP-932) through the proxies while connections are cut mid-response:
+    every record is handed out, a record comes again only with a higher delivery count (its
+    lock went with the cut session, or ran out), and in the end every one was accepted."""
+    from ferrokafka import AIOKafkaShareConsumer
+
+    from .share_util import configure_share_group, quiet_for
+
+    per_partition = 2000
+    group = f"share-faults-{topic}"
+    await configure_share_group(
+        cluster.plaintext_bootstrap_servers,
+        group,
+        share_auto_offset_reset="earliest",
+        share_record_lock_duration_ms="15000",
+    )
+    await _produce(cluster, topic, per_partition, "s")
+    options = {"request_timeout_ms": 4000, "retry_backoff_ms": 100, "group_id": group}
+    members = [
+        AIOKafkaShareConsumer(topic, bootstrap_servers=cluster.bootstrap_servers, **options)
+        for _ in range(2)
+    ]
+    counts: dict[tuple[int, int], list[int]] = {}
+    want = per_partition * PARTITIONS
+    rng = random.Random(11)
+    cuts = 0
+
+    async def work(member: AIOKafkaShareConsumer[bytes, bytes]) -> None:
+        nonlocal cuts
+        deadline = time.monotonic() + 120
+        while len(counts) < want and time.monotonic() < deadline:
+            if cuts < 12 and rng.random() < 0.2:
+                cluster.proxy(rng.choice(list(cluster.node_ids))).cut(
+                    after_bytes=rng.randrange(10, 20_000)
+                )
+                cuts += 1
+            for tp, records in (await member.getmany(timeout_ms=500, max_records=200)).items():
+                for r in records:
+                    assert r.value == f"s-{tp.partition}-{r.offset}".encode()
+                    counts.setdefault((tp.partition, r.offset), []).append(r.delivery_count or 0)
+
+    try:
+        await asyncio.gather(*(m.start() for m in members))
+        await asyncio.gather(*(work(m) for m in members))
+    finally:
+        await asyncio.gather(*(m.stop() for m in members))
+    assert len(counts) == want, f"{len(counts)} of {want} records after {cuts} cuts"
+    assert cuts >= 5
+    for key, deliveries in counts.items():
+        assert deliveries == sorted(set(deliveries)), (key, deliveries)  # again: a higher count
+    async with AIOKafkaShareConsumer(
+        topic, bootstrap_servers=cluster.plaintext_bootstrap_servers, group_id=group
+    ) as late:
+        assert await quiet_for(late, 3) == []

@@ -251,7 +251,7 @@ async def test_implicit_mode_refuses_acknowledge_and_stop_ends_a_waiting_poll(
 ) -> None:
     topic = make_topic(partitions=1)
     group = await _group(bootstrap_servers, topic)
-    await produce(bootstrap_servers, topic, 0, [(1, None, b"only", [])])
+    await produce(bootstrap_servers, topic, 0, [(int(time.time() * 1000), None, b"only", [])])
     consumer = AIOKafkaShareConsumer(topic, bootstrap_servers=bootstrap_servers, group_id=group)
     await consumer.start()
     try:
@@ -310,3 +310,38 @@ async def test_a_cancelled_poll_takes_nothing_and_a_cancelled_commit_still_lands
             await asyncio.sleep(0.05)
         assert answered == [({TopicPartition(topic, 0): set(range(20))}, None)]
         assert await quiet_for(consumer, 1) == []
+
+
+async def test_record_limit_acquires_no_more_than_a_poll_and_commit_async(
+    bootstrap_servers: str, make_topic: Any
+) -> None:
+    """``share_acquire_mode="record_limit"`` (KIP-1206): a member acquires at most
+    ``max_poll_records`` even from one big batch, so a second member takes the rest at once;
+    ``commit_async()`` is a task whose outcome also reaches the callback."""
+    topic = make_topic(partitions=1)
+    group = await _group(bootstrap_servers, topic)
+    now = int(time.time() * 1000)  # a current timestamp: retention leaves it alone
+    await produce(bootstrap_servers, topic, 0, [(now, None, b"v%d" % i, []) for i in range(20)])
+    answered: list[Any] = []
+    async with (
+        AIOKafkaShareConsumer(
+            topic,
+            bootstrap_servers=bootstrap_servers,
+            group_id=group,
+            share_acknowledgement_mode="explicit",
+            share_acquire_mode="record_limit",
+            max_poll_records=3,
+            acknowledgement_commit_callback=lambda offsets, exc: answered.append((offsets, exc)),
+        ) as small,
+        AIOKafkaShareConsumer(topic, bootstrap_servers=bootstrap_servers, group_id=group) as other,
+    ):
+        first = await poll_until(small, lambda got: len(got) >= 1)
+        assert 1 <= len(first) <= 3
+        rest = await poll_until(other, lambda got: len(got) >= 20 - len(first), timeout=10)
+        assert sorted(r.offset for r in first + rest) == list(range(20))
+        for r in first:
+            small.acknowledge(r)
+        task = small.commit_async()
+        assert isinstance(task, asyncio.Task)
+        assert await task == {TopicPartition(topic, 0): {r.offset for r in first}}
+        assert answered[-1] == ({TopicPartition(topic, 0): {r.offset for r in first}}, None)

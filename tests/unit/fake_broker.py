@@ -63,9 +63,23 @@ class FakeBroker:
     """Answers ApiVersions itself and hands every other request to ``handler``, which returns
     raw bytes to write (or None for silence)."""
 
-    def __init__(self, handler: Handler, *, api_versions_max: int | None = None) -> None:
+    def __init__(
+        self,
+        handler: Handler,
+        *,
+        api_versions_max: int | None = None,
+        without_apis: tuple[int, ...] = (),
+    ) -> None:
         self.handler = handler
         self.api_versions_max = api_versions_max
+        self.api_versions = dict(
+            API_VERSIONS_REPLY,
+            api_keys=[
+                k for k in API_VERSIONS_REPLY["api_keys"] if k["api_key"] not in without_apis
+            ],
+        )
+        """What ApiVersions answers: every API ferrokafka speaks but ``without_apis`` (a broker
+        that lacks them)."""
         self.server: asyncio.Server | None = None
         self.writers: list[asyncio.StreamWriter] = []
         self.tasks: set[asyncio.Task[None]] = set()
@@ -118,7 +132,7 @@ class FakeBroker:
                     ]
                     writer.write(_native.encode_response(18, 0, corr, reply))
                 elif key == 18:
-                    writer.write(_native.encode_response(18, version, corr, API_VERSIONS_REPLY))
+                    writer.write(_native.encode_response(18, version, corr, self.api_versions))
                 else:
                     out = await self.handler(key, version, corr, body)
                     if out is not None:

@@ -142,3 +142,28 @@ async def test_close_cancelled_while_leaving_is_cancelled_and_stops_the_member()
     finally:
         await client.close()
         await fake.stop()
+
+
+async def test_a_broker_without_share_groups_fails_start_naming_the_group() -> None:
+    """A broker that does not speak ShareGroupHeartbeat (before Kafka 4.0, or with share groups
+    off): the share consumer's start() raises a typed error naming the group, at once."""
+    from ferrokafka import AIOKafkaShareConsumer
+
+    async def handle(key: int, version: int, corr: int, body: dict[str, Any]) -> bytes | None:
+        return _native.encode_response(key, version, corr, _broker_reply(fake.port, key, body))
+
+    fake = await FakeBroker(handle, without_apis=(76, 77, 78, 79)).start()
+    consumer: AIOKafkaShareConsumer[bytes, bytes] = AIOKafkaShareConsumer(
+        TOPIC, bootstrap_servers=f"127.0.0.1:{fake.port}", group_id=GROUP
+    )
+    try:
+        try:
+            await asyncio.wait_for(consumer.start(), 10)
+        except Errors.IncompatibleBrokerVersion as exc:
+            assert GROUP in str(exc) and "ShareGroupHeartbeat" in str(exc), exc
+        else:
+            raise AssertionError("start() did not fail")
+        assert consumer._closed  # a failed start() stops what it started
+    finally:
+        await consumer.stop()
+        await fake.stop()
