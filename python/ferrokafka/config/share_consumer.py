@@ -65,14 +65,15 @@ class ShareConsumerConfig(ConnectionConfig):
     Java: ``share.acknowledgement.mode``."""
 
     share_acquire_mode: str = field(default="batch_optimized", metadata=checked(_acquire_mode))
-    """``"batch_optimized"``: the broker may hand out whole batches, a little over
-    ``max_poll_records``; ``"record_limit"``: never more records than ``max_poll_records``
-    per fetch (brokers with ShareFetch v2, Kafka 4.2; older ones use batch_optimized).
+    """``"batch_optimized"``: the broker may hand out whole batches, a little over what a
+    fetch asks for; ``"record_limit"``: never more records than ``max_poll_records`` per fetch
+    (brokers with ShareFetch v2, Kafka 4.2; older ones use batch_optimized).
     Default ``"batch_optimized"``. Java: ``share.acquire.mode``."""
 
     max_poll_records: int = field(default=500, metadata=checked(positive))
     """The most records one poll returns, and how many a ShareFetch asks the broker to
-    acquire per partition. Default 500. Java: ``max.poll.records``."""
+    acquire at first (more, up to 8 times this, while polls wait for fetches; always this with
+    ``share_acquire_mode="record_limit"``). Default 500. Java: ``max.poll.records``."""
 
     fetch_max_wait_ms: int = field(default=500, metadata=checked(non_negative))
     """Milliseconds a broker may hold a ShareFetch to gather ``fetch_min_bytes``. Default 500.
