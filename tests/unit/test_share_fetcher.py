@@ -5,11 +5,14 @@ failed to the callback, naming the group."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
+import pytest
 from ferrokafka import AIOKafkaShareConsumer, _native
 from ferrokafka import errors as Errors
 from ferrokafka.records import encode_batch
+from ferrokafka.share import AcknowledgementCommitFailedError
 
 from .fake_broker import FakeBroker, metadata_reply
 
@@ -117,6 +120,91 @@ async def test_a_lost_share_session_is_opened_again() -> None:
         refused = [exc for _, exc in answered if exc is not None]
         assert refused and isinstance(refused[0], Errors.InvalidShareSessionEpochError)
         assert GROUP in str(refused[0])
+    finally:
+        await consumer.stop()
+        await fake.stop()
+
+
+async def test_a_commit_whose_fetch_never_comes_back_fails_and_stop_is_prompt() -> None:
+    """A commit riding on a ShareFetch the broker never answers ends with the request's
+    timeout, typed and naming the partition, and stop() (whose closing request is not answered
+    either) still ends."""
+    carried = asyncio.Event()
+
+    async def handle(key: int, version: int, corr: int, body: dict[str, Any]) -> bytes | None:
+        if key == 78:
+            acks = [
+                b
+                for t in body["topics"]
+                for p in t["partitions"]
+                for b in p["acknowledgement_batches"]
+            ]
+            if acks:
+                carried.set()
+                return None  # never answered
+            offset = 0 if body["share_session_epoch"] == 0 else None
+            reply: dict[str, Any] = {
+                "throttle_time_ms": 0,
+                "error_code": 0,
+                "error_message": None,
+                "acquisition_lock_timeout_ms": 30_000,
+                "responses": [{"topic_id": TOPIC_ID, "partitions": [_partition(offset)]}],
+                "node_endpoints": [],
+            }
+        elif key == 3:
+            reply = metadata_reply(fake.port, TOPIC, 1, topic_id=TOPIC_ID)
+        elif key == 10:
+            reply = {
+                "coordinators": [
+                    {
+                        "key": GROUP,
+                        "node_id": 1,
+                        "host": "127.0.0.1",
+                        "port": fake.port,
+                        "error_code": 0,
+                    }
+                ]
+            }
+        elif key == 76:
+            reply = {
+                "throttle_time_ms": 0,
+                "error_code": 0,
+                "error_message": None,
+                "member_id": None,
+                "member_epoch": 1 if body["member_epoch"] >= 0 else -1,
+                "heartbeat_interval_ms": 60_000,
+                "assignment": {"topic_partitions": [{"topic_id": TOPIC_ID, "partitions": [0]}]},
+            }
+        else:
+            return None  # the closing ShareAcknowledge: no answer either
+        return _native.encode_response(key, version, corr, reply)
+
+    fake = await FakeBroker(handle).start()
+    consumer: AIOKafkaShareConsumer[bytes, bytes] = AIOKafkaShareConsumer(
+        TOPIC,
+        bootstrap_servers=f"127.0.0.1:{fake.port}",
+        group_id=GROUP,
+        share_acknowledgement_mode="explicit",
+        request_timeout_ms=1000,
+        fetch_max_wait_ms=100,
+    )
+    try:
+        await consumer.start()
+        record = None
+        for _ in range(100):
+            for records in (await consumer.getmany(timeout_ms=50)).values():
+                record = records[0]
+            if record is not None:
+                break
+        assert record is not None
+        consumer.acknowledge(record)
+        commit = asyncio.create_task(consumer.commit())
+        await asyncio.wait_for(carried.wait(), 5)
+        await asyncio.wait_for(consumer.stop(), 10)
+        done, _ = await asyncio.wait({commit}, timeout=5)
+        assert done, "commit() still waits after stop()"
+        with pytest.raises(AcknowledgementCommitFailedError, match=r"t-0.*RequestTimedOut"):
+            commit.result()
     finally:
         await consumer.stop()
         await fake.stop()

@@ -30,7 +30,7 @@ from ..client import AIOKafkaClient
 from ..config.share_consumer import ACQUIRE_MODES, ShareConsumerConfig
 from ..protocol import Api, key_of
 from ..structs import ConsumerRecord, TopicPartition
-from ..waits import finish_tasks
+from ..waits import finish_tasks, wait_any
 from .acknowledgements import GAP
 from .fetched import FetchedSharePartition
 from .ledger import AckLedger
@@ -137,15 +137,7 @@ class ShareFetcher:
             member.assignment_changed.clear()
             self._metadata_changed.clear()
             self._place()
-            waits = [
-                asyncio.ensure_future(member.assignment_changed.wait()),
-                asyncio.ensure_future(self._metadata_changed.wait()),
-            ]
-            try:
-                await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                for w in waits:
-                    w.cancel()
+            await wait_any([member.assignment_changed, self._metadata_changed], None)
             if member.failure is not None:
                 self.data_ready.set()  # a waiting poll hears of it
 
@@ -200,6 +192,8 @@ class ShareFetcher:
             grace = (self._config.request_timeout_ms + self._config.fetch_max_wait_ms) / 1000
             await asyncio.wait(routines, timeout=grace)
             await finish_tasks(routines, "share consumer")
+        for node in list(self._riders):  # a routine cut off did not answer its commits
+            self._settle_riders(node, {})
         if self._requests:
             await asyncio.wait(set(self._requests), timeout=self._config.request_timeout_ms / 1000)
         while self._buffer:
@@ -341,7 +335,9 @@ class ShareFetcher:
                 stray = self._stray_acks(node, wanted)
                 if stray and session.is_open:
                     acks = self.ledger.take(node, renewals=False, only=stray)
-                    await self._acknowledge(node, acks, renewals=False)
+                    answered = await self._acknowledge(node, acks, renewals=False)
+                    if not wanted:  # no fetch will come for a commit waiting on one
+                        self._settle_riders(node, answered)
                     continue
                 if stray:
                     self._report(
@@ -354,6 +350,9 @@ class ShareFetcher:
                         )
                     )
                 riders = bool(self._riders.get(node))
+                if riders and not wanted:
+                    self._settle_riders(node, {})
+                    riders = False
                 if wanted and ((node in self._want and not self._stocked(node)) or riders):
                     self._want.discard(node)
                     got = await self._share_fetch(node, session, wanted)
@@ -371,9 +370,13 @@ class ShareFetcher:
             wake.clear()
             await wake.wait()
         # Closing or failed: commits waiting on this routine's next fetch get no answer from it.
+        self._settle_riders(node, {})
+
+    def _settle_riders(self, node: int, results: AckResults) -> None:
+        """Answer the commits waiting for ``node``'s next ShareFetch with ``results``."""
         for rider in self._riders.pop(node, []):
             if not rider.done():
-                rider.set_result({})
+                rider.set_result(results)
 
     def _stray_acks(self, node: int, wanted: set[TopicPartition]) -> set[TopicPartition]:
         """Partitions with acknowledgements pending for ``node`` that no ShareFetch will carry."""
