@@ -714,15 +714,7 @@ pub fn split_acquired<'py>(
         })?;
         offsets.push(record.borrow().offset);
     }
-    let ranges: Vec<AcquiredRange> = acquired
-        .into_iter()
-        .map(|(first, last, delivery_count)| AcquiredRange {
-            first,
-            last,
-            delivery_count,
-        })
-        .collect();
-    let split = crate::records::acquired::split_acquired(&offsets, &ranges);
+    let split = crate::records::acquired::split_acquired(&offsets, &acquired_ranges(acquired));
     let mut held = Vec::with_capacity(split.spans.iter().map(|(s, e, _)| e - s).sum());
     for &(start, end, count) in &split.spans {
         let count = checked_delivery_count(Some(count))?;
@@ -743,14 +735,18 @@ pub fn split_acquired_offsets(
     offsets: Vec<i64>,
     acquired: Vec<(i64, i64, u16)>,
 ) -> (Vec<(usize, usize, u16)>, Vec<(i64, i64)>, Vec<(i64, i64)>) {
-    let ranges: Vec<AcquiredRange> = acquired
+    let split = crate::records::acquired::split_acquired(&offsets, &acquired_ranges(acquired));
+    (split.spans, split.held, split.gaps)
+}
+
+/// A ShareFetch's acquired ranges as Python passes them: `(first, last, delivery count)`.
+fn acquired_ranges(acquired: Vec<(i64, i64, u16)>) -> Vec<AcquiredRange> {
+    acquired
         .into_iter()
         .map(|(first, last, delivery_count)| AcquiredRange {
             first,
             last,
             delivery_count,
         })
-        .collect();
-    let split = crate::records::acquired::split_acquired(&offsets, &ranges);
-    (split.spans, split.held, split.gaps)
+        .collect()
 }

@@ -13,13 +13,14 @@ import asyncio
 import time
 import warnings
 from collections.abc import AsyncIterator, Callable, Iterable
-from typing import TYPE_CHECKING, Any, Generic
+from typing import Any, Generic
 
 from .. import _native, memory
 from .. import errors as Errors
 from ..client import AIOKafkaClient
 from ..config import ShareConsumerConfig
 from ..config.connection import LOOP_DEPRECATED, keyword_options
+from ..consumer.consumer import KT, VT
 from ..options import max_records_value
 from ..structs import ConsumerRecord, TopicPartition
 from ..waits import Signal, wait_any
@@ -28,18 +29,6 @@ from .fetcher import AckResults, ShareFetcher, answered_offsets
 from .member import ShareMember
 
 __all__ = ["AIOKafkaShareConsumer", "AcknowledgementCommitFailedError"]
-
-if TYPE_CHECKING:
-    from typing_extensions import TypeVar
-
-    KT = TypeVar("KT", default=bytes)
-    VT = TypeVar("VT", default=bytes)
-else:
-    from typing import TypeVar
-
-    KT = TypeVar("KT")
-    VT = TypeVar("VT")
-T = TypeVar("T")
 
 _VERSION = _native.__version__
 
