@@ -299,6 +299,98 @@ async def test_arrow_to_parquet_writes_every_record_of_the_topic(
     assert got == want
 
 
+def _keyed(topic: str, partitions: int, counts: dict[str, int]) -> list[Any]:
+    """``counts[key]`` records of each key, spread over the partitions; value ``v<i>``."""
+    records = []
+    for key, n in counts.items():
+        for i in range(n):
+            records.append((topic, len(records) % partitions, key.encode(), b"v%d" % i))
+    return records
+
+
+@runs("kafka_to_polars.py")
+async def test_kafka_to_polars_ranks_the_keys(
+    bootstrap_servers: str, make_topic: TopicFactory
+) -> None:
+    topic = make_topic(partitions=3)
+    counts = {f"user-{k}": 10 - k for k in range(6)}
+    records = [*_keyed(topic, 3, counts), (topic, 0, None, b"anonymous")]
+    await _produce(bootstrap_servers, records)
+    out = await _run(
+        "kafka_to_polars.py",
+        "--bootstrap-server",
+        bootstrap_servers,
+        "--topic",
+        topic,
+        "--minutes",
+        "60",
+        "--top",
+        "3",
+    )
+    lines = out.splitlines()
+    assert lines[0] == f"{len(records)} records of {topic}, 7 keys"
+    # Key, records, value bytes: user-0 has 10 values v0..v9 (20 bytes), user-1 9 (18).
+    assert lines[1:] == ["user-0\t10\t20", "user-1\t9\t18", "user-2\t8\t16"]
+
+
+@runs("kafka_to_duckdb.py")
+async def test_kafka_to_duckdb_profiles_each_partition(
+    bootstrap_servers: str, make_topic: TopicFactory
+) -> None:
+    topic = make_topic(partitions=2)
+    records = [(topic, i % 2, None, b"x" * (i % 2 + 1)) for i in range(40)]
+    await _produce(bootstrap_servers, records)
+    out = await _run(
+        "kafka_to_duckdb.py",
+        "--bootstrap-server",
+        bootstrap_servers,
+        "--topic",
+        topic,
+        "--start",
+        "5",
+        "--end",
+        "latest",
+    )
+    header, *rows = out.splitlines()
+    assert header.split("\t")[:4] == ["partition", "records", "first_offset", "last_offset"]
+    table = [row.split("\t") for row in rows]
+    # Offsets 5-19 of each partition: 15 records; values of 1 and 2 bytes.
+    assert [(r[0], r[1], r[2], r[3], r[6]) for r in table] == [
+        ("0", "15", "5", "19", "15"),
+        ("1", "15", "5", "19", "30"),
+    ]
+
+
+@runs("kafka_to_datafusion.py")
+async def test_kafka_to_datafusion_counts_keys_of_the_partitions_asked_for(
+    bootstrap_servers: str, make_topic: TopicFactory
+) -> None:
+    topic = make_topic(partitions=2)
+    records = [(topic, 0, b"a", b"1")] * 5 + [(topic, 0, b"b", b"1")] * 3
+    records += [(topic, 1, b"c", b"1")] * 9
+    await _produce(bootstrap_servers, records)
+    out = await _run(
+        "kafka_to_datafusion.py",
+        "--bootstrap-server",
+        bootstrap_servers,
+        "--topic",
+        topic,
+        "--partitions",
+        "0",
+    )
+    assert out.splitlines() == ["a\t5", "b\t3"]
+    out = await _run(
+        "kafka_to_datafusion.py",
+        "--bootstrap-server",
+        bootstrap_servers,
+        "--topic",
+        topic,
+        "--top",
+        "1",
+    )
+    assert out.splitlines() == ["c\t9"]
+
+
 @runs("spark_job.py")
 async def test_spark_job_counts_records_per_key(
     bootstrap_servers: str, make_topic: TopicFactory

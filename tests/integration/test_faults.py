@@ -14,6 +14,8 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 from ferrokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
+from ferrokafka import errors as Errors
+from ferrokafka.arrow import read_async
 from ferrokafka.testing import KafkaCluster
 from ferrokafka.testing.kraft import QUICK_START_JVM_OPTIONS
 
@@ -216,6 +218,46 @@ class Recorder(ConsumerRebalanceListener):
 
     async def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
         self.events.append(("assigned", frozenset(assigned)))
+
+
+async def test_an_arrow_read_whose_leader_answers_nothing_fails_after_its_poll_timeout(
+    cluster: KafkaCluster, topic: str
+) -> None:
+    pytest.importorskip("pyarrow")
+    await _produce(cluster, topic, 30, "a")
+    async with read_async(
+        cluster.bootstrap_servers,
+        topic,
+        # Above the request timeout: the read's first requests may wait one out on the silent
+        # node before the other nodes' partitions flow.
+        poll_timeout_ms=10_000,
+        request_timeout_ms=3000,
+        retry_backoff_ms=100,
+    ) as reader:
+        await reader.ranges()
+        leaders = _leaders(reader._consumer, topic)
+        victim = leaders[0]
+        held = {p for p, node in leaders.items() if node == victim}
+        cluster.proxy(victim).black_hole()
+        began = time.monotonic()
+        got: dict[int, int] = {}
+        with pytest.raises(Errors.KafkaTimeoutError) as info:
+            async for batch in reader:
+                for p in batch.column("partition").to_pylist():
+                    got[p] = got.get(p, 0) + 1
+        waited = time.monotonic() - began
+    cluster.heal()
+    stuck = min(held)
+    assert f"no record of {topic}-" in str(info.value) and "option poll_timeout_ms" in str(
+        info.value
+    )
+    assert "reading [0, 30)" in str(info.value)
+    # The other brokers' partitions were read whole; the silent one's, not at all.
+    assert {p: n for p, n in got.items() if p not in held} == {
+        p: 30 for p in range(PARTITIONS) if p not in held
+    }
+    assert stuck not in got
+    assert 10 <= waited < 40
 
 
 @pytest.mark.parametrize("group_protocol", ["classic", "consumer"])

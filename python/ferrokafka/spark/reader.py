@@ -16,11 +16,12 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from .. import errors as Errors
+from ..arrow.loss import KafkaDataLossError, deleted, gone, report_data_loss, truncated
+from ..arrow.schema import cut, without_headers
 from ..consumer import AIOKafkaConsumer
 from ..structs import TopicPartition
 from .planning import OffsetRange
 from .runtime import Runtime, runtime
-from .schema import without_headers
 
 __all__ = ["KafkaDataLossError", "read_range", "report_data_loss"]
 
@@ -34,27 +35,6 @@ MAX_BATCH_RECORDS = 65536
 # Where each cached consumer stopped last, so the next range of the same partition that starts
 # there reuses what was fetched ahead instead of seeking (which drops it).
 _stopped_at: dict[int, tuple[TopicPartition, int]] = {}
-
-
-class KafkaDataLossError(Errors.KafkaError):
-    """Records a read should have returned are gone (deleted by retention, a deleted topic or
-    partition, a truncated log). Raised when ``failOnDataLoss`` is true (the default)."""
-
-
-def report_data_loss(fail: bool, reason: str) -> None:
-    """Spark's data-loss rule: raise (``failOnDataLoss`` true) or log and go on."""
-    if fail:
-        raise KafkaDataLossError(
-            "Some data may have been lost because they are not available in Kafka any more; "
-            "either the data was aged out by Kafka or the topic may have been deleted before all "
-            "the data in the topic was processed. If you don't want your query to fail on such "
-            f"cases, set the source option failOnDataLoss to false. Reason: {reason}"
-        )
-    log.warning(
-        "%s. Some data may have been lost because they are not available in Kafka any more; "
-        'going on because the source option "failOnDataLoss" is false.',
-        reason,
-    )
 
 
 def read_range(
@@ -157,7 +137,7 @@ class _Range:
             self.last_progress = time.monotonic()
             last = batch.column(4)[batch.num_rows - 1].as_py()
             if last >= self.until:
-                batch = _cut(batch, self.until)
+                batch = cut(batch, self.until)
         elif self.position < self.until:
             await self._check_stalled()
         if self.position >= self.until:
@@ -172,18 +152,10 @@ class _Range:
         latest = (await self.consumer.end_offsets([tp]))[tp]
         if self.position < earliest:
             lost_to = min(earliest, self.until)
-            self._lost(
-                f"Cannot fetch offset {self.position} (TopicPartition: {tp.topic}-{tp.partition})"
-                f": the earliest offset is now {earliest}, so records [{self.position}, "
-                f"{lost_to}) are gone (deleted by retention before they were read)",
-            )
+            self._lost(deleted(tp, self.position, earliest, self.until))
             self.position = lost_to
         else:
-            self._lost(
-                f"Cannot fetch offset {self.position} (TopicPartition: {tp.topic}-{tp.partition})"
-                f": the log ends at {latest}, so records [{self.position}, {self.until}) are "
-                "gone (the log was truncated)",
-            )
+            self._lost(truncated(tp, self.position, latest, self.until))
             self.position = self.until
         if self.position >= self.until:
             self.done = True
@@ -204,10 +176,7 @@ class _Range:
             for t in response["topics"]
         )
         if not exists:
-            self._lost(
-                f"{tp.topic}-{tp.partition} no longer exists: records [{self.position}, "
-                f"{self.until}) cannot be read (the topic or partition was deleted)"
-            )
+            self._lost(gone(tp, self.position, self.until))
             self.done = True
             return
         # A log cut below the position answers the fetch with OFFSET_OUT_OF_RANGE (handled
@@ -223,11 +192,3 @@ class _Range:
 
     def _lost(self, what: str) -> None:
         report_data_loss(self.fail_on_data_loss, what)
-
-
-def _cut(batch: Any, until: int) -> Any:
-    """The rows of ``batch`` below offset ``until`` (offsets ascend)."""
-    import pyarrow.compute as pc
-
-    keep = pc.sum(pc.less(batch.column(4), until)).as_py() or 0
-    return batch.slice(0, keep)

@@ -1,0 +1,40 @@
+"""The synchronous read: an :class:`AsyncBatchReader` run on a loop thread of its own, handed
+out as a ``pyarrow.RecordBatchReader`` (the Arrow C stream that Polars, DuckDB and DataFusion
+import without copying the columns)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ..loop_thread import LoopThread
+from .stream import AsyncBatchReader
+
+__all__ = ["to_record_batch_reader"]
+
+#: How long closing the read's consumer may take once the read ends or is dropped.
+_CLOSE_TIMEOUT = 10.0
+
+
+def to_record_batch_reader(reader: AsyncBatchReader) -> Any:
+    import pyarrow as pa
+
+    return pa.RecordBatchReader.from_batches(reader.schema, _batches(reader))
+
+
+def _batches(reader: AsyncBatchReader) -> Iterator[Any]:
+    # The thread starts with the first batch asked for, and ends with the read: when the
+    # last batch was taken, the read failed, or the RecordBatchReader was closed or dropped.
+    thread = LoopThread("ferrokafka-arrow-read")
+    try:
+        while True:
+            try:
+                batch = thread.run(reader.__anext__())
+            except StopAsyncIteration:
+                return
+            yield batch
+    finally:
+        try:
+            thread.run(reader.close(), _CLOSE_TIMEOUT)
+        finally:
+            thread.stop(_CLOSE_TIMEOUT)
