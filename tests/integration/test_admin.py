@@ -474,3 +474,32 @@ async def test_delete_unknown_consumer_group(admin: AIOKafkaAdminClient) -> None
     assert await admin.delete_consumer_groups([group], group_coordinator_id=coordinator) == [
         (group, Errors.GroupIdNotFound)
     ]
+
+
+@pytest.mark.parametrize("protocol", ["classic", CONSUMER_PROTOCOL])
+async def test_alter_consumer_group_offsets_of_an_empty_group_only(
+    admin: AIOKafkaAdminClient, make_topic: Any, rdkafka_member: Any, protocol: str
+) -> None:
+    topic = make_topic(partitions=2)
+    tp0, tp1 = TopicPartition(topic, 0), TopicPartition(topic, 1)
+    group = _name("altered")
+    # A group that does not exist yet is made by the commit; plain ints and metadata both go.
+    done = await admin.alter_consumer_group_offsets(group, {tp0: 3, tp1: OffsetAndMetadata(9, "m")})
+    assert done == {tp0: OffsetAndMetadata(3, ""), tp1: OffsetAndMetadata(9, "m")}
+    assert await admin.list_consumer_group_offsets(group) == done
+    assert await admin.alter_consumer_group_offsets(group, {tp0: 0}) == {
+        tp0: OffsetAndMetadata(0, "")
+    }
+    assert (await admin.list_consumer_group_offsets(group))[tp0].offset == 0
+    with pytest.raises(ValueError, match="must be an int >= 0"):
+        await admin.alter_consumer_group_offsets(group, {tp0: -1})
+    # A group with a live member refuses commits from outside it, naming the group.
+    busy = _name(protocol)
+    member = rdkafka_member(busy, topic, protocol)
+    assert await asyncio.to_thread(member.assigned.wait, 45), "never assigned"
+    with pytest.raises(Errors.KafkaError, match=busy) as refused:
+        await admin.alter_consumer_group_offsets(busy, {tp0: 1})
+    assert isinstance(
+        refused.value,
+        (Errors.UnknownMemberIdError, Errors.IllegalGenerationError, Errors.StaleMemberEpochError),
+    ), refused.value

@@ -247,3 +247,17 @@ def test_fetch_and_sink_options() -> None:
     assert sink.producer == {"acks": "all", "compression_type": "lz4"}
     with pytest.raises(ValueError, match=r"Kafka option 'key\.serializer' is not supported"):
         parse_sink_options({**BS, "kafka.key.serializer": "x"})
+
+
+def test_commit_offsets_to_group_names_the_group() -> None:
+    assert parse(True, subscribe="a").commit_group is None
+    assert parse(True, subscribe="a", commitOffsetsToGroup="false").commit_group is None
+    assert parse(True, subscribe="a", commitOffsetsToGroup=" lag-view ").commit_group == "lag-view"
+    named = parse(True, subscribe="a", commitOffsetsToGroup="TRUE", **{"kafka.group.id": "g1"})
+    assert named.commit_group == "g1"
+    # kafka.group.id alone commits nothing (as Spark's source).
+    assert parse(True, subscribe="a", **{"kafka.group.id": "g1"}).commit_group is None
+    with pytest.raises(ValueError, match=r"'commitOffsetsToGroup' is true but 'kafka\.group\.id'"):
+        parse(True, subscribe="a", commitOffsetsToGroup="true")
+    with pytest.raises(ValueError, match="'commitOffsetsToGroup' is empty"):
+        parse(True, subscribe="a", commitOffsetsToGroup="  ")

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
         DeleteGroupsRequest,
         DescribeGroupsRequest,
         ListGroupsRequest,
+        OffsetCommitRequest,
+        OffsetCommitRequestPartition,
         OffsetFetchRequest,
         OffsetFetchResponseTopic,
         OffsetFetchResponseTopics,
@@ -29,8 +31,9 @@ __all__ = ["GroupOperations"]
 
 T = TypeVar("T")
 
-# OffsetFetch v10 names topics by id only; the admin API speaks topic names.
+# OffsetFetch and OffsetCommit v10 name topics by id only; the admin API speaks topic names.
 _OFFSET_FETCH_MAX_BY_NAME = 9
+_OFFSET_COMMIT_MAX_BY_NAME = 9
 
 
 class GroupOperations(AdminBase):
@@ -304,6 +307,59 @@ class GroupOperations(AdminBase):
             return _committed(group_id, result_topics)
 
         return await self._to_coordinator(group_id, group_coordinator_id, fetch)
+
+    async def alter_consumer_group_offsets(
+        self,
+        group_id: str,
+        offsets: Mapping[TopicPartition, int | OffsetAndMetadata],
+        group_coordinator_id: int | None = None,
+    ) -> dict[TopicPartition, OffsetAndMetadata]:
+        """Set ``group_id``'s committed offsets (Java's ``alterConsumerGroupOffsets``): an
+        OffsetCommit from outside the group, which the coordinator accepts while the group
+        has no members (a group with members refuses it, ``UnknownMemberIdError``). Returns
+        what was committed; a partition's error is raised naming the group and partition."""
+        if not isinstance(group_id, str) or not group_id:
+            raise ValueError(f"group_id must be a non-empty string, got {group_id!r}")
+        wanted: dict[TopicPartition, OffsetAndMetadata] = {}
+        for tp, value in offsets.items():
+            om = value if isinstance(value, OffsetAndMetadata) else OffsetAndMetadata(value, "")
+            if isinstance(om.offset, bool) or not isinstance(om.offset, int) or om.offset < 0:
+                raise ValueError(f"the offset for {tp} must be an int >= 0, got {om.offset!r}")
+            wanted[tp] = om
+        if not wanted:
+            return {}
+        by_topic: dict[str, list[OffsetCommitRequestPartition]] = defaultdict(list)
+        for tp, om in sorted(wanted.items()):
+            by_topic[tp.topic].append(
+                {
+                    "partition_index": tp.partition,
+                    "committed_offset": om.offset,
+                    "committed_leader_epoch": -1,
+                    "committed_metadata": om.metadata,
+                }
+            )
+        body: OffsetCommitRequest = {
+            "group_id": group_id,
+            "generation_id_or_member_epoch": -1,
+            "member_id": "",
+            "group_instance_id": None,
+            "topics": [{"name": t, "partitions": ps} for t, ps in by_topic.items()],
+        }
+
+        async def commit(node: int) -> dict[TopicPartition, OffsetAndMetadata]:
+            conn = await self._client.ready(node)
+            version = min(conn.version_for(Api.OFFSET_COMMIT.key), _OFFSET_COMMIT_MAX_BY_NAME)
+            response = await self._client.send(node, Api.OFFSET_COMMIT, body, version=version)
+            for t in response["topics"]:
+                for p in t["partitions"]:
+                    raise_for(
+                        p["error_code"],
+                        f"alter_consumer_group_offsets: group {group_id!r} topic {t['name']!r} "
+                        f"partition {p['partition_index']}",
+                    )
+            return wanted
+
+        return await self._to_coordinator(group_id, group_coordinator_id, commit)
 
 
 def _committed(

@@ -17,6 +17,7 @@ PySpark's data source API changed between 4.0 and 4.3; what differs is handled h
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
@@ -68,6 +69,8 @@ except ImportError:  # pragma: no cover
 __all__ = ["KafkaDataSource", "RangePartition", "register"]
 
 NAME = "ferrokafka"
+
+log = logging.getLogger(__name__)
 
 
 class RangePartition(InputPartition):
@@ -121,6 +124,8 @@ class _StreamReader(*_stream_bases):  # type: ignore[misc]
         self._previous: dict[str, dict[str, int]] | None = None
         self._initial: dict[str, dict[str, int]] | None = None
         self._last_batch: float | None = None  # the first trigger is never delayed
+        #: What was last committed to the ``commitOffsetsToGroup`` group.
+        self._in_group: dict[Any, int] | None = None
 
     def _run(self, make: Any) -> Any:
         rt = runtime()
@@ -160,6 +165,11 @@ class _StreamReader(*_stream_bases):  # type: ignore[misc]
             }
         if start is None:  # PySpark 4.0/4.1
             start = self._previous if self._previous is not None else self.initialOffset()
+        else:
+            # Spark asks for the next batch only once the previous one is in its checkpoint,
+            # and ``start`` is that batch's end: the group gets it if it lacks it (a driver
+            # that died before ``commit()`` left the group behind the checkpoint).
+            self._commit_to_group(start)
         begin = fill_new(from_json(start), earliest)
         end = self._limited(begin, latest, limit)
         if end is None:
@@ -202,7 +212,35 @@ class _StreamReader(*_stream_bases):  # type: ignore[misc]
         return _read(self.options, partition)
 
     def commit(self, end: dict[str, Any]) -> None:
-        """Nothing to do: Spark keeps the offsets in its checkpoint, never in Kafka."""
+        """Spark calls this once the micro-batch ending at ``end`` is in its checkpoint, which
+        stays the source of truth. With ``commitOffsetsToGroup``, ``end`` is committed to
+        that consumer group too, so that Kafka's lag tools follow the stream."""
+        self._commit_to_group(end)
+
+    def _commit_to_group(self, end: dict[str, Any]) -> None:
+        group = self.options.commit_group
+        offsets = from_json(end)
+        if group is None or not offsets or offsets == self._in_group:
+            return
+
+        async def commit(consumer: Any) -> None:
+            admin = await runtime().admin(self.options.client, self.options.ssl)
+            await admin.alter_consumer_group_offsets(group, offsets)
+
+        try:
+            self._run(commit)
+        except Exception as exc:
+            # Lag reporting failed (a group with members of its own, no permission): the
+            # stream goes on, its progress is in the checkpoint.
+            log.warning(
+                "commitOffsetsToGroup: committing the offsets of a micro-batch to group %r "
+                "failed: %s: %s",
+                group,
+                type(exc).__name__,
+                exc,
+            )
+            return
+        self._in_group = offsets
 
     def stop(self) -> None:
         """The clients belong to the process and close when it exits."""

@@ -147,6 +147,9 @@ class SourceOptions:
     max_offsets_per_trigger: int | None
     min_offsets_per_trigger: int | None
     max_trigger_delay_ms: int
+    #: The consumer group a streaming read commits each micro-batch's end offsets to, after
+    #: Spark's checkpoint has them (``commitOffsetsToGroup``); None: no commits.
+    commit_group: str | None = None
 
     @property
     def fetch(self) -> FetchOptions:
@@ -442,7 +445,31 @@ def parse_source_options(options: Mapping[str, Any], *, streaming: bool) -> Sour
         max_offsets_per_trigger=max_per_trigger,
         min_offsets_per_trigger=min_per_trigger,
         max_trigger_delay_ms=_duration_ms(max_trigger_delay, "maxTriggerDelay"),
+        commit_group=_commit_group(opts),
     )
+
+
+def _commit_group(opts: Mapping[str, str]) -> str | None:
+    """``commitOffsetsToGroup``: a group id; ``true`` for the one ``kafka.group.id`` names;
+    ``false`` (the default) for none. ``groupIdPrefix`` names no group here: Spark's own
+    source makes a new random group per query from it, which no lag tool could follow."""
+    raw = opts.get("commitoffsetstogroup")
+    if raw is None or raw.strip().lower() == "false":
+        return None
+    group = raw.strip()
+    if group.lower() == "true":
+        group = opts.get("kafka.group.id", "").strip()
+        if not group:
+            raise ValueError(
+                "Option 'commitOffsetsToGroup' is true but 'kafka.group.id' is not set: set "
+                "kafka.group.id, or give the group's name as commitOffsetsToGroup's value"
+            )
+    if not group:
+        raise ValueError(
+            "Option 'commitOffsetsToGroup' is empty: give a consumer group's name, true "
+            "(the group of kafka.group.id) or false"
+        )
+    return group
 
 
 def _check_limits(starting: OffsetSpec, ending: OffsetSpec) -> None:

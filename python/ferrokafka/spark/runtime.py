@@ -10,15 +10,16 @@ the batch it was just handed.
 
 from __future__ import annotations
 
-import asyncio
 import atexit
-import concurrent.futures
+import inspect
 import os
 import threading
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
-from typing import Any, TypeVar
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
 
+from ..admin import AIOKafkaAdminClient
 from ..consumer import AIOKafkaConsumer
+from ..loop_thread import LoopThread
 from ..producer import AIOKafkaProducer
 from ..waits import wait_for
 from .options import client_kwargs
@@ -26,37 +27,23 @@ from .security import Secret
 
 __all__ = ["Runtime", "runtime"]
 
-_T = TypeVar("_T")
-
 #: How long closing the cached clients may take when the process exits.
 _CLOSE_TIMEOUT = 5.0
 
 
-class Runtime:
+class Runtime(LoopThread):
     """An event loop in a daemon thread and the clients kept on it."""
 
     def __init__(self) -> None:
+        super().__init__("ferrokafka-spark")
         self.pid = os.getpid()
-        self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(
-            target=self.loop.run_forever, name="ferrokafka-spark", daemon=True
-        )
-        self._thread.start()
         self._consumers: dict[Any, AIOKafkaConsumer[bytes, bytes]] = {}
         self._producers: dict[Any, AIOKafkaProducer] = {}
+        self._admins: dict[Any, AIOKafkaAdminClient] = {}
         #: One task at a time uses a cached client (Spark may run tasks in threads).
         self.lock = threading.Lock()
         #: How many consumers this process made (one per configuration, unless one failed).
         self.consumers_made = 0
-
-    def run(self, coro: Coroutine[Any, Any, _T], timeout: float | None = None) -> _T:
-        """Run ``coro`` on the loop and wait for its result from the calling thread."""
-        future = asyncio.run_coroutine_threadsafe(coro, self.loop)
-        try:
-            return future.result(timeout)
-        except (KeyboardInterrupt, concurrent.futures.TimeoutError):
-            future.cancel()
-            raise
 
     async def consumer(
         self, client: Mapping[str, Any], ssl: Mapping[str, Any]
@@ -97,9 +84,21 @@ class Runtime:
             self._producers[key] = found
         return found
 
+    async def admin(self, client: Mapping[str, Any], ssl: Mapping[str, Any]) -> AIOKafkaAdminClient:
+        """The started admin client for this configuration (its connection options only)."""
+        key = _key(client, ssl)
+        found = self._admins.get(key)
+        if found is None:
+            accepted = inspect.signature(AIOKafkaAdminClient.__init__).parameters
+            kwargs = {k: v for k, v in client_kwargs(client, ssl).items() if k in accepted}
+            found = AIOKafkaAdminClient(**kwargs)
+            await found.start()
+            self._admins[key] = found
+        return found
+
     async def discard(self, client: Any) -> None:
         """Drop a client that failed, so that the next task makes a fresh one."""
-        for cache in (self._consumers, self._producers):
+        for cache in (self._consumers, self._producers, self._admins):
             for key, value in list(cache.items()):
                 if value is client:
                     del cache[key]
@@ -108,8 +107,10 @@ class Runtime:
     async def _close_all(self) -> None:
         clients: list[Callable[[], Awaitable[None]]] = [c.stop for c in self._consumers.values()]
         clients += [p.stop for p in self._producers.values()]
+        clients += [a.close for a in self._admins.values()]
         self._consumers.clear()
         self._producers.clear()
+        self._admins.clear()
         for stop in clients:
             try:
                 await wait_for(stop(), _CLOSE_TIMEOUT)
@@ -124,8 +125,7 @@ class Runtime:
             self.run(self._close_all(), timeout=2 * _CLOSE_TIMEOUT)
         except Exception:  # exiting anyway
             pass
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self._thread.join(_CLOSE_TIMEOUT)
+        self.stop(_CLOSE_TIMEOUT)
 
 
 def _key(client: Mapping[str, Any], ssl: Mapping[str, Any]) -> Any:
