@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from ferrokafka import AIOKafkaConsumer, TopicPartition, _native
 from ferrokafka import errors as Errors
+from ferrokafka.consumer.subscription_state import OffsetResetStrategy
 from ferrokafka.records import encode_batch
 
 from .fake_broker import FakeBroker, metadata_reply
@@ -262,6 +263,35 @@ async def test_corrupt_batch_raises_and_keeps_the_position(log: Log) -> None:
         consumer.seek(tp, 20)  # the application skips the bad batch
         got = await read(consumer, 10)
         assert [r.offset for r in got] == list(range(20, 30))
+    finally:
+        await consumer.stop()
+        await broker.stop()
+
+
+async def test_a_reset_between_scheduling_a_fetch_and_its_start_costs_nothing(log: Log) -> None:
+    """A fetch is scheduled (a task made) for a partition whose position is then reset before
+    the task first runs, as a cancelled seek_to_beginning() in the middle of fetching can do:
+    the fetch starts where the state said when it was scheduled, its answer is dropped as
+    stale, and the partition is fetched again from the new position (before, the task died
+    on the missing position and left the node marked busy: nothing was fetched again)."""
+    broker, consumer = await start(log)
+    tp = TopicPartition(TOPIC, 0)
+    fetcher = consumer._fetcher
+    assert fetcher is not None
+    try:
+        assert [r.offset for r in await read(consumer, 30)] == list(range(30))
+        consumer.pause(tp)
+        for _ in range(200):
+            if all(node.task is None for node in fetcher._nodes.values()):
+                break
+            await asyncio.sleep(0.01)
+        # No await from here to the reset: the task is made but has not run.
+        consumer.resume(tp)
+        fetcher._start_fetches()
+        assert any(node.task is not None for node in fetcher._nodes.values())
+        consumer._subscription.request_reset(tp, OffsetResetStrategy.EARLIEST)
+        await asyncio.wait_for(consumer.seek_to_beginning(tp), 5)
+        assert [r.offset for r in await read(consumer, 30)] == list(range(30))
     finally:
         await consumer.stop()
         await broker.stop()

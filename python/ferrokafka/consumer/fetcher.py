@@ -217,9 +217,20 @@ class Fetcher:
             if peer.not_before > now:
                 next_retry = min(next_retry or peer.not_before, peer.not_before)
                 continue
-            for tp, _ in parts:
+            # Where each fetch starts is read now, with the states just checked: by the time
+            # the task first runs, a seek or reset may have taken a position away.
+            cluster = self._client.cluster
+            wanted: dict[TopicPartition, FetchKey] = {}
+            for tp, st in parts:
+                offset, epoch = st.next_fetch(self._buffer.queued(tp) > 0)
+                wanted[tp] = FetchKey(
+                    offset,
+                    cluster.leader_epoch_for_partition(tp),
+                    epoch,
+                    self._partition_max_bytes,
+                )
                 self._in_flight.add(tp)
-            peer.task = asyncio.create_task(self._fetch_from(node_id, peer, parts))
+            peer.task = asyncio.create_task(self._fetch_from(node_id, peer, parts, wanted))
         return None if next_retry is None else next_retry - now
 
     def _refresh_metadata_soon(self) -> None:
@@ -231,17 +242,10 @@ class Fetcher:
         node_id: int,
         node: _Node,
         parts: list[tuple[TopicPartition, TopicPartitionState]],
+        wanted: dict[TopicPartition, FetchKey],
     ) -> None:
-        cluster = self._client.cluster
-        wanted: dict[TopicPartition, FetchKey] = {}
-        for tp, st in parts:
-            offset, epoch = st.next_fetch(self._buffer.queued(tp) > 0)
-            wanted[tp] = FetchKey(
-                offset,
-                cluster.leader_epoch_for_partition(tp),
-                epoch,
-                self._partition_max_bytes,
-            )
+        """One Fetch to ``node_id`` for ``wanted``; whatever happens, the node and the
+        partitions are free for the next fetch when it ends."""
         try:
             conn = await self._client.ready(node_id)
             version = conn.version_for(Api.FETCH.key)
