@@ -35,6 +35,7 @@ from .workloads import (
     SHARE_CLIENTS,
     SHARE_MEMBERS,
     SPARK_READERS,
+    STREAM_SOURCES,
     W3_CASES,
     WORKLOADS,
     Context,
@@ -45,6 +46,7 @@ from .workloads import (
     produce_workload,
     share_workload,
     spark_workload,
+    stream_workload,
 )
 
 NOT_RUN = {
@@ -130,6 +132,8 @@ def run_workload(ctx: Context, w: str, pick: Callable[[list[str]], list[str]]) -
         spark_workload(ctx, pick(SPARK_READERS))
     elif w == "W9":
         share_workload(ctx, pick(SHARE_CLIENTS))
+    elif w == "W10":
+        stream_workload(ctx, pick(STREAM_SOURCES))
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -157,6 +161,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         "(send_and_wait from 100 tasks) take minutes at the default",
     )
     p.add_argument(
+        "--w10-rates",
+        help="W10's steady-state produce rates, records/s, comma-separated (default "
+        + ",".join(str(r) for r in FULL.w10_rates)
+        + "); 'none' runs the catch-up only",
+    )
+    p.add_argument(
         "--stall-seconds",
         type=float,
         default=30.0,
@@ -176,6 +186,17 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         args.rounds = 1 if args.quick else 3
     if args.w6_records is not None and args.w6_records < 1:
         p.error("--w6-records must be positive")
+    if args.w10_rates:
+        try:
+            args.w10_rates = (
+                ()
+                if args.w10_rates.strip().lower() == "none"
+                else tuple(int(r) for r in args.w10_rates.split(","))
+            )
+        except ValueError:
+            p.error(f"--w10-rates: expected rates or 'none', got {args.w10_rates!r}")
+        if any(r <= 0 for r in args.w10_rates):
+            p.error("--w10-rates: rates must be positive")
     if args.w5_seconds:
         try:
             args.w5_seconds = {
@@ -199,6 +220,8 @@ def main(argv: list[str] | None = None) -> int:
         sizes = dataclasses.replace(sizes, w5_seconds=args.w5_seconds)
     if args.w6_records:
         sizes = dataclasses.replace(sizes, w6_records=args.w6_records)
+    if args.w10_rates is not None:
+        sizes = dataclasses.replace(sizes, w10_rates=args.w10_rates)
     not_run = dict(NOT_RUN)
 
     def pick(clients: list[str]) -> list[str]:
@@ -214,9 +237,11 @@ def main(argv: list[str] | None = None) -> int:
             not_run["confluent-kafka-share"] = "this confluent-kafka has no `ShareConsumer` (2.16 "
             "has one, experimental)"
             chosen.remove("confluent-kafka-share")
-        if importlib.util.find_spec("pyspark") is None and set(chosen) & set(SPARK_READERS):
+        if importlib.util.find_spec("pyspark") is None and set(chosen) & set(
+            SPARK_READERS + STREAM_SOURCES
+        ):
             not_run["W8 (Spark)"] = "PySpark is not installed (pip install 'ferrokafka[spark]')"
-            chosen = [c for c in chosen if c not in SPARK_READERS]
+            chosen = [c for c in chosen if c not in SPARK_READERS + STREAM_SOURCES]
         return chosen
 
     out_dir = Path(args.out)

@@ -208,7 +208,7 @@ def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """Per workload, case and client: median/min/max of every figure that applies."""
     metrics = ["records_per_s", "mb_per_s", "wall", "cpu", "rss_mb", "proc_cpu"]
     metrics += ["first_record_s", "settle_s", "achieved_rate", "p50", "p99", "p999", "max"]
-    metrics += ["plan_s"]
+    metrics += ["plan_s", "p50_ms", "p99_ms", "max_ms", "drain_s", "batches"]
     out: dict[str, Any] = {}
     for r in runs:
         if "lat_us" in r:
@@ -408,11 +408,72 @@ def share_table(
     return lines
 
 
+def stream_tables(
+    cases: dict[str, Any], versions: dict[str, Any], runs: list[dict[str, Any]]
+) -> list[str]:
+    """W10: the catch-up's rows/s, then a row per steady-state case and source."""
+    lines = ["", "### Catch-up (`Trigger.AvailableNow`)", ""]
+    lines += _header(
+        "source | rows/s | min-max | wall s | micro-batches | CPU s | vs Spark's Kafka source"
+    )
+    catch_up = cases.get("catch-up", {})
+    base = _med(catch_up.get(SPARK_BASE, {}), "records_per_s")
+    for client, s in catch_up.items():
+        name = label(client, versions, "spark")
+        rate = _med(s, "records_per_s")
+        if rate is None:
+            lines.append(_failed_row(s, 7, name))
+            continue
+        r = s["records_per_s"]
+        lines.append(
+            f"| {name} | {_rate(rate)} | {_rate(r['min'])}-{_rate(r['max'])} "
+            f"| {_med(s, 'wall'):.2f} | {_med(s, 'batches'):.0f} | {_med(s, 'cpu'):.1f} "
+            f"| {f'{rate / base:.2f}x' if base else 'n/a'} |"
+        )
+    steady = {c: v for c, v in cases.items() if c not in ("catch-up", "process")}
+    if steady:
+        lines += ["", "### Steady state: end-to-end latency", ""]
+        lines += _header(
+            "source | produced at, trigger | p50 ms | p99 ms | max ms | kept up "
+            "| last record in sink after the producer's end, s | micro-batches | CPU s "
+            "| p99 / Spark's"
+        )
+    for case_name, case in steady.items():
+        base_p99 = _med(case.get(SPARK_BASE, {}), "p99_ms")
+        for client, s in case.items():
+            name = label(client, versions, "spark")
+            p99 = _med(s, "p99_ms")
+            if p99 is None:
+                lines.append(_failed_row(s, 10, name, case_name))
+                continue
+            mine = [
+                r
+                for r in runs
+                if (r["workload"], r["case"], r["client"]) == ("W10", case_name, client) and r["ok"]
+            ]
+            kept = sum(1 for r in mine if r.get("keeps_up"))
+            drain = _med(s, "drain_s")
+            cells = [
+                name,
+                case_name,
+                f"{_med(s, 'p50_ms'):.0f}",
+                f"{p99:.0f}",
+                f"{_med(s, 'max_ms'):.0f}",
+                f"{kept} of {len(mine)}",
+                "n/a" if drain is None else f"{drain:.1f}",
+                f"{_med(s, 'batches'):.0f}",
+                f"{_med(s, 'cpu'):.1f}",
+                f"{p99 / base_p99:.2f}x" if base_p99 else "n/a",
+            ]
+            lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
 def _notes(summ: dict[str, Any], versions: dict[str, Any]) -> list[str]:
     """One line per client that ran, saying what it is and how it is set up."""
     seen: dict[str, set[str]] = {}
     for workload, cases in summ.items():
-        role = {"W6": "producer", "W7": "group", "W8": "spark", "W9": "share"}.get(
+        role = {"W6": "producer", "W7": "group", "W8": "spark", "W9": "share", "W10": "spark"}.get(
             workload, "consumer"
         )
         for case in cases.values():
@@ -514,6 +575,8 @@ def markdown(report: dict[str, Any]) -> str:
                 out += ["", *spark_table(case, versions)]
         elif workload == "W9":
             out += ["", *share_table(cases, versions, report["runs"])]
+        elif workload == "W10":
+            out += stream_tables(cases, versions, report["runs"])
     goals = targets(summ)
     if goals:
         quick = " (--quick: these sizes say nothing about the targets)" if report["quick"] else ""
@@ -679,6 +742,23 @@ def targets(summ: dict[str, Any]) -> list[str]:
                 med("W8", "none", SPARK_BASE, "records_per_s"),
                 want,
                 True,
+            )
+    if "catch-up" in summ.get("W10", {}):
+        check(
+            'W10 catch-up rows/s, ferrokafka `format("ferrokafka")` / Spark\'s Kafka source',
+            med("W10", "catch-up", "ferrokafka-spark-datasource", "records_per_s"),
+            med("W10", "catch-up", SPARK_BASE, "records_per_s"),
+            3,
+            True,
+        )
+    for case in summ.get("W10", {}):
+        if case not in ("catch-up", "process"):
+            check(
+                f"W10 {case} p99 latency, ferrokafka's data source / Spark's Kafka source",
+                med("W10", case, "ferrokafka-spark-datasource", "p99_ms"),
+                med("W10", case, SPARK_BASE, "p99_ms"),
+                1,
+                False,
             )
     if "1000/s" in summ.get("W5", {}):
         check(

@@ -23,6 +23,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from .datasets import KEY_SIZE, Dataset
@@ -213,24 +214,37 @@ def _error(exc: BaseException) -> str:
 # -- the child's entry point -------------------------------------------------------------------
 
 
-def run(spec: dict[str, Any]) -> dict[str, Any]:
+@contextmanager
+def session(app_name: str) -> Iterator[tuple[Any, Progress, dict[str, Any]]]:
+    """The process's SparkSession (local[2], Spark's Kafka connector jars), its progress
+    thread, and the process's figures (session start; peak RSS of the JVM and the driver,
+    filled in when the body ends well)."""
     from ferrokafka.testing.spark import spark_kafka_jars, spark_session, stop_spark_session
 
+    progress = Progress()
+    progress.start()
+    t = time.perf_counter()
+    try:
+        spark = spark_session("local[2]", jars=spark_kafka_jars(), app_name=app_name)
+        progress.context = spark.sparkContext
+        figures: dict[str, Any] = {"session_start_s": time.perf_counter() - t}
+        yield spark, progress, figures
+        figures.update(jvm_peak_rss_mb=jvm_peak_rss_mb(), driver_rss_mb=peak_rss_mb())
+    finally:
+        progress.halt.set()
+        stop_spark_session()
+
+
+def run(spec: dict[str, Any]) -> dict[str, Any]:
     ds = Dataset(spec["partitions"], spec["records"], spec["value_size"])
     topic: str = spec["topic"]
     readers: list[str] = spec["readers"]
     options = {"kafka.bootstrap.servers": spec["bootstrap"], "subscribe": topic}
-    progress = Progress()
-    progress.start()
-    t = time.perf_counter()
-    spark = spark_session("local[2]", jars=spark_kafka_jars(), app_name="ferrokafka-bench-W8")
-    progress.context = spark.sparkContext
-    session_s = time.perf_counter() - t
-    if "ferrokafka-spark-datasource" in readers:
-        import ferrokafka.spark
+    with session("ferrokafka-bench-W8") as (spark, progress, figures):
+        if "ferrokafka-spark-datasource" in readers:
+            import ferrokafka.spark
 
-        ferrokafka.spark.register(spark)
-    try:
+            ferrokafka.spark.register(spark)
         schedule = [(0, r) for r in readers]  # untimed: the session's first query of each
         schedule += [(rnd, r) for rnd in range(1, spec["rounds"] + 1) for r in readers]
         for rnd, reader in schedule:
@@ -256,11 +270,4 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
                 )
             progress.runs += 1
             emit(run=result)
-        return {
-            "session_start_s": session_s,
-            "jvm_peak_rss_mb": jvm_peak_rss_mb(),
-            "driver_rss_mb": peak_rss_mb(),
-        }
-    finally:
-        progress.halt.set()
-        stop_spark_session()
+    return figures

@@ -142,7 +142,9 @@ ALL_CLIENTS = sorted(
         *SHARE_CLIENTS,
     }
 )
-WORKLOADS = ["W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9"]
+WORKLOADS = ["W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "W10"]
+#: W10, Spark streaming: Spark's own Kafka source and ferrokafka's data source.
+STREAM_SOURCES = ["spark-jvm", "ferrokafka-spark-datasource"]
 
 LATENCY_VALUE_SIZE = 100
 PRODUCER_VALUE_SIZE = 100
@@ -158,6 +160,8 @@ W3_CASES = [
 GROUP_PARTITIONS = 8
 #: W9: 1,000,000 records, so that the fastest runs last about a second (200,000 took 0.1 s,
 #: too short to measure steadily).
+#: W10's catch-up: 2,000,000 records of 100 B in 8 partitions, W8's data.
+W10_DATASET = Dataset(8, 2_000_000, 100)
 W9_DATASET = Dataset(4, 1_000_000, 100)
 
 
@@ -177,6 +181,15 @@ class Sizes:
     w2_one_record: bool = True
     #: W9: read through a share group (a default: benches/consume_tls.py makes its own Sizes).
     w9: Dataset = W9_DATASET
+    #: W10: Spark streaming's catch-up dataset, then produce rates (records/s) held for
+    #: ``w10_seconds`` after ``w10_warmup`` seconds, under each trigger.
+    w10: Dataset = W10_DATASET
+    w10_rates: tuple[int, ...] = (20_000, 100_000)
+    w10_seconds: float = 60.0
+    w10_warmup: float = 5.0
+    w10_triggers: tuple[str, ...] = ("default", "1 second")
+    #: Steady-state runs are a minute each: fewer rounds than the catch-up's.
+    w10_steady_rounds: int = 1
 
     def w3(self, codec: str, value_size: int = 100) -> Dataset:
         """W1's records compressed with ``codec``, or W2's for 1 KiB values."""
@@ -209,6 +222,10 @@ QUICK = Sizes(
     key_cases=("keyed, a key per record",),
     w2_one_record=False,
     w9=Dataset(4, 20_000, 100),
+    w10=Dataset(8, 50_000, 100),
+    w10_rates=(2_000,),
+    w10_seconds=3.0,
+    w10_warmup=1.0,
 )
 
 
@@ -259,6 +276,18 @@ def progress_line(run: dict[str, Any], rounds: int) -> str:
         return f"{head}: p50 {p50:.1f} ms, p99 {p99:.1f} ms, p99.9 {p999:.1f} ms{gc}"
     if "settle_s" in run:
         return f"{head}: first record {run['first_record_s']:.2f}s, settle {run['settle_s']:.2f}s"
+    if "p99_ms" in run:  # W10 steady state
+        drain = run.get("drain_s")
+        return (
+            f"{head}: p50 {run['p50_ms']:.0f} ms, p99 {run['p99_ms']:.0f} ms, max "
+            f"{run['max_ms']:.0f} ms, {run['batches']} micro-batches, "
+            + ("did not drain" if drain is None else f"drained {drain:.1f}s after the producer")
+        )
+    if "batches" in run:  # W10 catch-up
+        return (
+            f"{head}: {run['records_per_s'] / 1e6:.3f} M rec/s, wall {run['wall']:.2f}s, "
+            f"{run['batches']} micro-batches, cpu {run['cpu']:.1f}s"
+        )
     if "per_member" in run:  # W9: from the first record to the last, members together
         split = "/".join(f"{n:,}" for n in run["per_member"])
         return (
@@ -641,6 +670,16 @@ def group_workload(ctx: Context, clients: list[str]) -> list[dict[str, Any]]:
 
 # -- W8: Spark ---------------------------------------------------------------------------------
 
+
+def _warm_up_or_record(ctx: Context, run: dict[str, Any], runs: list[dict[str, Any]]) -> None:
+    """A Spark process's run: round 0 (untimed) is only logged, the others are recorded."""
+    if run["round"] == 0:
+        line = progress_line(run, ctx.rounds)
+        ctx.log(line.replace("round 0/", "warm-up, not counted, of "))
+    else:
+        runs.append(ctx.record(run))
+
+
 #: The Spark process shows no progress while its session starts and its first query compiles:
 #: 22 s for the session alone on two cores shared with a broker and a test suite, so the usual
 #: stall allowance (30 s) killed healthy runs there.
@@ -678,11 +717,7 @@ def spark_workload(ctx: Context, clients: list[str]) -> list[dict[str, Any]]:
                 run["verified"] = "count, value bytes"
                 run["records_per_s"] = run["count"] / run["wall"]
                 run["mb_per_s"] = run["bytes"] / run["wall"] / 1e6
-            if run["round"] == 0:
-                line = progress_line(run, ctx.rounds)
-                ctx.log(line.replace("round 0/", "warm-up, not counted, of "))
-            else:
-                runs.append(ctx.record(run))
+            _warm_up_or_record(ctx, run, runs)
 
         spec = {
             "role": "spark",
@@ -714,6 +749,90 @@ def spark_workload(ctx: Context, clients: list[str]) -> list[dict[str, Any]]:
         if not out.ok:
             ctx.log(f"[W8] the Spark process failed: {out.error}")
         for run in runs:  # the one process's figures (session start, peak RSS), with each run
+            run["spark_process"] = dict(out.result or {})
+        return runs
+    finally:
+        ctx.kafka.delete_topic(topic)
+
+
+# -- W10: Spark streaming --------------------------------------------------------------------
+
+
+def stream_workload(ctx: Context, clients: list[str]) -> list[dict[str, Any]]:
+    """Every source in one child process holding one SparkSession (``spark_streams``): the
+    catch-up of the dataset (each source once untimed, then the rounds), then the steady-state
+    runs, each on a fresh topic. Catch-up runs are checked by count and value bytes; steady
+    ones by the count of measured records that reached the sink."""
+    sizes = ctx.sizes
+    ds = sizes.w10
+    if not clients:
+        return []
+    topic = ctx.topic("W10")
+    ctx.kafka.create_topic(topic, partitions=ds.partitions)
+    runs: list[dict[str, Any]] = []
+    try:
+        t = time.perf_counter()
+        asyncio.run(write_dataset(ctx.bootstrap, topic, ds))
+        ctx.log(f"[W10] wrote {ds.describe()} in {time.perf_counter() - t:.1f}s")
+
+        def on_run(event: dict[str, Any]) -> None:
+            got = event["run"]
+            run = _base("W10", got["case"], got["client"], got["round"])
+            run.update(got)
+            error = got.get("error")
+            if error is None and got["case"] == "catch-up":
+                want = (ds.records, ds.value_bytes())
+                if (got["count"], got["bytes"]) != want:
+                    error = "read wrong data: (count, value bytes) "
+                    error += f"{(got['count'], got['bytes'])}, expected {want}"
+                else:
+                    run["verified"] = "count, value bytes"
+                    run["records_per_s"] = got["count"] / got["wall"]
+            elif error is None:
+                if got["count"] != got["expected"]:
+                    error = f"{got['count']} of {got['expected']} measured records reached the "
+                    error += "sink"
+                else:
+                    run["verified"] = "count of measured records"
+            run["ok"] = error is None
+            run["error"] = error
+            _warm_up_or_record(ctx, run, runs)
+
+        spec = {
+            "role": "spark-stream",
+            "bootstrap": ctx.bootstrap,
+            "topic": topic,
+            "partitions": ds.partitions,
+            "records": ds.records,
+            "value_size": ds.value_size,
+            "sources": clients,
+            "rounds": ctx.rounds,
+            "rates": list(sizes.w10_rates),
+            "triggers": list(sizes.w10_triggers),
+            "seconds": sizes.w10_seconds,
+            "warmup": sizes.w10_warmup,
+            "steady_rounds": sizes.w10_steady_rounds,
+        }
+        steady = len(sizes.w10_rates) * len(sizes.w10_triggers) * sizes.w10_steady_rounds
+        timeout = 600.0 + (ctx.rounds + 1) * len(clients) * (120.0 + ds.records / 10_000)
+        timeout += steady * len(clients) * (sizes.w10_seconds * 2 + 180.0)
+        child = runner.Child(
+            runner.python_child(spec),
+            stall_s=max(ctx.stall_s, SPARK_STALL_S),
+            timeout_s=timeout,
+            name="spark-stream",
+            on_event=on_run,
+        )
+        out = child.finish()
+        if not out.ok:
+            ctx.log(f"[W10] the Spark process failed: {out.error}")
+            runs.append(
+                ctx.record(
+                    _base("W10", "process", "spark", 1)
+                    | {"ok": False, "error": f"the Spark process failed: {out.error}"}
+                )
+            )
+        for run in runs:
             run["spark_process"] = dict(out.result or {})
         return runs
     finally:

@@ -26,6 +26,7 @@ from harness.workloads import (  # noqa: E402
     PRODUCERS,
     SHARE_CLIENTS,
     SPARK_READERS,
+    STREAM_SOURCES,
     WORKLOADS,
 )
 
@@ -49,6 +50,10 @@ EXPECTED = {
     "W7": (["groups"], GROUP_CLIENTS),
     "W8": (["none"], SPARK_READERS),
     "W9": (["1 member", "4 members"], SHARE_CLIENTS),
+    "W10": (
+        ["catch-up", "2000/s, trigger default", "2000/s, trigger 1 second"],
+        STREAM_SOURCES,
+    ),
 }
 # confluent-kafka's ShareConsumer (a librdkafka preview) now and then delivers records a second
 # time to another member while the first holds them; its run then fails W9's check.
@@ -89,6 +94,8 @@ def test_every_run_of_every_client_passed_its_verification(report: dict[str, Any
             assert r["verified"] == "acknowledged count, broker end offsets", r
         if r["ok"] and r["workload"] == "W8":
             assert r["verified"] == "count, value bytes", r
+        if r["ok"] and r["workload"] == "W10":
+            assert r["verified"] in ("count, value bytes", "count of measured records"), r
 
 
 @pytest.mark.timeout(600)
@@ -213,6 +220,33 @@ def test_spark_workload_has_a_verified_row_per_reader(
     for what in ('`read_kafka` `fetcher="arrow"`', '`read_kafka` `fetcher="pandas"`'):
         assert f"- W8 rows/s, ferrokafka {what} / Spark's Kafka source: " in targets, what
     assert '- W8 rows/s, ferrokafka `format("ferrokafka")` / Spark\'s Kafka source: ' in targets
+
+
+@pytest.mark.timeout(600)
+def test_streaming_workload_has_catch_up_and_latency_rows_per_source(
+    quick_run: Path, report: dict[str, Any]
+) -> None:
+    """W10: both sources caught up with the whole dataset (count and byte sum exact), and held
+    a produce rate under both triggers with every measured record reaching the sink."""
+    runs = [r for r in report["runs"] if r["workload"] == "W10"]
+    catch_up = {r["client"]: r for r in runs if r["case"] == "catch-up"}
+    assert list(catch_up) == STREAM_SOURCES
+    for r in catch_up.values():
+        assert (r["count"], r["bytes"]) == (50_000, 50_000 * 100), r
+        assert r["records_per_s"] > 0 and r["batches"] >= 1, r
+    steady = [r for r in runs if r["case"] != "catch-up"]
+    assert len(steady) == 2 * len(STREAM_SOURCES)
+    for r in steady:
+        assert r["count"] == r["expected"] == 6000, r
+        assert 0 <= r["p50_ms"] <= r["p99_ms"] <= r["max_ms"], r
+    markdown = (quick_run / "results.md").read_text()
+    table = markdown[markdown.index("\n## W10: ") :]
+    assert "### Catch-up (`Trigger.AvailableNow`)" in table
+    assert "### Steady state: end-to-end latency" in table
+    assert "| Spark's Kafka source 4.2.0 | 2000/s, trigger 1 second |" in table
+    targets = markdown[markdown.index("## Targets") :]
+    assert "- W10 catch-up rows/s, ferrokafka" in targets
+    assert "- W10 2000/s, trigger default p99 latency, ferrokafka's data source" in targets
 
 
 @pytest.mark.timeout(300)
