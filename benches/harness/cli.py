@@ -98,6 +98,23 @@ def descriptions(sizes: Sizes) -> dict[str, str]:
         "life, start-up included; the JSON has it as proc_cpu); peak RSS is the whole "
         "process's, for Java the sum of the JVMs' (VmHWM, sampled every 0.1 s). Before the "
         "rounds, one untimed run of the first client with one member",
+        "W10": f"Spark streaming: `readStream` of an {sizes.w10.partitions}-partition topic; "
+        "one SparkSession (local[2], Spark's Kafka connector jars) in one process for both "
+        f"sources. Catch-up: {sizes.w10.describe()} already in the topic, "
+        "`Trigger.AvailableNow` from the earliest offsets into a `foreachBatch` that counts "
+        "the rows and sums their value lengths, and into Spark's Parquet file sink; rows/s "
+        "over `start()` to the query's end (each source once untimed first, per sink). Steady "
+        "state, into a `foreachBatch` that caches the micro-batch, appends it to Parquet and "
+        "counts it: the query starts on an empty topic (startingOffsets latest); after its "
+        "first micro-batch, W5's confluent-kafka producer (`linger.ms=1`) writes "
+        f"{sizes.w10_warmup:g} s of warm-up and then "
+        + " or ".join(f"{r:,}" for r in sizes.w10_rates)
+        + f" records/s for {sizes.w10_seconds:g} s; latency is from each measured record's "
+        "Kafka timestamp (its `produce()` call) to the end of its micro-batch's Parquet write "
+        "(201 quantiles of each micro-batch's timestamps); the run keeps up when the last "
+        "measured record reached the sink within 5 s of the producer's end. Triggers: "
+        + " and ".join(f"`{t}`" for t in sizes.w10_triggers)
+        + f"; {sizes.w10_steady_rounds} steady-state round(s)",
     }
 
 

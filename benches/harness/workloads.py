@@ -780,7 +780,7 @@ def stream_workload(ctx: Context, clients: list[str]) -> list[dict[str, Any]]:
             run = _base("W10", got["case"], got["client"], got["round"])
             run.update(got)
             error = got.get("error")
-            if error is None and got["case"] == "catch-up":
+            if error is None and got["case"].startswith("catch-up"):
                 want = (ds.records, ds.value_bytes())
                 if (got["count"], got["bytes"]) != want:
                     error = "read wrong data: (count, value bytes) "

@@ -51,7 +51,12 @@ EXPECTED = {
     "W8": (["none"], SPARK_READERS),
     "W9": (["1 member", "4 members"], SHARE_CLIENTS),
     "W10": (
-        ["catch-up", "2000/s, trigger default", "2000/s, trigger 1 second"],
+        [
+            "catch-up, foreachBatch count",
+            "catch-up, Parquet sink",
+            "2000/s, trigger default",
+            "2000/s, trigger 1 second",
+        ],
         STREAM_SOURCES,
     ),
 }
@@ -229,23 +234,25 @@ def test_streaming_workload_has_catch_up_and_latency_rows_per_source(
     """W10: both sources caught up with the whole dataset (count and byte sum exact), and held
     a produce rate under both triggers with every measured record reaching the sink."""
     runs = [r for r in report["runs"] if r["workload"] == "W10"]
-    catch_up = {r["client"]: r for r in runs if r["case"] == "catch-up"}
-    assert list(catch_up) == STREAM_SOURCES
-    for r in catch_up.values():
-        assert (r["count"], r["bytes"]) == (50_000, 50_000 * 100), r
-        assert r["records_per_s"] > 0 and r["batches"] >= 1, r
-    steady = [r for r in runs if r["case"] != "catch-up"]
+    for sink in ("foreachBatch count", "Parquet sink"):
+        catch_up = {r["client"]: r for r in runs if r["case"] == f"catch-up, {sink}"}
+        assert list(catch_up) == STREAM_SOURCES
+        for r in catch_up.values():
+            assert (r["count"], r["bytes"]) == (50_000, 50_000 * 100), r
+            assert r["records_per_s"] > 0 and r["batches"] >= 1, r
+    steady = [r for r in runs if not r["case"].startswith("catch-up")]
     assert len(steady) == 2 * len(STREAM_SOURCES)
     for r in steady:
         assert r["count"] == r["expected"] == 6000, r
         assert 0 <= r["p50_ms"] <= r["p99_ms"] <= r["max_ms"], r
     markdown = (quick_run / "results.md").read_text()
     table = markdown[markdown.index("\n## W10: ") :]
-    assert "### Catch-up (`Trigger.AvailableNow`)" in table
+    assert "### Catch-up (`Trigger.AvailableNow`) into foreachBatch count" in table
+    assert "### Catch-up (`Trigger.AvailableNow`) into Parquet sink" in table
     assert "### Steady state: end-to-end latency" in table
     assert "| Spark's Kafka source 4.2.0 | 2000/s, trigger 1 second |" in table
     targets = markdown[markdown.index("## Targets") :]
-    assert "- W10 catch-up rows/s, ferrokafka" in targets
+    assert "- W10 catch-up, Parquet sink rows/s, ferrokafka" in targets
     assert "- W10 2000/s, trigger default p99 latency, ferrokafka's data source" in targets
 
 
