@@ -124,8 +124,8 @@ class _StreamReader(*_stream_bases):  # type: ignore[misc]
         self._previous: dict[str, dict[str, int]] | None = None
         self._initial: dict[str, dict[str, int]] | None = None
         self._last_batch: float | None = None  # the first trigger is never delayed
-        #: What was last committed to the ``commitOffsetsToGroup`` group.
-        self._in_group: dict[Any, int] | None = None
+        #: The offsets last committed (or tried) to the ``commitOffsetsToGroup`` group.
+        self._to_group: dict[Any, int] | None = None
 
     def _run(self, make: Any) -> Any:
         rt = runtime()
@@ -220,8 +220,12 @@ class _StreamReader(*_stream_bases):  # type: ignore[misc]
     def _commit_to_group(self, end: dict[str, Any]) -> None:
         group = self.options.commit_group
         offsets = from_json(end)
-        if group is None or not offsets or offsets == self._in_group:
+        if group is None or not offsets or offsets == self._to_group:
             return
+        # Tried once per set of offsets: latestOffset() is asked every few milliseconds while
+        # no data comes, and a group that refuses (members of its own, no permission) must not
+        # get a request and a warning each time. The next micro-batch tries again.
+        self._to_group = offsets
 
         async def commit(consumer: Any) -> None:
             admin = await runtime().admin(self.options.client, self.options.ssl)
@@ -239,8 +243,6 @@ class _StreamReader(*_stream_bases):  # type: ignore[misc]
                 type(exc).__name__,
                 exc,
             )
-            return
-        self._in_group = offsets
 
     def stop(self) -> None:
         """The clients belong to the process and close when it exits."""
