@@ -68,3 +68,34 @@ async def test_a_read_never_started_needs_no_close() -> None:
     await reader.close()
     with pytest.raises(StopAsyncIteration):
         await reader.__anext__()
+
+
+def test_a_close_that_fails_when_the_read_ends_is_a_warning_and_the_thread_ends(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    import threading
+
+    import pyarrow as pa
+    from ferrokafka import errors as Errors
+    from ferrokafka.arrow.blocking import _batches
+
+    batch = pa.record_batch({"a": [1, 2]})
+
+    class Failing:
+        """One batch, then the end; closing raises, as a consumer whose broker went away."""
+
+        def __init__(self) -> None:
+            self.left = [batch]
+
+        async def __anext__(self) -> Any:
+            if not self.left:
+                raise StopAsyncIteration
+            return self.left.pop()
+
+        async def close(self) -> None:
+            raise Errors.KafkaConnectionError("node 1 went away")
+
+    with caplog.at_level("WARNING", logger="ferrokafka.arrow.blocking"):
+        assert list(_batches(Failing())) == [batch]  # type: ignore[arg-type]
+    assert "closing the read's consumer failed: KafkaConnectionError" in caplog.text
+    assert not any(t.name == "ferrokafka-arrow-read" for t in threading.enumerate())

@@ -4,6 +4,7 @@ import without copying the columns)."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,6 +16,8 @@ __all__ = ["to_record_batch_reader"]
 #: How long closing the read's consumer may take once the read ends or is dropped.
 _CLOSE_TIMEOUT = 10.0
 
+log = logging.getLogger(__name__)
+
 
 def to_record_batch_reader(reader: AsyncBatchReader) -> Any:
     import pyarrow as pa
@@ -24,7 +27,7 @@ def to_record_batch_reader(reader: AsyncBatchReader) -> Any:
 
 def _batches(reader: AsyncBatchReader) -> Iterator[Any]:
     # The thread starts with the first batch asked for, and ends with the read: when the
-    # last batch was taken, the read failed, or the RecordBatchReader was closed or dropped.
+    # last batch was taken, the read failed, or the RecordBatchReader was dropped.
     thread = LoopThread("ferrokafka-arrow-read")
     try:
         while True:
@@ -36,5 +39,9 @@ def _batches(reader: AsyncBatchReader) -> Iterator[Any]:
     finally:
         try:
             thread.run(reader.close(), _CLOSE_TIMEOUT)
+        except Exception as exc:
+            # Often reached from the garbage collector (a dropped reader), where an exception
+            # would only be printed as ignored: say what did not close, and go on.
+            log.warning("closing the read's consumer failed: %s: %s", type(exc).__name__, exc)
         finally:
             thread.stop(_CLOSE_TIMEOUT)
