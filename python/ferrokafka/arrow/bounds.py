@@ -4,7 +4,7 @@ resolved against the broker when it starts."""
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,10 +62,10 @@ class Bounds:
             raise ValueError("give end or end_timestamp, not both")
         for name, edge in (("start", start), ("end", end)):
             if edge is not None:
-                _check_edge(name, edge)
+                _check_each(name, edge, _check_offset, "offsets")
         for name, stamp in (("start_timestamp", start_timestamp), ("end_timestamp", end_timestamp)):
             if stamp is not None:
-                _check_time(name, stamp)
+                _check_each(name, stamp, _millis, "timestamps")
         return cls(topic, parts, start, end, start_timestamp, end_timestamp)
 
 
@@ -82,15 +82,16 @@ def _check_offset(name: str, value: Any) -> None:
         raise ValueError(f"{name} must be 'earliest', 'latest' or an offset >= 0, got {value!r}")
 
 
-def _check_edge(name: str, edge: Any) -> None:
-    if isinstance(edge, Mapping):
-        if not edge:
-            raise ValueError(f"{name} is an empty mapping: name the partitions' offsets")
-        for p, value in edge.items():
+def _check_each(name: str, value: Any, check: Callable[[str, Any], object], what: str) -> None:
+    """``check`` the one value of ``name``, or each of a mapping of partition to value."""
+    if isinstance(value, Mapping):
+        if not value:
+            raise ValueError(f"{name} is an empty mapping: name the partitions' {what}")
+        for p, one in value.items():
             _check_partition(p, name)
-            _check_offset(f"{name}[{p}]", value)
+            check(f"{name}[{p}]", one)
     else:
-        _check_offset(name, edge)
+        check(name, value)
 
 
 def _millis(name: str, value: Any) -> int:
@@ -104,17 +105,6 @@ def _millis(name: str, value: Any) -> int:
             f"got {value!r}"
         )
     return value
-
-
-def _check_time(name: str, stamp: Any) -> None:
-    if isinstance(stamp, Mapping):
-        if not stamp:
-            raise ValueError(f"{name} is an empty mapping: name the partitions' timestamps")
-        for p, value in stamp.items():
-            _check_partition(p, name)
-            _millis(f"{name}[{p}]", value)
-    else:
-        _millis(name, stamp)
 
 
 def _per_partition(name: str, value: Any, partitions: list[int]) -> dict[int, Any]:
