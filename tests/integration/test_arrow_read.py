@@ -226,6 +226,9 @@ async def test_read_async_in_batches_and_read_all(
     topic = make_topic(partitions=2)
     await produce_values(bootstrap_servers, topic, 2, 300, timestamp=NOW)
     async with read_async(bootstrap_servers, topic, start=100) as reader:
+        # Two callers at once: one starts the consumer and resolves, the other waits for it.
+        first, second = await asyncio.gather(reader.ranges(), reader.ranges())
+        assert first == second
         assert await reader.ranges() == {
             TopicPartition(topic, 0): (100, 300),
             TopicPartition(topic, 1): (100, 300),

@@ -8,6 +8,7 @@ nothing past the end is fetched twice.
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import time
 from collections.abc import Mapping
@@ -97,6 +98,8 @@ class AsyncBatchReader:
         self._reading: dict[TopicPartition, _Partition] | None = None
         self._ready: collections.deque[Any] = collections.deque()
         self._started = False
+        #: One caller starts the consumer and resolves the ranges; a second one waits for it.
+        self._resolving = asyncio.Lock()
         self._closed = False
         self._schema = arrow_schema(self._include_headers)
 
@@ -110,25 +113,30 @@ class AsyncBatchReader:
         """``[from, until)`` of every partition read, by offset, resolved against the broker
         on the first call (or the first batch asked for). Fetching starts with the first
         batch."""
-        if self._ranges is None:
-            if self._closed:
-                raise Errors.ConsumerStoppedError("the read was closed")
-            if not self._started:
-                try:
-                    await self._consumer.start()
-                except BaseException:
-                    # A consumer whose start() failed (or was cancelled) is stopped: the next
-                    # call starts a fresh one.
-                    self._consumer = AIOKafkaConsumer(**self._options)
-                    raise
-                self._started = True
-            try:
-                self._ranges = await resolve(self._consumer, self._bounds)
-            except Exception:
-                # Bounds the topic cannot meet, a topic that does not exist: the read ends.
-                await self.close()
-                raise
+        async with self._resolving:
+            if self._ranges is None:
+                await self._resolve()
+        assert self._ranges is not None
         return dict(self._ranges)
+
+    async def _resolve(self) -> None:
+        if self._closed:
+            raise Errors.ConsumerStoppedError("the read was closed")
+        if not self._started:
+            try:
+                await self._consumer.start()
+            except BaseException:
+                # A consumer whose start() failed (or was cancelled) is stopped: the next call
+                # starts a fresh one.
+                self._consumer = AIOKafkaConsumer(**self._options)
+                raise
+            self._started = True
+        try:
+            self._ranges = await resolve(self._consumer, self._bounds)
+        except Exception:
+            # Bounds the topic cannot meet, a topic that does not exist: the read ends.
+            await self.close()
+            raise
 
     async def _begin(self) -> None:
         ranges = await self.ranges()
