@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 import pytest
@@ -257,7 +258,15 @@ def test_commit_offsets_to_group_names_the_group() -> None:
     assert named.commit_group == "g1"
     # kafka.group.id alone commits nothing (as Spark's source).
     assert parse(True, subscribe="a", **{"kafka.group.id": "g1"}).commit_group is None
-    with pytest.raises(ValueError, match=r"'commitOffsetsToGroup' is true but 'kafka\.group\.id'"):
-        parse(True, subscribe="a", commitOffsetsToGroup="true")
+    # Without kafka.group.id, true names a group of the query's own as Spark names its groups.
+    spark_named = parse(True, subscribe="a", commitOffsetsToGroup="true").commit_group
+    assert re.fullmatch(r"spark-kafka-source-[0-9a-f-]{36}", spark_named or "")
+    assert parse(True, subscribe="a", commitOffsetsToGroup="true").commit_group != spark_named
+    prefixed = parse(True, subscribe="a", commitOffsetsToGroup="true", groupIdPrefix="team-x")
+    assert re.fullmatch(r"team-x-[0-9a-f-]{36}", prefixed.commit_group or "")
+    both = {"kafka.group.id": "g1", "groupIdPrefix": "team-x"}
+    assert parse(True, subscribe="a", commitOffsetsToGroup="true", **both).commit_group == "g1"
+    with pytest.raises(ValueError, match="'groupIdPrefix' is empty"):
+        parse(True, subscribe="a", commitOffsetsToGroup="true", groupIdPrefix=" ")
     with pytest.raises(ValueError, match="'commitOffsetsToGroup' is empty"):
         parse(True, subscribe="a", commitOffsetsToGroup="  ")

@@ -126,6 +126,11 @@ class _StreamReader(*_stream_bases):  # type: ignore[misc]
         self._last_batch: float | None = None  # the first trigger is never delayed
         #: The offsets last committed (or tried) to the ``commitOffsetsToGroup`` group.
         self._to_group: dict[Any, int] | None = None
+        if self.options.commit_group is not None:
+            log.info(
+                "commitOffsetsToGroup: this query's progress goes to consumer group %r",
+                self.options.commit_group,
+            )
 
     def _run(self, make: Any) -> Any:
         rt = runtime()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -450,9 +451,10 @@ def parse_source_options(options: Mapping[str, Any], *, streaming: bool) -> Sour
 
 
 def _commit_group(opts: Mapping[str, str]) -> str | None:
-    """``commitOffsetsToGroup``: a group id; ``true`` for the one ``kafka.group.id`` names;
-    ``false`` (the default) for none. ``groupIdPrefix`` names no group here: Spark's own
-    source makes a new random group per query from it, which no lag tool could follow."""
+    """``commitOffsetsToGroup``: a group id; ``true`` for the group Spark's source would read
+    as: ``kafka.group.id``, or else a group of this query's own named from ``groupIdPrefix``
+    (default ``spark-kafka-source``) and a random id, as Spark names its streaming queries'
+    groups (a restarted query gets a new one); ``false`` (the default) for none."""
     raw = opts.get("commitoffsetstogroup")
     if raw is None or raw.strip().lower() == "false":
         return None
@@ -460,14 +462,17 @@ def _commit_group(opts: Mapping[str, str]) -> str | None:
     if group.lower() == "true":
         group = opts.get("kafka.group.id", "").strip()
         if not group:
-            raise ValueError(
-                "Option 'commitOffsetsToGroup' is true but 'kafka.group.id' is not set: set "
-                "kafka.group.id, or give the group's name as commitOffsetsToGroup's value"
-            )
+            prefix = opts.get("groupidprefix", "spark-kafka-source").strip()
+            if not prefix:
+                raise ValueError(
+                    "Option 'groupIdPrefix' is empty: give a prefix for the group that "
+                    "commitOffsetsToGroup=true commits to, or set kafka.group.id"
+                )
+            group = f"{prefix}-{uuid.uuid4()}"
     if not group:
         raise ValueError(
             "Option 'commitOffsetsToGroup' is empty: give a consumer group's name, true "
-            "(the group of kafka.group.id) or false"
+            "(the group of kafka.group.id, or one named from groupIdPrefix) or false"
         )
     return group
 
