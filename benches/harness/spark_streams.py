@@ -1,13 +1,19 @@
 """W10's child process: one SparkSession (local[2]) streaming from Kafka with each source,
 Spark's own (``format("kafka")``, ``spark-jvm``) and ferrokafka's data source
-(``format("ferrokafka")``), into the same sinks.
+(``format("ferrokafka")``), into the same sinks; and for the catch-up, ``spark-stream-ceiling``:
+a Python streaming data source with no Kafka behind it, handing over the same rows as in-memory
+Arrow batches, the most any Python streaming source can give Spark here (it pays what Spark
+costs every Python source: the process that answers the driver's offset calls, the workers).
 
 Two kinds of run:
 
 - catch-up: the dataset is already in the topic; ``Trigger.AvailableNow`` from the earliest
   offsets, into a ``foreachBatch`` that counts the rows and sums their value lengths, and into
-  Spark's Parquet file sink. ``wall`` is from ``start()`` to the query's end; the parent checks
-  the count and the value bytes (of the Parquet sink: read back after the clock stopped).
+  Spark's Parquet file sink. ``wall`` is from ``start()`` to the query's end, ``trigger_s`` the
+  micro-batches by Spark's own account (``triggerExecution``: the rate Spark's progress reports
+  as ``processedRowsPerSecond``), ``start_s`` the rest (starting the query and its source); the
+  parent checks the count and the value bytes (of the Parquet sink: read back after the clock
+  stopped).
 - steady state: the query starts on an empty topic (``startingOffsets`` latest) with the
   default trigger or ``processingTime``, into a ``foreachBatch`` that caches the micro-batch,
   appends it to Parquet and counts it; once its first (empty) micro-batch ran, a
@@ -33,10 +39,17 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from .spark_reads import Progress, _error, emit, session, tree_cpu_s
+from .spark_reads import KAFKA_DDL, Progress, _error, ceiling_function, emit, session, tree_cpu_s
 
-SOURCES = ["spark-jvm", "ferrokafka-spark-datasource"]
-FORMATS = {"spark-jvm": "kafka", "ferrokafka-spark-datasource": "ferrokafka"}
+SOURCES = ["spark-jvm", "ferrokafka-spark-datasource", "spark-stream-ceiling"]
+#: The sources of the steady-state runs (the ceiling reads no topic).
+STEADY_SOURCES = ["spark-jvm", "ferrokafka-spark-datasource"]
+CEILING_FORMAT = "bench_stream_ceiling"
+FORMATS = {
+    "spark-jvm": "kafka",
+    "ferrokafka-spark-datasource": "ferrokafka",
+    "spark-stream-ceiling": CEILING_FORMAT,
+}
 #: A steady-state run keeps up when its last measured record reached the sink this soon after
 #: the producer's last one was sent.
 KEEP_UP_S = 5.0
@@ -108,6 +121,53 @@ def percentile(histogram: dict[int, float], q: float) -> float:
     return float("nan")
 
 
+def ceiling_source(counts: list[int], value_size: int, topic: str) -> type:
+    """The ``spark-stream-ceiling`` data source: one offset (rows so far), one input partition
+    per Kafka partition, each read as ``ceiling_function`` builds W8's ceiling. Made here,
+    nested, so that cloudpickle ships the classes by value to Spark's Python processes."""
+    from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPartition
+
+    produce = ceiling_function(counts, value_size, topic)
+    total = sum(counts)
+
+    class Part(InputPartition):
+        def __init__(self, partition: int) -> None:
+            super().__init__(partition)
+            self.partition = partition
+
+    class Reader(DataSourceStreamReader):
+        def initialOffset(self) -> dict[str, int]:
+            return {"rows": 0}
+
+        def latestOffset(self, start: Any = None, limit: Any = None) -> dict[str, int]:
+            return {"rows": total}
+
+        def partitions(self, start: dict[str, int], end: dict[str, int]) -> list[Part]:
+            return [Part(p) for p in range(len(counts))] if end["rows"] > start["rows"] else []
+
+        def read(self, partition: Any) -> Any:
+            import pyarrow as pa
+
+            plan = pa.record_batch([pa.array([partition.partition], pa.int64())], names=["id"])
+            yield from produce(iter([plan]))
+
+        def commit(self, end: dict[str, int]) -> None:
+            pass
+
+    class Source(DataSource):
+        @classmethod
+        def name(cls) -> str:
+            return CEILING_FORMAT
+
+        def schema(self) -> str:
+            return KAFKA_DDL
+
+        def streamReader(self, schema: Any) -> Reader:
+            return Reader()
+
+    return Source
+
+
 def stream(spark: Any, source: str, bootstrap: str, topic: str, starting: str) -> Any:
     return (
         spark.readStream.format(FORMATS[source])
@@ -157,6 +217,7 @@ def catch_up(
     for progress in query.recentProgress:
         for phase, ms in (progress["durationMs"] or {}).items():
             phases[phase] = phases.get(phase, 0) + int(ms)
+    trigger_s = phases.get("triggerExecution", 0) / 1000
     if sink == "parquet":  # checked after the clock stopped: what the sink holds
         row = spark.read.parquet(str(out)).selectExpr("count(*)", "sum(length(value))").first()
         counted = {
@@ -164,7 +225,14 @@ def catch_up(
             "bytes": int(row[1] or 0),
             "batches": len(query.recentProgress),
         }
-    return {**counted, "wall": wall, "cpu": cpu, "phases_ms": phases}
+    return {
+        **counted,
+        "wall": wall,
+        "cpu": cpu,
+        "phases_ms": phases,
+        "trigger_s": trigger_s,
+        "start_s": wall - trigger_s,
+    }
 
 
 def steady(
@@ -265,6 +333,8 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
     try:
         with session("ferrokafka-bench-W10") as (spark, progress, figures):
             ferrokafka.spark.register(spark)
+            ceiling = ceiling_source(spec["counts"], spec["value_size"], spec["topic"])
+            spark.dataSource.register(ceiling)
             # Catch-up: each source once untimed (class loading, Python workers), then the
             # rounds.
             schedule = [(0, s) for s in sources]
@@ -284,7 +354,7 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
                 for trigger in spec["triggers"]:
                     case = f"{rate}/s, trigger {trigger}"
                     for rnd in range(1, spec["steady_rounds"] + 1):
-                        for source in sources:
+                        for source in [s for s in sources if s in STEADY_SOURCES]:
                             made += 1
                             topic = f"{spec['topic']}-steady-{made}"
                             _create_topic(spec["bootstrap"], topic, spec["partitions"])

@@ -144,7 +144,7 @@ ALL_CLIENTS = sorted(
 )
 WORKLOADS = ["W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "W10"]
 #: W10, Spark streaming: Spark's own Kafka source and ferrokafka's data source.
-STREAM_SOURCES = ["spark-jvm", "ferrokafka-spark-datasource"]
+STREAM_SOURCES = ["spark-jvm", "ferrokafka-spark-datasource", "spark-stream-ceiling"]
 
 LATENCY_VALUE_SIZE = 100
 PRODUCER_VALUE_SIZE = 100
@@ -788,6 +788,8 @@ def stream_workload(ctx: Context, clients: list[str]) -> list[dict[str, Any]]:
                 else:
                     run["verified"] = "count, value bytes"
                     run["records_per_s"] = got["count"] / got["wall"]
+                    if got.get("trigger_s"):
+                        run["batch_records_per_s"] = got["count"] / got["trigger_s"]
             elif error is None:
                 if got["count"] != got["expected"]:
                     error = f"{got['count']} of {got['expected']} measured records reached the "
@@ -804,6 +806,7 @@ def stream_workload(ctx: Context, clients: list[str]) -> list[dict[str, Any]]:
             "topic": topic,
             "partitions": ds.partitions,
             "records": ds.records,
+            "counts": ds.counts(),
             "value_size": ds.value_size,
             "sources": clients,
             "rounds": ctx.rounds,
