@@ -175,9 +175,12 @@ def _split(cls: type[Any], name: str, doc: str) -> tuple[str, str | None, str]:
 def options(cls: type[Any]) -> list[Option]:
     """The options ``cls`` declares itself (those it inherits are in its base's section)."""
     docs = _field_docstrings(cls)
-    values = {f.name: f.default for f in dataclasses.fields(cls)}
+    # A field the constructor does not take (init=False) is derived from the options.
+    values = {f.name: f.default for f in dataclasses.fields(cls) if f.init}
     out = []
     for name, (doc, expr) in docs.items():
+        if name not in values:
+            continue
         meaning, default_text, java = _split(cls, name, doc)
         value = values[name]
         if _is_literal(expr):
@@ -215,7 +218,7 @@ def _section(cls: type[Any], heading: str, clients: str) -> list[str]:
     lines[-1] += f"`{cls.__module__.rsplit('.', 1)[0]}.{cls.__name__}`: {class_doc}"
     own = options(cls)
     if cls is not ConnectionConfig:
-        shared = [f.name for f in dataclasses.fields(ConnectionConfig)]
+        shared = [f.name for f in dataclasses.fields(ConnectionConfig) if f.init]
         overridden = [o.name for o in own if o.name in shared]
         lines += ["", "Also every connection option above"]
         if overridden:

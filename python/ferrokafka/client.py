@@ -46,6 +46,32 @@ log = logging.getLogger(__name__)
 _Req = TypeVar("_Req", bound=Mapping[str, Any])
 _Resp = TypeVar("_Resp")
 
+_JITTER = 0.2
+"""Reconnect backoffs are drawn within +-20% of their nominal value, as the Java client's, so
+that clients that lost the same broker do not all come back at the same instant."""
+
+_UNCONNECTED_SCORE = 1e6
+"""``least_loaded_node``'s score of a node without a connection, not in backoff: above any
+connected node's (its count of requests in flight), so that an open connection wins."""
+_BACKING_OFF_SCORE = 1e9
+"""Its score of a node in reconnect backoff (plus the seconds left): above every other node,
+so one is chosen only when nothing else is left, the one ready soonest first."""
+
+_MISSING_TOPIC_REFRESH_MIN_S = 0.05
+"""The shortest wait between metadata refreshes for a missing topic, whatever
+``retry_backoff_ms`` (0 included): keeps a zero backoff from looping on Metadata requests."""
+_MISSING_TOPIC_REFRESH_MAX_S = 1.0
+"""What that wait doubles up to: 1 s, the Java client's ``retry.backoff.max.ms`` default."""
+
+_IDLE_CHECKS_PER_TIMEOUT = 4
+"""The idle reaper looks this many times per ``connections_max_idle_ms``: an idle connection
+is closed at most a quarter of that late."""
+_IDLE_CHECK_MIN_S = 0.01
+"""Its shortest period, for a tiny ``connections_max_idle_ms``: not a busy loop."""
+_IDLE_CHECK_MAX_S = 5.0
+"""Its longest period: for long idle timeouts (9 min by default) the close comes within 5 s
+of it rather than a quarter late."""
+
 
 class _Backoff:
     """Exponential reconnect backoff per connection key, with +-20% jitter (as Java does)."""
@@ -59,7 +85,8 @@ class _Backoff:
     def failed(self, key: int, *, at_least: float = 0.0) -> float:
         n = self._failures.get(key, 0) + 1
         self._failures[key] = n
-        delay: float = min(self._base * 2.0 ** (n - 1), self._max) * rng.uniform(0.8, 1.2)
+        delay: float = min(self._base * 2.0 ** (n - 1), self._max)
+        delay *= rng.uniform(1 - _JITTER, 1 + _JITTER)
         delay = max(delay, at_least)
         self._not_before[key] = time.monotonic() + delay
         return delay
@@ -111,7 +138,6 @@ class AIOKafkaClient:
             self.metrics, lambda: sum(1 for c in self._conns.values() if c.connected)
         )
         self._ever_connected: set[int] = set()
-        self._bootstrap_addresses = parse_bootstrap_servers(config.bootstrap_servers)
         self._metadata_max_age = config.metadata_max_age_ms / 1000
         self._retry_backoff = config.retry_backoff_ms / 1000
         idle_ms = config.connections_max_idle_ms
@@ -121,7 +147,7 @@ class AIOKafkaClient:
         self._last_metadata = time.monotonic()
         """When metadata last came (construction until then), for the rebootstrap trigger."""
 
-        self.cluster = ClusterMetadata(self._bootstrap_addresses)
+        self.cluster = ClusterMetadata(config.bootstrap_addresses)
         self._addresses: dict[int, tuple[str, int]] = {
             node: (b.host, b.port)
             for node in self.cluster.bootstrap_ids()
@@ -278,9 +304,9 @@ class AIOKafkaClient:
             if conn is not None and conn.connected:
                 score = float(conn.in_flight)
             elif self._backoff.remaining(node) == 0:
-                score = 1e6
+                score = _UNCONNECTED_SCORE
             else:
-                score = 1e9 + self._backoff.remaining(node)
+                score = _BACKING_OFF_SCORE + self._backoff.remaining(node)
             if score < best_score:
                 best, best_score = node, score
         assert best is not None
@@ -467,12 +493,12 @@ class AIOKafkaClient:
         log.warning(
             "no broker of the cluster metadata is reachable (%s); rebootstrapping from %s",
             cause,
-            ", ".join(f"{h}:{p}" for h, p in self._bootstrap_addresses),
+            ", ".join(f"{h}:{p}" for h, p in self.config.bootstrap_addresses),
         )
         for node_id in self.cluster.bootstrap_ids():
             self._backoff.succeeded(node_id)  # a fresh start for each bootstrap address
         response = await self._metadata_from_bootstrap("rebootstrap failed: unable to reach any of")
-        log.info("rebootstrapped from %s", self._bootstrap_addresses)
+        log.info("rebootstrapped from %s", list(self.config.bootstrap_addresses))
         return response
 
     async def _metadata_from_bootstrap(self, failed: str) -> MetadataResponse:
@@ -498,14 +524,14 @@ class AIOKafkaClient:
         is missing from the metadata (not created yet), refresh sooner: after
         ``retry_backoff_ms``, doubling up to 1 s, as the Java client does, so that a consumer
         subscribed to a topic sees it soon after it is created."""
-        base = max(self._retry_backoff, 0.05)
+        base = max(self._retry_backoff, _MISSING_TOPIC_REFRESH_MIN_S)
         backoff = base
         while True:
             last = self.cluster.last_refresh or 0.0
             due = last + self._metadata_max_age
             if not self._all_topics and self.cluster.missing_topics(self._topics):
                 due = min(due, last + backoff)
-                backoff = min(backoff * 2, max(1.0, base))
+                backoff = min(backoff * 2, max(_MISSING_TOPIC_REFRESH_MAX_S, base))
             else:
                 backoff = base
             self._md_updated.clear()
@@ -519,7 +545,7 @@ class AIOKafkaClient:
 
     async def _idle_reaper(self, idle: float) -> None:
         """Close connections with nothing in flight for ``connections_max_idle_ms``."""
-        period = min(max(idle / 4, 0.01), 5.0)
+        period = min(max(idle / _IDLE_CHECKS_PER_TIMEOUT, _IDLE_CHECK_MIN_S), _IDLE_CHECK_MAX_S)
         while True:
             await asyncio.sleep(period)
             now = time.monotonic()

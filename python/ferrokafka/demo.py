@@ -16,7 +16,7 @@ from typing import TextIO
 from . import errors as Errors
 from .client import AIOKafkaClient
 from .consumer import AIOKafkaConsumer
-from .coordinator.assignors.sticky.sticky_assignor import CooperativeStickyPartitionAssignor
+from .consumer.group.assignors.sticky.sticky_assignor import CooperativeStickyPartitionAssignor
 from .producer import AIOKafkaProducer
 from .protocol import ApiKey
 from .structs import TopicPartition

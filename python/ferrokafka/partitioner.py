@@ -28,9 +28,13 @@ def murmur2(data: bytes) -> int:
     return _native.murmur2(data)
 
 
+_SIGN_CLEARED = 0x7FFFFFFF
+"""The murmur2 hash with its sign bit cleared, as the Java client's ``Utils.toPositive``."""
+
+
 def partition_for_key(key: bytes, partition_count: int) -> int:
     """The partition the Java client's default partitioner picks for ``key``."""
-    return (murmur2(key) & 0x7FFFFFFF) % partition_count
+    return (murmur2(key) & _SIGN_CLEARED) % partition_count
 
 
 class DefaultPartitioner:
@@ -49,7 +53,7 @@ class DefaultPartitioner:
     ) -> int:
         if key is None:
             return rng.choice(available or all_partitions)
-        return all_partitions[(murmur2(key) & 0x7FFFFFFF) % len(all_partitions)]
+        return all_partitions[partition_for_key(key, len(all_partitions))]
 
 
 class StickyPartitions:

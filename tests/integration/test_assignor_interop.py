@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ferrokafka.coordinator.protocol import (
+from ferrokafka.consumer.group.subscription import (
     ConsumerProtocolMemberAssignment,
     ConsumerProtocolMemberMetadata,
 )

@@ -18,9 +18,9 @@ import pytest
 from ferrokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
 from ferrokafka import errors as Errors
 from ferrokafka.admin import AIOKafkaAdminClient, NewPartitions
-from ferrokafka.coordinator.assignors.range import RangePartitionAssignor
-from ferrokafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
-from ferrokafka.coordinator.assignors.sticky.sticky_assignor import (
+from ferrokafka.consumer.group.assignors.range import RangePartitionAssignor
+from ferrokafka.consumer.group.assignors.roundrobin import RoundRobinPartitionAssignor
+from ferrokafka.consumer.group.assignors.sticky.sticky_assignor import (
     CooperativeStickyPartitionAssignor,
     StickyPartitionAssignor,
 )
@@ -421,7 +421,7 @@ async def test_group_recovers_when_the_coordinator_broker_dies(
 DYING_MEMBER_SCRIPT = """
 import asyncio, signal, sys
 from ferrokafka import AIOKafkaConsumer
-from ferrokafka.coordinator.assignors.sticky.sticky_assignor import (
+from ferrokafka.consumer.group.assignors.sticky.sticky_assignor import (
     CooperativeStickyPartitionAssignor,
 )
 

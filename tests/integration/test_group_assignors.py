@@ -1,5 +1,5 @@
 """How a classic group chooses and runs its assignor, against the real broker: a user-defined
-assignor (the documented interface, ``ferrokafka.coordinator.assignors.abstract``) decides the
+assignor (the documented interface, ``ferrokafka.consumer.group.assignors.abstract``) decides the
 assignment; the group settles on the assignor every member supports; a member sharing none with
 the group gets ``InconsistentGroupProtocolError``."""
 
@@ -13,14 +13,14 @@ from typing import Any
 import pytest
 from ferrokafka import TopicPartition
 from ferrokafka import errors as Errors
-from ferrokafka.coordinator.assignors.abstract import (
+from ferrokafka.consumer.group.assignors.abstract import (
     AbstractPartitionAssignor,
     ClusterView,
     partitions_per_topic,
 )
-from ferrokafka.coordinator.assignors.range import RangePartitionAssignor
-from ferrokafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
-from ferrokafka.coordinator.protocol import (
+from ferrokafka.consumer.group.assignors.range import RangePartitionAssignor
+from ferrokafka.consumer.group.assignors.roundrobin import RoundRobinPartitionAssignor
+from ferrokafka.consumer.group.subscription import (
     ConsumerProtocolMemberAssignment,
     ConsumerProtocolMemberMetadata,
 )

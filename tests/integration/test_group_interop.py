@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from ferrokafka import AIOKafkaConsumer, TopicPartition
 from ferrokafka.admin import AIOKafkaAdminClient
-from ferrokafka.coordinator.assignors.range import RangePartitionAssignor
-from ferrokafka.coordinator.assignors.sticky.sticky_assignor import (
+from ferrokafka.consumer.group.assignors.range import RangePartitionAssignor
+from ferrokafka.consumer.group.assignors.sticky.sticky_assignor import (
     CooperativeStickyPartitionAssignor,
 )
 

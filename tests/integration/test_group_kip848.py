@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from ferrokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
 from ferrokafka.admin import AIOKafkaAdminClient
-from ferrokafka.coordinator.assignors.range import RangePartitionAssignor
+from ferrokafka.consumer.group.assignors.range import RangePartitionAssignor
 from ferrokafka.protocol import ApiKey
 
 from .group_util import poll_all, settle, until

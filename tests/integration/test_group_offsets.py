@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from ferrokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
 from ferrokafka import errors as Errors
-from ferrokafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
-from ferrokafka.coordinator.assignors.sticky.sticky_assignor import (
+from ferrokafka.consumer.group.assignors.roundrobin import RoundRobinPartitionAssignor
+from ferrokafka.consumer.group.assignors.sticky.sticky_assignor import (
     CooperativeStickyPartitionAssignor,
 )
 

@@ -15,19 +15,19 @@ from dataclasses import dataclass, field
 
 import pytest
 from ferrokafka.cluster import ClusterMetadata
-from ferrokafka.coordinator.assignors import (
+from ferrokafka.consumer.group.assignors import (
     AbstractPartitionAssignor,
     CooperativeStickyPartitionAssignor,
     RangePartitionAssignor,
     RoundRobinPartitionAssignor,
     StickyPartitionAssignor,
 )
-from ferrokafka.coordinator.assignors.abstract import member_order
-from ferrokafka.coordinator.assignors.sticky.sticky_assignor import (
+from ferrokafka.consumer.group.assignors.abstract import member_order
+from ferrokafka.consumer.group.assignors.sticky.sticky_assignor import (
     StickyAssignorUserData,
     java_hashmap_order,
 )
-from ferrokafka.coordinator.protocol import (
+from ferrokafka.consumer.group.subscription import (
     ConsumerProtocolMemberAssignment,
     ConsumerProtocolMemberMetadata,
 )

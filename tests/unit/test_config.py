@@ -18,7 +18,7 @@ from ferrokafka.client import AIOKafkaClient
 from ferrokafka.config import AdminConfig, ConnectionConfig, ConsumerConfig, ProducerConfig
 from ferrokafka.config.producer import DEFAULT_ACKS, DEFAULT_PARTITIONER
 from ferrokafka.consumer.fetcher import Fetcher
-from ferrokafka.coordinator.assignors.range import RangePartitionAssignor
+from ferrokafka.consumer.group.assignors.range import RangePartitionAssignor
 
 SASL_USER = {"sasl_plain_username": "alice", "sasl_plain_password": "hunter2"}
 
@@ -233,6 +233,7 @@ def test_stored_forms() -> None:
         bootstrap_servers=["a:1", "b"], partition_assignment_strategy=[RangePartitionAssignor]
     )
     assert config.bootstrap_servers == ("a:1", "b")
+    assert config.bootstrap_addresses == (("a", 1), ("b", 9092))
     assert config.partition_assignment_strategy == (RangePartitionAssignor,)
     # enable_auto_commit is kept as given; auto_commit also needs a group.
     assert config.enable_auto_commit and not config.auto_commit
@@ -315,7 +316,7 @@ def _signature_defaults(cls: type) -> dict[str, Any]:
 
 
 def _config_defaults(config: type[ConnectionConfig]) -> dict[str, Any]:
-    return {f.name: f.default for f in dataclasses.fields(config)}
+    return {f.name: f.default for f in dataclasses.fields(config) if f.init}
 
 
 # Options of the configs that no aiokafka constructor takes.

@@ -10,7 +10,7 @@ import struct
 
 import pytest
 from aiokafka.coordinator import protocol as aio
-from ferrokafka.coordinator.protocol import (
+from ferrokafka.consumer.group.subscription import (
     ConsumerProtocol,
     ConsumerProtocolDecodeError,
     ConsumerProtocolMemberAssignment,

@@ -6,6 +6,7 @@ Against the scripted one-node cluster of group_broker.py."""
 
 from __future__ import annotations
 
+import importlib
 import inspect
 from typing import Any
 
@@ -17,14 +18,14 @@ from ferrokafka.config import ConsumerConfig
 from ferrokafka.consumer import group_coordinator
 from ferrokafka.consumer.group import (
     ClassicMember,
-    ConsumerProtocolMember,
     GroupMember,
+    Kip848Member,
     NoGroupMember,
     group_member,
 )
+from ferrokafka.consumer.group.assignors.range import RangePartitionAssignor
+from ferrokafka.consumer.group.assignors.roundrobin import RoundRobinPartitionAssignor
 from ferrokafka.consumer.subscription_state import SubscriptionState
-from ferrokafka.coordinator.assignors.range import RangePartitionAssignor
-from ferrokafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
 from ferrokafka.protocol import ApiKey
 
 from .group_broker import GroupBroker
@@ -32,7 +33,7 @@ from .group_broker import GroupBroker
 T0, T1 = TopicPartition("t", 0), TopicPartition("t", 1)
 
 
-@pytest.mark.parametrize("member", [NoGroupMember, ClassicMember, ConsumerProtocolMember])
+@pytest.mark.parametrize("member", [NoGroupMember, ClassicMember, Kip848Member])
 def test_every_member_implements_the_interface(member: type[GroupMember]) -> None:
     assert issubclass(member, GroupMember)
     assert not inspect.isabstract(member), member.__abstractmethods__
@@ -45,12 +46,42 @@ def test_aiokafkas_import_path_names_the_members() -> None:
 
 
 @pytest.mark.parametrize(
+    ("aiokafka_path", "module"),
+    [
+        ("coordinator.protocol", "consumer.group.subscription"),
+        ("coordinator.assignors", "consumer.group.assignors"),
+        ("coordinator.assignors.abstract", "consumer.group.assignors.abstract"),
+        ("coordinator.assignors.range", "consumer.group.assignors.range"),
+        ("coordinator.assignors.roundrobin", "consumer.group.assignors.roundrobin"),
+        ("coordinator.assignors.sticky", "consumer.group.assignors.sticky"),
+        (
+            "coordinator.assignors.sticky.sticky_assignor",
+            "consumer.group.assignors.sticky.sticky_assignor",
+        ),
+    ],
+)
+def test_aiokafkas_import_paths_give_the_group_modules_objects(
+    aiokafka_path: str, module: str
+) -> None:
+    """``ferrokafka.coordinator...`` (aiokafka's paths) re-exports the very objects of
+    ``ferrokafka.consumer.group...``: an ``isinstance`` or ``is`` check holds whichever path
+    the application imported from."""
+    shim = importlib.import_module(f"ferrokafka.{aiokafka_path}")
+    home = importlib.import_module(f"ferrokafka.{module}")
+    assert shim.__all__, aiokafka_path
+    for name in shim.__all__:
+        assert getattr(shim, name) is getattr(home, name), (aiokafka_path, name)
+    assert set(shim.__all__) <= set(getattr(home, "__all__", shim.__all__))
+    assert "aiokafka's import path" in (shim.__doc__ or "")
+
+
+@pytest.mark.parametrize(
     ("options", "expected"),
     [
         ({}, NoGroupMember),
         ({"group_id": "g"}, ClassicMember),
         ({"group_id": "g", "group_protocol": "classic"}, ClassicMember),
-        ({"group_id": "g", "group_protocol": "consumer"}, ConsumerProtocolMember),
+        ({"group_id": "g", "group_protocol": "consumer"}, Kip848Member),
     ],
 )
 def test_the_configuration_chooses_the_member(

@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 from ferrokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
 from ferrokafka import errors as Errors
-from ferrokafka.coordinator.assignors.abstract import AbstractPartitionAssignor, ClusterView
-from ferrokafka.coordinator.assignors.range import RangePartitionAssignor
-from ferrokafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
-from ferrokafka.coordinator.protocol import (
+from ferrokafka.consumer.group.assignors.abstract import AbstractPartitionAssignor, ClusterView
+from ferrokafka.consumer.group.assignors.range import RangePartitionAssignor
+from ferrokafka.consumer.group.assignors.roundrobin import RoundRobinPartitionAssignor
+from ferrokafka.consumer.group.subscription import (
     ConsumerProtocolMemberAssignment,
     ConsumerProtocolMemberMetadata,
 )
@@ -589,7 +589,7 @@ async def test_partitions_added_during_the_rebalance_cause_another() -> None:
 
 
 def test_the_documented_custom_assignor_example_runs() -> None:
-    from ferrokafka.coordinator.assignors import abstract
+    from ferrokafka.consumer.group.assignors import abstract
 
     doc = abstract.__doc__ or ""
     start = doc.index("    class AllToOne")

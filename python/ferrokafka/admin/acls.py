@@ -3,7 +3,8 @@ broker (KRaft brokers forward the writes to the controller), with kafka-python's
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import errors as Errors
 from ..protocol import Api
@@ -31,6 +32,9 @@ __all__ = ["AclOperations"]
 
 CreateAclsResult = dict[str, list[Any]]
 """``{"succeeded": [ACL, ...], "failed": [(ACL, KafkaError), ...]}``."""
+
+_Asked = TypeVar("_Asked")
+_Result = TypeVar("_Result")
 
 
 class AclOperations(AdminBase):
@@ -61,13 +65,8 @@ class AclOperations(AdminBase):
         ]
         create: CreateAclsRequest = {"creations": creations}
         response = await self._client.send_to_any(Api.CREATE_ACLS, create)
-        results = response["results"]
-        if len(results) != len(acls):
-            raise Errors.KafkaProtocolError(
-                f"create_acls: {len(results)} results for {len(acls)} bindings"
-            )
         out: CreateAclsResult = {"succeeded": [], "failed": []}
-        for acl, result in zip(acls, results, strict=True):
+        for acl, result in _one_each("create_acls", acls, "bindings", response["results"]):
             if result["error_code"]:
                 out["failed"].append(
                     (
@@ -85,16 +84,7 @@ class AclOperations(AdminBase):
         filter."""
         if not isinstance(acl_filter, ACLFilter):
             raise Errors.IllegalArgumentError("describe_acls takes an ACLFilter")
-        pattern = acl_filter.resource_pattern
-        request: DescribeAclsRequest = {
-            "resource_type_filter": int(pattern.resource_type),
-            "resource_name_filter": pattern.resource_name,
-            "pattern_type_filter": int(pattern.pattern_type),
-            "principal_filter": acl_filter.principal,
-            "host_filter": acl_filter.host,
-            "operation": int(acl_filter.operation),
-            "permission_type": int(acl_filter.permission_type),
-        }
+        request: DescribeAclsRequest = _filter(acl_filter)
         response = await self._retrying(
             lambda: self._client.send_to_any(Api.DESCRIBE_ACLS, request)
         )
@@ -129,27 +119,11 @@ class AclOperations(AdminBase):
                 raise Errors.IllegalArgumentError("delete_acls takes ACLFilter objects")
         if not acl_filters:
             return []
-        filters: list[DeleteAclsFilter] = [
-            {
-                "resource_type_filter": int(f.resource_pattern.resource_type),
-                "resource_name_filter": f.resource_pattern.resource_name,
-                "pattern_type_filter": int(f.resource_pattern.pattern_type),
-                "principal_filter": f.principal,
-                "host_filter": f.host,
-                "operation": int(f.operation),
-                "permission_type": int(f.permission_type),
-            }
-            for f in acl_filters
-        ]
-        delete: DeleteAclsRequest = {"filters": filters}
+        delete: DeleteAclsRequest = {"filters": [_filter(f) for f in acl_filters]}
         response = await self._client.send_to_any(Api.DELETE_ACLS, delete)
         results = response["filter_results"]
-        if len(results) != len(acl_filters):
-            raise Errors.KafkaProtocolError(
-                f"delete_acls: {len(results)} results for {len(acl_filters)} filters"
-            )
         out: list[tuple[ACLFilter, list[ACL], type[Errors.NoError] | Errors.KafkaError]] = []
-        for acl_filter, result in zip(acl_filters, results, strict=True):
+        for acl_filter, result in _one_each("delete_acls", acl_filters, "filters", results):
             error: type[Errors.NoError] | Errors.KafkaError = Errors.NoError
             if result["error_code"]:
                 error = _error(
@@ -173,6 +147,31 @@ class AclOperations(AdminBase):
                     deleted.append(acl)
             out.append((acl_filter, deleted, error))
         return out
+
+
+def _filter(acl_filter: ACLFilter) -> DeleteAclsFilter:
+    """An ``ACLFilter`` on the wire (DescribeAcls takes the same fields as each DeleteAcls
+    filter)."""
+    pattern = acl_filter.resource_pattern
+    return {
+        "resource_type_filter": int(pattern.resource_type),
+        "resource_name_filter": pattern.resource_name,
+        "pattern_type_filter": int(pattern.pattern_type),
+        "principal_filter": acl_filter.principal,
+        "host_filter": acl_filter.host,
+        "operation": int(acl_filter.operation),
+        "permission_type": int(acl_filter.permission_type),
+    }
+
+
+def _one_each(
+    call: str, asked: Sequence[_Asked], noun: str, results: Sequence[_Result]
+) -> zip[tuple[_Asked, _Result]]:
+    """Each of ``asked`` with its result, in order; ``KafkaProtocolError`` if the broker
+    answered for another number of them."""
+    if len(results) != len(asked):
+        raise Errors.KafkaProtocolError(f"{call}: {len(results)} results for {len(asked)} {noun}")
+    return zip(asked, results, strict=True)
 
 
 def _error(code: int, what: str, message: str | None) -> Errors.KafkaError:

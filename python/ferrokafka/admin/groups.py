@@ -34,6 +34,8 @@ T = TypeVar("T")
 # OffsetFetch and OffsetCommit v10 name topics by id only; the admin API speaks topic names.
 _OFFSET_FETCH_MAX_BY_NAME = 9
 _OFFSET_COMMIT_MAX_BY_NAME = 9
+# OffsetFetch v8 takes a list of groups (KIP-709); earlier versions one group, at the top level.
+_OFFSET_FETCH_GROUPS_VERSION = 8
 
 
 class GroupOperations(AdminBase):
@@ -276,7 +278,7 @@ class GroupOperations(AdminBase):
             conn = await self._client.ready(node)
             version = min(conn.version_for(Api.OFFSET_FETCH.key), _OFFSET_FETCH_MAX_BY_NAME)
             body: OffsetFetchRequest
-            if version >= 8:
+            if version >= _OFFSET_FETCH_GROUPS_VERSION:
                 body = {
                     "groups": [
                         {
@@ -298,7 +300,7 @@ class GroupOperations(AdminBase):
                 }
             response = await self._client.send(node, Api.OFFSET_FETCH, body, version=version)
             result_topics: list[OffsetFetchResponseTopic] | list[OffsetFetchResponseTopics]
-            if version >= 8:
+            if version >= _OFFSET_FETCH_GROUPS_VERSION:
                 group = response["groups"][0]
                 group_error, result_topics = group["error_code"], group["topics"]
             else:

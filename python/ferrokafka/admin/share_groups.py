@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import asyncio
 from collections import defaultdict
-from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, TypedDict, TypeVar
 
 from .. import errors as Errors
 from ..protocol import Api
@@ -28,6 +28,35 @@ if TYPE_CHECKING:
 
 __all__ = ["ShareGroupOperations"]
 
+# ListGroups v5 filters by group type (KIP-848, Kafka 4.0).
+_LIST_GROUPS_BY_TYPE_VERSION = 5
+
+
+class _Answer(TypedDict):
+    """What a response, and each of its topics or partitions, says of its outcome."""
+
+    error_code: int
+    error_message: str | None
+
+
+_Group = TypeVar("_Group", bound=_Answer)
+
+
+def _only_group(groups: list[_Group], what: str) -> _Group:
+    """The one group of a response to a request for one, once its error is raised (naming
+    ``what``)."""
+    group = groups[0]
+    raise_for(group["error_code"], what, group["error_message"])
+    return group
+
+
+def _raise_for_answers(what: str, response: _Answer, parts: Iterable[tuple[str, _Answer]]) -> None:
+    """Raise the response's error (naming ``what``), else the first of its parts' (naming
+    ``what`` and the part's label)."""
+    raise_for(response["error_code"], what, response["error_message"])
+    for label, part in parts:
+        raise_for(part["error_code"], f"{what}, {label}", part["error_message"])
+
 
 class ShareGroupOperations(GroupOperations):
     """Share groups and their start offsets."""
@@ -40,7 +69,7 @@ class ShareGroupOperations(GroupOperations):
         async def list_on(broker: int) -> list[tuple[str, str]]:
             shares: ListGroupsRequest = {"states_filter": [], "types_filter": ["share"]}
             conn = await self._client.ready(broker)
-            if conn.version_for(Api.LIST_GROUPS.key) < 5:
+            if conn.version_for(Api.LIST_GROUPS.key) < _LIST_GROUPS_BY_TYPE_VERSION:
                 raise Errors.IncompatibleBrokerVersion(
                     f"list_share_groups: broker {broker} cannot list groups by type (Kafka 4.0+)"
                 )
@@ -71,11 +100,8 @@ class ShareGroupOperations(GroupOperations):
                     "include_authorized_operations": include_authorized_operations,
                 }
                 response = await self._send(node, Api.SHARE_GROUP_DESCRIBE, request)
-                group = response["groups"][0]
-                raise_for(
-                    group["error_code"],
-                    f"describe_share_groups: group {group_id!r}",
-                    group["error_message"],
+                group = _only_group(
+                    response["groups"], f"describe_share_groups: group {group_id!r}"
                 )
                 return {
                     "group_id": group["group_id"],
@@ -124,12 +150,7 @@ class ShareGroupOperations(GroupOperations):
                 "groups": [{"group_id": group_id, "topics": topics}]
             }
             response = await self._send(node, Api.DESCRIBE_SHARE_GROUP_OFFSETS, request)
-            group = response["groups"][0]
-            raise_for(
-                group["error_code"],
-                f"list_share_group_offsets: group {group_id!r}",
-                group["error_message"],
-            )
+            group = _only_group(response["groups"], f"list_share_group_offsets: group {group_id!r}")
             out: dict[TopicPartition, int] = {}
             for topic in group["topics"]:
                 for part in topic["partitions"]:
@@ -165,15 +186,15 @@ class ShareGroupOperations(GroupOperations):
 
         async def on(node: int) -> None:
             response = await self._send(node, Api.ALTER_SHARE_GROUP_OFFSETS, request)
-            what = f"alter_share_group_offsets: group {group_id!r}"
-            raise_for(response["error_code"], what, response["error_message"])
-            for topic in response["responses"]:
-                for part in topic["partitions"]:
-                    raise_for(
-                        part["error_code"],
-                        f"{what}, {topic['topic_name']}-{part['partition_index']}",
-                        part["error_message"],
-                    )
+            _raise_for_answers(
+                f"alter_share_group_offsets: group {group_id!r}",
+                response,
+                (
+                    (f"{topic['topic_name']}-{part['partition_index']}", part)
+                    for topic in response["responses"]
+                    for part in topic["partitions"]
+                ),
+            )
 
         await self._to_coordinator(group_id, None, on)
 
@@ -187,14 +208,11 @@ class ShareGroupOperations(GroupOperations):
 
         async def on(node: int) -> None:
             response = await self._send(node, Api.DELETE_SHARE_GROUP_OFFSETS, request)
-            what = f"delete_share_group_offsets: group {group_id!r}"
-            raise_for(response["error_code"], what, response["error_message"])
-            for topic in response["responses"]:
-                raise_for(
-                    topic["error_code"],
-                    f"{what}, topic {topic['topic_name']!r}",
-                    topic["error_message"],
-                )
+            _raise_for_answers(
+                f"delete_share_group_offsets: group {group_id!r}",
+                response,
+                ((f"topic {topic['topic_name']!r}", topic) for topic in response["responses"]),
+            )
 
         await self._to_coordinator(group_id, None, on)
 

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["arrow_schema", "cut", "without_headers"]
+__all__ = ["OFFSET_COLUMN", "arrow_schema", "cut", "without_headers"]
+
+OFFSET_COLUMN = 4
+"""The index of the ``offset`` column in :func:`arrow_schema`."""
 
 
 def arrow_schema(include_headers: bool) -> Any:
@@ -37,12 +40,13 @@ def without_headers(batch: Any) -> Any:
 
     if _NO_HEADERS is None:
         _NO_HEADERS = arrow_schema(False)
-    return pa.RecordBatch.from_arrays(batch.columns[:7], schema=_NO_HEADERS)
+    # headers is the last column: the others, as they are.
+    return pa.RecordBatch.from_arrays(batch.columns[: len(_NO_HEADERS)], schema=_NO_HEADERS)
 
 
 def cut(batch: Any, until: int) -> Any:
     """The rows of ``batch`` below offset ``until`` (offsets ascend; no copy)."""
     import pyarrow.compute as pc
 
-    keep = pc.sum(pc.less(batch.column(4), until)).as_py() or 0
+    keep = pc.sum(pc.less(batch.column(OFFSET_COLUMN), until)).as_py() or 0
     return batch.slice(0, keep)

@@ -19,12 +19,15 @@ from ..consumer import AIOKafkaConsumer
 from ..structs import TopicPartition
 from .bounds import Bounds, resolve
 from .loss import deleted, gone, report_data_loss, truncated
-from .schema import arrow_schema, cut, without_headers
+from .schema import OFFSET_COLUMN, arrow_schema, cut, without_headers
 
 __all__ = ["AsyncBatchReader"]
 
 #: Longest single wait for data; between waits the read checks for loss and its deadline.
 _POLL_S = 1.0
+#: A partition without progress for this long (at most the poll timeout) makes the read ask
+#: the metadata whether it still exists (a deleted topic would otherwise stall it silently).
+_STALL_S = 5 * _POLL_S
 #: Rows per batch at most.
 MAX_BATCH_RECORDS = 65536
 #: The option that decides what data loss does, named in its messages.
@@ -210,7 +213,7 @@ class AsyncBatchReader:
                 part.position = position
                 part.last_progress = now
             if batch is not None and batch.num_rows:
-                if batch.column(4)[batch.num_rows - 1].as_py() >= part.until:
+                if batch.column(OFFSET_COLUMN)[batch.num_rows - 1].as_py() >= part.until:
                     batch = cut(batch, part.until)
                 if batch.num_rows:
                     self._ready.append(batch if self._include_headers else without_headers(batch))
@@ -257,7 +260,7 @@ class AsyncBatchReader:
         stalled = [
             tp
             for tp, part in self._partitions.items()
-            if now - part.last_progress >= min(5 * _POLL_S, self._poll_timeout)
+            if now - part.last_progress >= min(_STALL_S, self._poll_timeout)
         ]
         if not stalled:
             return

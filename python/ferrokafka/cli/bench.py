@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 __all__ = ["add_bench_command", "harness_path", "run_harness"]
 
 _IN_FLIGHT = 20_000
+# A throughput run: the producer fills large batches unless -X options say otherwise.
+_PRODUCER_DEFAULTS = {"linger_ms": 5, "max_batch_size": 1 << 20}
 
 
 def harness_path() -> Path:
@@ -122,9 +124,7 @@ def _row(phase: str, records: int, size: int, seconds: float) -> list[Any]:
 
 
 async def _produce(args: argparse.Namespace, topic: str, out: Output) -> list[Any]:
-    options = client_options(args, AIOKafkaProducer)
-    options.setdefault("linger_ms", 5)
-    options.setdefault("max_batch_size", 1 << 20)
+    options = {**_PRODUCER_DEFAULTS, **client_options(args, AIOKafkaProducer)}
     producer = AIOKafkaProducer(**options)
     await producer.start()
     value = os.urandom(args.record_size)

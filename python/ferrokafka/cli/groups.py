@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import errors as Errors
 from ..admin import AIOKafkaAdminClient
 from ..consumer import AIOKafkaConsumer
-from ..coordinator.protocol import ConsumerProtocolMemberAssignment
+from ..consumer.group.subscription import ConsumerProtocolMemberAssignment
 from ..structs import TopicPartition
 from .admin import format_parent, handle_with_admin
 from .broker import usage
@@ -127,6 +128,82 @@ async def _group(admin: AIOKafkaAdminClient, group_id: str) -> dict[str, Any]:
     raise CliError(f"group {group_id!r} not found")
 
 
+def _member(described: Mapping[str, Any], assignment: list[TopicPartition]) -> dict[str, Any]:
+    """A member as ``describe`` shows it, from a consumer or share group's description."""
+    return {
+        "member_id": described["member_id"],
+        "client_id": described["client_id"],
+        "host": described["client_host"],
+        "assignment": assignment,
+    }
+
+
+# describe's offset tables: (column, key of the offset's entry) each.
+_OFFSET_COLUMNS = (
+    ("TOPIC", "topic"),
+    ("PARTITION", "partition"),
+    ("CURRENT-OFFSET", "committed"),
+    ("LOG-END-OFFSET", "log_end"),
+    ("LAG", "lag"),
+    ("CLIENT-ID", "client_id"),
+    ("HOST", "host"),
+)
+_SHARE_OFFSET_COLUMNS = (
+    ("TOPIC", "topic"),
+    ("PARTITION", "partition"),
+    ("START-OFFSET", "start"),
+    ("LOG-END-OFFSET", "log_end"),
+    ("LAG", "lag"),
+)
+
+
+def _show(
+    args: argparse.Namespace,
+    out: Output,
+    summary: Sequence[tuple[str, str, Any]],
+    members: list[dict[str, Any]],
+    offsets: list[dict[str, Any]],
+    offset_columns: Sequence[tuple[str, str]],
+) -> int:
+    """What ``describe`` prints of a group: a line of its ``summary`` ((JSON key, column,
+    value) each), its members, then its ``offsets`` in ``offset_columns``; with ``--format
+    json``, all of it as one object."""
+    if args.format == "json":
+        entry = {
+            "group": args.group,
+            **{key: value for key, _, value in summary},
+            "members": [
+                {**m, "assignment": [[tp.topic, tp.partition] for tp in m["assignment"]]}
+                for m in members
+            ],
+            "offsets": offsets,
+        }
+        out.line(json.dumps(entry))
+        return 0
+    out.rows(
+        ["GROUP", *(column for _, column, _ in summary), "MEMBERS"],
+        [[args.group, *(value for _, _, value in summary), len(members)]],
+    )
+    if members:
+        out.rows(
+            ["MEMBER-ID", "CLIENT-ID", "HOST", "ASSIGNMENT"],
+            [
+                [
+                    m["member_id"],
+                    m["client_id"],
+                    m["host"],
+                    [f"{tp.topic}-{tp.partition}" for tp in m["assignment"]],
+                ]
+                for m in members
+            ],
+        )
+    out.rows(
+        [column for column, _ in offset_columns],
+        [[o[key] for _, key in offset_columns] for o in offsets],
+    )
+    return 0
+
+
 def _assignment(member: dict[str, Any]) -> list[TopicPartition]:
     if "assignment" in member:  # KIP-848 groups come decoded
         return sorted(member["assignment"])
@@ -160,15 +237,7 @@ async def _describe(admin: AIOKafkaAdminClient, args: argparse.Namespace, out: O
     if (args.group, _SHARE) in await admin.list_consumer_groups():
         return await _describe_share(admin, args, out)
     group = await _group(admin, args.group)
-    members = [
-        {
-            "member_id": m["member_id"],
-            "client_id": m["client_id"],
-            "host": m["client_host"],
-            "assignment": _assignment(m),
-        }
-        for m in group.get("members") or []
-    ]
+    members = [_member(m, _assignment(m)) for m in group.get("members") or []]
     owner = {tp: m for m in members for tp in m["assignment"]}
     committed = await admin.list_consumer_group_offsets(args.group)
     partitions = sorted(set(committed) | set(owner))
@@ -191,54 +260,12 @@ async def _describe(admin: AIOKafkaAdminClient, args: argparse.Namespace, out: O
                 "host": member["host"] if member else None,
             }
         )
-    state = group.get("group_state")
-    if args.format == "json":
-        entry = {
-            "group": args.group,
-            "state": state,
-            "protocol_type": group.get("protocol_type"),
-            "protocol": group.get("protocol_data"),
-            "members": [
-                {**m, "assignment": [[tp.topic, tp.partition] for tp in m["assignment"]]}
-                for m in members
-            ],
-            "offsets": offsets,
-        }
-        out.line(json.dumps(entry))
-        return 0
-    out.rows(
-        ["GROUP", "STATE", "PROTOCOL-TYPE", "PROTOCOL", "MEMBERS"],
-        [[args.group, state, group.get("protocol_type"), group.get("protocol_data"), len(members)]],
-    )
-    if members:
-        out.rows(
-            ["MEMBER-ID", "CLIENT-ID", "HOST", "ASSIGNMENT"],
-            [
-                [
-                    m["member_id"],
-                    m["client_id"],
-                    m["host"],
-                    [f"{tp.topic}-{tp.partition}" for tp in m["assignment"]],
-                ]
-                for m in members
-            ],
-        )
-    out.rows(
-        ["TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CLIENT-ID", "HOST"],
-        [
-            [
-                o["topic"],
-                o["partition"],
-                o["committed"],
-                o["log_end"],
-                o["lag"],
-                o["client_id"],
-                o["host"],
-            ]
-            for o in offsets
-        ],
-    )
-    return 0
+    summary = [
+        ("state", "STATE", group.get("group_state")),
+        ("protocol_type", "PROTOCOL-TYPE", group.get("protocol_type")),
+        ("protocol", "PROTOCOL", group.get("protocol_data")),
+    ]
+    return _show(args, out, summary, members, offsets, _OFFSET_COLUMNS)
 
 
 async def _describe_share(admin: AIOKafkaAdminClient, args: argparse.Namespace, out: Output) -> int:
@@ -261,48 +288,13 @@ async def _describe_share(admin: AIOKafkaAdminClient, args: argparse.Namespace, 
                 "lag": None if start is None or end is None else max(end - start, 0),
             }
         )
-    members = group["members"]
-    if args.format == "json":
-        entry = {
-            "group": args.group,
-            "type": _SHARE,
-            "state": group["group_state"],
-            "assignor": group["assignor_name"],
-            "members": [
-                {
-                    "member_id": m["member_id"],
-                    "client_id": m["client_id"],
-                    "host": m["client_host"],
-                    "assignment": [[tp.topic, tp.partition] for tp in m["assignment"]],
-                }
-                for m in members
-            ],
-            "offsets": offsets,
-        }
-        out.line(json.dumps(entry))
-        return 0
-    out.rows(
-        ["GROUP", "TYPE", "STATE", "ASSIGNOR", "MEMBERS"],
-        [[args.group, _SHARE, group["group_state"], group["assignor_name"], len(members)]],
-    )
-    if members:
-        out.rows(
-            ["MEMBER-ID", "CLIENT-ID", "HOST", "ASSIGNMENT"],
-            [
-                [
-                    m["member_id"],
-                    m["client_id"],
-                    m["client_host"],
-                    [f"{tp.topic}-{tp.partition}" for tp in m["assignment"]],
-                ]
-                for m in members
-            ],
-        )
-    out.rows(
-        ["TOPIC", "PARTITION", "START-OFFSET", "LOG-END-OFFSET", "LAG"],
-        [[o["topic"], o["partition"], o["start"], o["log_end"], o["lag"]] for o in offsets],
-    )
-    return 0
+    members = [_member(m, m["assignment"]) for m in group["members"]]
+    summary = [
+        ("type", "TYPE", _SHARE),
+        ("state", "STATE", group["group_state"]),
+        ("assignor", "ASSIGNOR", group["assignor_name"]),
+    ]
+    return _show(args, out, summary, members, offsets, _SHARE_OFFSET_COLUMNS)
 
 
 async def _reset(admin: AIOKafkaAdminClient, args: argparse.Namespace, out: Output) -> int:

@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 __all__ = ["add_produce_command", "split_line"]
 
 _CHUNK = 1 << 16
+_READ_AHEAD = 16  # chunks the reading thread may be ahead of the producer: 1 MiB of input
+_STOP_CHECK_S = 0.1  # how often that thread, waiting to hand over a chunk, looks for a stop
 _IN_FLIGHT = 10_000  # records sent before waiting for their acknowledgements
 _COMPRESSION = ("none", "gzip", "snappy", "lz4", "zstd")
 
@@ -120,7 +122,7 @@ async def _chunks(source: IO[bytes]) -> AsyncIterator[bytes]:
             yield chunk
         return
     loop = asyncio.get_running_loop()
-    chunks: asyncio.Queue[bytes | OSError] = asyncio.Queue(maxsize=16)
+    chunks: asyncio.Queue[bytes | OSError] = asyncio.Queue(maxsize=_READ_AHEAD)
     # Set when the lines are no longer wanted (the producer failed, Ctrl-C): the thread must
     # not wait forever to hand over a chunk nobody will take.
     stop = threading.Event()
@@ -138,7 +140,7 @@ async def _chunks(source: IO[bytes]) -> AsyncIterator[bytes]:
                 return
             while not stop.is_set():
                 try:
-                    handed.result(timeout=0.1)
+                    handed.result(timeout=_STOP_CHECK_S)
                     break
                 except concurrent.futures.TimeoutError:
                     continue

@@ -77,10 +77,6 @@ def _parse_port(text: str, item: str) -> int:
     return port
 
 
-def _addresses(name: str, value: Any) -> None:
-    parse_bootstrap_servers(value)
-
-
 def _idle_ms(name: str, value: Any) -> None:
     if value is not None:
         try:
@@ -137,12 +133,15 @@ class ConnectionConfig:
     clients build it from their keyword arguments; ``AIOKafkaClient`` takes it whole.
     """
 
-    bootstrap_servers: str | list[str] | tuple[str, ...] = field(
-        default="localhost", metadata=checked(_addresses)
-    )
+    bootstrap_servers: str | list[str] | tuple[str, ...] = "localhost"
     """Brokers to load the cluster metadata from, tried in order: ``"host[:port],..."`` or a
     list of ``"host[:port]"`` (port 9092 when left out; IPv6 as ``[::1]:9092``); the rest of
     the cluster is learnt from them. Default ``"localhost"``. Java: ``bootstrap.servers``."""
+
+    bootstrap_addresses: tuple[tuple[str, int], ...] = field(init=False, repr=False, compare=False)
+    """Not an option: ``bootstrap_servers`` parsed, ``(host, port)`` in the order given, set
+    on construction (parsing is that option's check). What the client connects to; the option
+    keeps the value as given (a list stored as a tuple)."""
 
     client_id: str | None = "ferrokafka-" + _native.__version__
     """Sent with every request, so brokers can tell clients apart in their logs, metrics and
@@ -258,6 +257,8 @@ class ConnectionConfig:
     Java: ``allow.auto.create.topics`` (a consumer option)."""
 
     def __post_init__(self) -> None:
+        # The one parse of bootstrap_servers, and its check (first, as the first option).
+        self._set("bootstrap_addresses", tuple(parse_bootstrap_servers(self.bootstrap_servers)))
         for f in fields(self):
             check = f.metadata.get("check")
             if check is not None:

@@ -22,11 +22,10 @@ from .. import errors as Errors
 from ..abc import ConsumerRebalanceListener
 from ..client import AIOKafkaClient
 from ..config import ConsumerConfig
-from ..config.checks import positive_int
+from ..config.checks import commit_offsets, max_records_value, positive_int
 from ..config.connection import LOOP_DEPRECATED, keyword_options
 from ..metrics import MetricName
 from ..metrics.consumer import FetchMetrics
-from ..options import commit_offsets, max_records_value
 from ..structs import ConsumerRecord, OffsetAndMetadata, OffsetAndTimestamp, TopicPartition
 from ..waits import Signal, wait_any
 from .fetch_buffer import FetchBuffer

@@ -35,8 +35,8 @@ objects stays in the allocator's caches, and the peak memory of a poll stays bou
 partitions have data buffered. An explicit ``max_records`` is honoured as given.
 
 1 MiB (one default-sized partition response) rather than 4: a poll's values and records then
-fit in a core's L2 cache when the next poll reuses their memory (W2's data, 1M x 1 KiB, read in
-0.82 s against 0.87 s with 4 MiB: the median of 12 alternating reads)."""
+fit in a core's L2 cache when the next poll reuses their memory, which measured faster (W2 in
+benches/README.md)."""
 
 
 class Buffered:

@@ -17,10 +17,13 @@ from ..structs import TopicPartition
 if TYPE_CHECKING:
     from .._native import FetchPartition, FetchRequest, FetchTopic, ForgottenTopic
 
-__all__ = ["MAX_EPOCH", "FetchKey", "FetchSession"]
+__all__ = ["FIRST_TOPIC_ID_VERSION", "MAX_EPOCH", "FetchKey", "FetchSession"]
 
 #: Session epochs wrap to 1 after this (0 means "full request").
 MAX_EPOCH = 0x7FFFFFFF
+
+#: Fetch v13 names topics by id (KIP-516); earlier versions by name.
+FIRST_TOPIC_ID_VERSION = 13
 
 
 @dataclass(frozen=True)
@@ -105,7 +108,7 @@ class FetchSession:
         forgotten: dict[str, list[int]] = {}
         for tp in forget:
             forgotten.setdefault(tp.topic, []).append(tp.partition)
-        by_id = version >= 13
+        by_id = version >= FIRST_TOPIC_ID_VERSION
         topics: list[FetchTopic] = [
             {"topic_id": topic_ids[t], "partitions": p} if by_id else {"topic": t, "partitions": p}
             for t, p in by_topic.items()

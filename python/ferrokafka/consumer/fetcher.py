@@ -31,7 +31,7 @@ from ..protocol import Api
 from ..structs import TopicPartition
 from ..waits import Signal, finish_tasks, wait_event
 from .fetch_buffer import Buffered, FetchBuffer
-from .fetch_session import FetchKey, FetchSession
+from .fetch_session import FIRST_TOPIC_ID_VERSION, FetchKey, FetchSession
 from .positions import READ_COMMITTED, READ_UNCOMMITTED, OffsetLookup, Positions
 from .subscription_state import OffsetResetStrategy, SubscriptionState, TopicPartitionState
 
@@ -51,6 +51,9 @@ _FETCH_SESSION_ERRORS = {
 }
 _ZERO_UUID = bytes(16)
 _TOPIC_AUTHORIZATION_FAILED = Errors.TopicAuthorizationFailedError.errno
+_MIN_WAIT_S = 0.001
+"""The shortest wait of the fetch loop for a partition's backoff to end: one ending now (or
+already, by the time it is computed) still sleeps a little rather than spin."""
 
 
 @dataclass
@@ -162,7 +165,7 @@ class Fetcher:
                 await asyncio.sleep(self._retry_backoff)
                 continue
             delay = self._start_fetches()
-            timeout = None if delay is None else max(delay, 0.001)
+            timeout = None if delay is None else max(delay, _MIN_WAIT_S)
             await wait_event(self._wake, timeout)
 
     def _start_fetches(self) -> float | None:
@@ -257,8 +260,8 @@ class Fetcher:
                 node.session.reset()
                 send, forget = node.session.build(wanted)
                 ids = {tp.topic: ids[tp.topic] for tp in wanted}
-            if version >= 13 and _ZERO_UUID in ids.values():
-                version = 12
+            if version >= FIRST_TOPIC_ID_VERSION and _ZERO_UUID in ids.values():
+                version = FIRST_TOPIC_ID_VERSION - 1  # a topic without an id: by name
             body: FetchRequest = node.session.request(
                 send,
                 forget,

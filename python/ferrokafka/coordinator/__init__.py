@@ -1,2 +1,3 @@
-"""Consumer-group building blocks with aiokafka's module paths: the ConsumerProtocol encoding
-(``protocol``) and the partition assignors (``assignors``). Pure logic, no I/O."""
+"""aiokafka's import paths of the consumer group's building blocks (``aiokafka.coordinator``):
+``protocol`` and ``assignors`` re-export ``ferrokafka.consumer.group.subscription`` and
+``ferrokafka.consumer.group.assignors``."""

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 from .. import _native
 from ..structs import RecordMetadata
-from .batch import BatchBuilder
+from .batch import BatchBuilder, BatchHeader
 
 __all__ = ["BATCH_SIZE", "ArrowBatch", "ArrowBatchResult", "arrow_input"]
 
@@ -56,16 +56,8 @@ class ArrowBatch(BatchBuilder):
     def record_count(self) -> int:
         return self._chunk.record_count
 
-    def _build(self, producer_id: int, producer_epoch: int, base_sequence: int) -> bytes:
-        self._buffer = self._chunk.encode(
-            self._created_ms,
-            compression=self._compression,
-            transactional=self._transactional,
-            producer_id=producer_id,
-            producer_epoch=producer_epoch,
-            base_sequence=base_sequence,
-        )
-        return self._buffer
+    def _encode(self, header: BatchHeader) -> bytes:
+        return self._chunk.encode(self._created_ms, **header)
 
 
 def arrow_input(data: Any) -> Any:

@@ -14,16 +14,17 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypedDict
 
 from .. import _native
-from ..options import epoch_ms
+from ..config.checks import epoch_ms
 from ..structs import RecordMetadata, TopicPartition
 
 __all__ = [
     "BATCH_OVERHEAD",
     "NO_HEADERS",
     "BatchBuilder",
+    "BatchHeader",
     "BatchRecordMetadata",
     "ProducerBatch",
     "as_bytes",
@@ -88,6 +89,17 @@ class BatchRecordMetadata(NamedTuple):
     size: int
     """The record's estimated size in the batch."""
     timestamp: int
+
+
+class BatchHeader(TypedDict):
+    """What the sender sets in a batch's v2 header when it takes the batch (and the codec):
+    the keyword arguments of the native ``encode`` of records and of Arrow rows alike."""
+
+    compression: str
+    transactional: bool
+    producer_id: int
+    producer_epoch: int
+    base_sequence: int
 
 
 class BatchBuilder:
@@ -167,15 +179,21 @@ class BatchBuilder:
         return self._records.record_count
 
     def _build(self, producer_id: int, producer_epoch: int, base_sequence: int) -> bytes:
-        self._records.close()
-        self._buffer = self._records.encode(
-            compression=self._compression,
-            transactional=self._transactional,
-            producer_id=producer_id,
-            producer_epoch=producer_epoch,
-            base_sequence=base_sequence,
+        self._buffer = self._encode(
+            {
+                "compression": self._compression,
+                "transactional": self._transactional,
+                "producer_id": producer_id,
+                "producer_epoch": producer_epoch,
+                "base_sequence": base_sequence,
+            }
         )
         return self._buffer
+
+    def _encode(self, header: BatchHeader) -> bytes:
+        """The batch's bytes, with ``header``; a subclass with other records overrides it."""
+        self._records.close()
+        return self._records.encode(**header)
 
 
 class ProducerBatch:

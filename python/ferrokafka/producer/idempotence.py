@@ -12,10 +12,17 @@ from ..structs import TopicPartition
 
 __all__ = ["ProducerIdState", "next_sequence"]
 
+_SEQUENCE_MASK = 0x7FFFFFFF
+"""Sequences are int32s from 0 that wrap past Integer.MAX_VALUE to 0: arithmetic on them is
+modulo 2**31."""
+_HALF_SEQUENCE_SPACE = 0x40000000
+"""In that wrapping space, a sequence less than this far behind another (2**30, half of it) is
+before it; the other half is after it."""
+
 
 def next_sequence(sequence: int, increment: int) -> int:
     """``sequence + increment`` wrapping past Integer.MAX_VALUE to 0, as the Java client does."""
-    return (sequence + increment) & 0x7FFFFFFF
+    return (sequence + increment) & _SEQUENCE_MASK
 
 
 class ProducerIdState:
@@ -62,7 +69,7 @@ class ProducerIdState:
         the broker has appended batches numbered after it, so it can never be appended under
         this producer id."""
         last = self._last_acked.get(tp)
-        return last is not None and (last - base_sequence) & 0x7FFFFFFF < 0x40000000
+        return last is not None and (last - base_sequence) & _SEQUENCE_MASK < _HALF_SEQUENCE_SPACE
 
     def is_next_expected(self, tp: TopicPartition, base_sequence: int) -> bool:
         """Whether ``base_sequence`` directly follows the last acknowledged batch: an

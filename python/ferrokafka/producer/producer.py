@@ -23,10 +23,10 @@ from .._rng import rng
 from ..client import AIOKafkaClient
 from ..cluster import TopicInfo
 from ..config import ProducerConfig
+from ..config.checks import commit_offsets, epoch_ms
 from ..config.connection import LOOP_DEPRECATED, keyword_options
 from ..config.producer import DEFAULT_ACKS, DEFAULT_PARTITIONER, Partitioner, Serializer
 from ..metrics import MetricName
-from ..options import commit_offsets, epoch_ms
 from ..partitioner import DefaultPartitioner, StickyPartitions
 from ..retry import polling
 from ..structs import OffsetAndMetadata, RecordMetadata, TopicPartition

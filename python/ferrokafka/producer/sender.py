@@ -61,6 +61,10 @@ MAX_IN_FLIGHT = 5
 # Produce v13 names topics by id (KIP-516); earlier versions by name.
 _FIRST_TOPIC_ID_VERSION = 13
 
+# InitProducerId's transaction timeout for an idempotent producer without a transactional id:
+# there is no transaction to time out (the broker ignores it), so the largest int32.
+_NO_TRANSACTION_TIMEOUT_MS = 2**31 - 1
+
 _COORDINATOR_RETRIABLE = (
     Errors.for_code(14),  # COORDINATOR_LOAD_IN_PROGRESS
     Errors.for_code(15),  # COORDINATOR_NOT_AVAILABLE
@@ -476,7 +480,7 @@ class Sender:
         deadline = time.monotonic() + self._request_timeout_ms / 1000
         body: InitProducerIdRequest = {
             "transactional_id": None,
-            "transaction_timeout_ms": 2147483647,
+            "transaction_timeout_ms": _NO_TRANSACTION_TIMEOUT_MS,
             "producer_id": -1,
             "producer_epoch": -1,
         }

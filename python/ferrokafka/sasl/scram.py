@@ -39,9 +39,14 @@ def _escape_name(name: str) -> str:
     return name.replace("=", "=3D").replace(",", "=2C")
 
 
+_NONCE_BYTES = 24
+"""Random bytes in a client nonce: 192 bits, 32 characters once encoded; what matters is that
+no two nonces repeat (RFC 5802 asks only for a "random, unique" one)."""
+
+
 def _new_nonce() -> str:
     # Printable ASCII without ",": URL-safe base64 letters qualify.
-    return secrets.token_urlsafe(24)
+    return secrets.token_urlsafe(_NONCE_BYTES)
 
 
 def _attributes(message: bytes, what: str) -> dict[str, str]:

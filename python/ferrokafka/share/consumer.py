@@ -19,9 +19,9 @@ from .. import _native, memory
 from .. import errors as Errors
 from ..client import AIOKafkaClient
 from ..config import ShareConsumerConfig
+from ..config.checks import max_records_value
 from ..config.connection import LOOP_DEPRECATED, keyword_options
 from ..consumer.consumer import KT, VT
-from ..options import max_records_value
 from ..structs import ConsumerRecord, TopicPartition
 from ..waits import Signal, wait_any
 from .acknowledgements import AcknowledgeType

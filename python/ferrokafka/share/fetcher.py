@@ -22,8 +22,8 @@ import contextlib
 import logging
 import time
 from collections import deque
-from collections.abc import Callable, Coroutine, Iterable
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Callable, Coroutine, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Generic, TypedDict, TypeVar
 
 from .. import errors as Errors
 from ..client import AIOKafkaClient
@@ -47,6 +47,21 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
+if TYPE_CHECKING:  # for the checker alone: a generic TypedDict needs Python 3.11 at run time
+
+    class _PartitionResponse(TypedDict):
+        partition_index: int
+
+    _P = TypeVar("_P", bound=_PartitionResponse)
+
+    class _TopicResponse(TypedDict, Generic[_P]):
+        """What ShareFetch and ShareAcknowledge responses have alike: topics by id, each
+        with its partitions' answers."""
+
+        topic_id: bytes
+        partitions: list[_P]
+
+
 __all__ = ["AckResults", "ShareFetcher", "answered_offsets"]
 
 log = logging.getLogger(__name__)
@@ -61,6 +76,9 @@ _LOCK_MARGIN = 0.9
 """Records are handed out only within this share of their lock's duration (the lock started on
 the broker, before the response arrived)."""
 _MAX_FETCH_FACTOR = 8
+_WAITED_LONG = 0.25
+"""Fetched records still waiting for the application after this share of their lock's
+duration have waited long: the next fetches ask for fewer (``FetchSize.stale``)."""
 
 
 class FetchSize:
@@ -282,7 +300,7 @@ class ShareFetcher:
         while self._buffer:
             head = self._buffer[0]
             if now < head.expires_at:
-                if now - head.fetched_at > head.lock_s / 4:
+                if now - head.fetched_at > head.lock_s * _WAITED_LONG:
                     self._fetch_size.stale()
                 return True
             log.info(
@@ -466,42 +484,36 @@ class ShareFetcher:
         lock_s = (self.acquisition_lock_timeout_ms or _DEFAULT_LOCK_MS) / 1000
         fetched_at = time.monotonic()
         acquired_count = 0
-        names = self._names_by_id()
         got = False
-        for topic in response["responses"]:
-            name = names.get(bytes(topic["topic_id"]))
-            if name is None:
+        for tp, part in self._answered(response["responses"]):
+            if tp in acks:
+                results[tp] = (
+                    acks.pop(tp),
+                    self._partition_error(
+                        part["acknowledge_error_code"], part["acknowledge_error_message"], tp
+                    ),
+                )
+            if part["error_code"]:
+                self._on_partition_error(tp, part["error_code"], part["error_message"])
                 continue
-            for part in topic["partitions"]:
-                tp = TopicPartition(name, part["partition_index"])
-                if tp in acks:
-                    results[tp] = (
-                        acks.pop(tp),
-                        self._partition_error(
-                            part["acknowledge_error_code"], part["acknowledge_error_message"], tp
-                        ),
-                    )
-                if part["error_code"]:
-                    self._on_partition_error(tp, part["error_code"], part["error_message"])
-                    continue
-                acquired = part["acquired_records"]
-                records = part["records"]
-                if acquired and records is not None:
-                    fetched = FetchedSharePartition(
-                        tp,
-                        node,
-                        records,
-                        acquired,
-                        check_crcs=config.check_crcs,
-                        key_deserializer=config.key_deserializer,
-                        value_deserializer=config.value_deserializer,
-                    )
-                    fetched.fetched_at = fetched_at
-                    fetched.lock_s = lock_s
-                    fetched.expires_at = fetched_at + lock_s * _LOCK_MARGIN
-                    acquired_count += fetched.acquired_count
-                    self._buffer.append(fetched)
-                    got = True
+            acquired = part["acquired_records"]
+            records = part["records"]
+            if acquired and records is not None:
+                fetched = FetchedSharePartition(
+                    tp,
+                    node,
+                    records,
+                    acquired,
+                    check_crcs=config.check_crcs,
+                    key_deserializer=config.key_deserializer,
+                    value_deserializer=config.value_deserializer,
+                )
+                fetched.fetched_at = fetched_at
+                fetched.lock_s = lock_s
+                fetched.expires_at = fetched_at + lock_s * _LOCK_MARGIN
+                acquired_count += fetched.acquired_count
+                self._buffer.append(fetched)
+                got = True
         for tp, batches in acks.items():  # the broker said nothing of them
             results[tp] = (batches, None)
         self._report(results)
@@ -635,19 +647,13 @@ class ShareFetcher:
                 session.reset()
             else:
                 session.advance()
-        names = self._names_by_id()
         results: AckResults = {}
-        for topic in response["responses"]:
-            name = names.get(bytes(topic["topic_id"]))
-            if name is None:
-                continue
-            for part in topic["partitions"]:
-                tp = TopicPartition(name, part["partition_index"])
-                if tp in acks:
-                    refused = self._partition_error(part["error_code"], part["error_message"], tp)
-                    if refused is not None and refused.invalid_metadata:
-                        self._spawn(self._client.refresh_metadata())
-                    results[tp] = (acks.pop(tp), refused)
+        for tp, part in self._answered(response["responses"]):
+            if tp in acks:
+                refused = self._partition_error(part["error_code"], part["error_message"], tp)
+                if refused is not None and refused.invalid_metadata:
+                    self._spawn(self._client.refresh_metadata())
+                results[tp] = (acks.pop(tp), refused)
         for tp, batches in acks.items():
             results[tp] = (batches, None)
         return results
@@ -729,6 +735,17 @@ class ShareFetcher:
             return
         self._errors.append(error)
         self.data_ready.set()
+
+    def _answered(self, topics: list[_TopicResponse[_P]]) -> Iterator[tuple[TopicPartition, _P]]:
+        """Each partition of a response's topics, named; topics whose id the metadata does not
+        name (any more) are passed over."""
+        names = self._names_by_id()
+        for topic in topics:
+            name = names.get(bytes(topic["topic_id"]))
+            if name is None:
+                continue
+            for part in topic["partitions"]:
+                yield TopicPartition(name, part["partition_index"]), part
 
     def _names_by_id(self) -> dict[bytes, str]:
         out = {}

@@ -33,6 +33,9 @@ __all__ = ["ShareMember"]
 log = logging.getLogger(__name__)
 
 _FENCED_MEMBER_EPOCH = 110
+# A broker answering heartbeat_interval_ms 0 (or close to it) would turn the heartbeat routine
+# into a busy loop of ShareGroupHeartbeats: never more often than this (as Kip848Member).
+_MIN_HEARTBEAT_INTERVAL_MS = 100
 _REJOIN = (Errors.UnknownMemberIdError,)
 
 
@@ -59,7 +62,7 @@ class ShareMember(OffsetsCoordinator):
         self._rack = rack
         self._topics: list[str] = []
         self._sent_topics: list[str] | None = None
-        self._interval = 1.0
+        self._interval = 1.0  # seconds, until the first response gives the broker's interval
         self.assignment: frozenset[TopicPartition] = frozenset()
         self.assignment_changed = asyncio.Event()
         """Set whenever ``assignment`` changes (the fetcher clears it)."""
@@ -168,7 +171,7 @@ class ShareMember(OffsetsCoordinator):
         self._sent_topics = topics
         self.epoch = response["member_epoch"]
         self.joined.set()
-        self._interval = max(response["heartbeat_interval_ms"], 100) / 1000
+        self._interval = max(response["heartbeat_interval_ms"], _MIN_HEARTBEAT_INTERVAL_MS) / 1000
         assignment = response["assignment"]
         if assignment is not None:
             await self._assign(assignment)

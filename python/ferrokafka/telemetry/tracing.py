@@ -142,7 +142,8 @@ def _base_attributes(
 
 
 def _servers(bootstrap_servers: str | Sequence[str]) -> str:
-    """As the instrumentor records them: the option's value as JSON."""
+    """As the instrumentor records them: the option's value as given, as JSON (so not the
+    config's parsed ``bootstrap_addresses``, which would add the default port)."""
     if isinstance(bootstrap_servers, str):
         return json.dumps(bootstrap_servers)
     return json.dumps(list(bootstrap_servers))

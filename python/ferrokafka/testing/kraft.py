@@ -35,8 +35,8 @@ DEFAULT_JVM_OPTIONS: tuple[str, ...] = (
     "-XX:-UsePerfData",
     "-Djava.awt.headless=true",
 )
-#: For test suites: the C1 compiler only, which starts a node about a third faster (three nodes
-#: on two cores: ~7 s instead of ~10.5 s) at some cost in peak broker throughput.
+#: For test suites: the C1 compiler only, which starts a node about a third faster (measured in
+#: benches/README.md, *Test brokers' start-up*) at some cost in peak broker throughput.
 QUICK_START_JVM_OPTIONS: tuple[str, ...] = (*DEFAULT_JVM_OPTIONS, "-XX:TieredStopAtLevel=1")
 #: The storage formatter is a short-lived JVM: favour start-up time over throughput.
 FORMAT_JVM_OPTIONS = (

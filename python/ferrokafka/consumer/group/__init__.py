@@ -1,7 +1,9 @@
 """A consumer's membership of its group, behind one interface (``GroupMember``): the classic
-protocol (``classic.py``), the KIP-848 consumer protocol (``consumer_protocol.py``), and no
-group at all (``no_group.py``: ``assign()``, or no ``group_id``). ``group_member`` chooses one
-from the consumer's configuration; the consumer calls it without asking which it is."""
+protocol (``classic.py``), the KIP-848 consumer protocol (``kip848.py``), and no group at all
+(``no_group.py``: ``assign()``, or no ``group_id``). ``group_member`` chooses one from the
+consumer's configuration; the consumer calls it without asking which it is. The classic
+protocol's assignors are in ``assignors/``, its Subscription and Assignment in
+``subscription.py``."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from ...client import AIOKafkaClient
 from ..subscription_state import SubscriptionState
 from .base import GroupMember, GroupMembership
 from .classic import ClassicMember
-from .consumer_protocol import ConsumerProtocolMember
+from .kip848 import Kip848Member
 from .no_group import NoGroupMember
 from .offsets import OffsetsCoordinator
 
@@ -20,9 +22,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ClassicMember",
-    "ConsumerProtocolMember",
     "GroupMember",
     "GroupMembership",
+    "Kip848Member",
     "NoGroupMember",
     "OffsetsCoordinator",
     "group_member",
@@ -37,5 +39,5 @@ def group_member(
     if config.group_id is None:
         return NoGroupMember(client, subscription, config)
     if config.group_protocol == "consumer":
-        return ConsumerProtocolMember(client, subscription, config)
+        return Kip848Member(client, subscription, config)
     return ClassicMember(client, subscription, config)

@@ -37,8 +37,8 @@ log = logging.getLogger(__name__)
 
 class GroupMember(abc.ABC):
     """A consumer's part in its group, as the consumer uses it: ``NoGroupMember`` without a
-    ``group_id``, ``ClassicMember`` or ``ConsumerProtocolMember`` with one (``group_member``
-    chooses). The consumer calls these and nothing else."""
+    ``group_id``, ``ClassicMember`` or ``Kip848Member`` with one (``group_member`` chooses).
+    The consumer calls these and nothing else."""
 
     failed: Signal
     """Set when membership failed for good, or hit a refusal the application must hear of

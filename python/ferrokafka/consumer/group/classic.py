@@ -2,11 +2,12 @@
 to the coordinator on its own connection, the heartbeat task, rebalance callbacks, auto-commit,
 ``max_poll_interval_ms``, static membership and LeaveGroup on close.
 
-Assignors are aiokafka's interface (``ferrokafka.coordinator.assignors``): ``name``,
-``metadata(topics)``, ``assign(cluster, members)``, ``on_assignment(assignment)``, each called
-with ferrokafka's extra arguments only where the method takes them; a ``rebalance_protocol`` of
-``"COOPERATIVE"`` makes revocation incremental (KIP-429): only the partitions that move are
-revoked, and the member rejoins once to hand them over.
+Assignors (``assignors/``) have aiokafka's interface: ``name``, ``metadata(topics)``,
+``assign(cluster, members)``, ``on_assignment(assignment)``, each called with ferrokafka's extra
+arguments only where the method takes them; a ``rebalance_protocol`` of ``"COOPERATIVE"`` makes
+revocation incremental (KIP-429): only the partitions that move are revoked, and the member
+rejoins once to hand them over. The Subscription and Assignment they read and write are in
+``subscription.py``.
 
 One task does the joining, so a member never has two JoinGroups in flight. A request to rejoin
 that arrives after the JoinGroup was answered (a subscription change, new partitions, a heartbeat
@@ -27,17 +28,14 @@ from typing import TYPE_CHECKING, Any
 
 from ... import errors as Errors
 from ...client import AIOKafkaClient
-from ...coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
-from ...coordinator.protocol import (
-    ConsumerProtocolMemberAssignment,
-    ConsumerProtocolMemberMetadata,
-)
 from ...protocol import Api
 from ...structs import OffsetAndMetadata, TopicPartition
 from ...waits import wait_event
 from ..subscription_state import SubscriptionState
+from .assignors.roundrobin import RoundRobinPartitionAssignor
 from .base import GroupMembership, partitions_text
 from .offsets import COORDINATOR_MOVED
+from .subscription import ConsumerProtocolMemberAssignment, ConsumerProtocolMemberMetadata
 
 if TYPE_CHECKING:
     from ..._native import (
@@ -55,6 +53,12 @@ if TYPE_CHECKING:
 __all__ = ["ClassicMember"]
 
 log = logging.getLogger(__name__)
+
+_METADATA_CHECK_INTERVAL = 1.0
+"""Seconds: the longest the joining routine sleeps, when nothing wakes it, between looks at the
+cluster metadata (partition counts, topics a pattern matches). A metadata update does not wake
+it, so a change the update brings starts a rejoin within this time (or ``metadata_max_age_ms``
+when that is shorter), not a whole ``metadata_max_age_ms`` later."""
 
 _FATAL = (
     Errors.GroupAuthorizationFailedError,
@@ -228,7 +232,7 @@ class ClassicMember(GroupMembership):
                 await asyncio.sleep(self._retry_backoff)
                 continue
             self._wake.clear()
-            await wait_event(self._wake, min(self._metadata_max_age, 1.0))
+            await wait_event(self._wake, min(self._metadata_max_age, _METADATA_CHECK_INTERVAL))
 
     async def _give_up_membership(self) -> None:
         """After ``unsubscribe()`` (or a switch to ``assign()``): revoke what was assigned

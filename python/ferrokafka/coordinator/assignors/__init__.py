@@ -1,12 +1,12 @@
-"""Partition assignors with aiokafka's module paths and class names:
-``range.RangePartitionAssignor``, ``roundrobin.RoundRobinPartitionAssignor``,
-``sticky.sticky_assignor.StickyPartitionAssignor`` and
-``sticky.sticky_assignor.CooperativeStickyPartitionAssignor``. The interface is in ``abstract``."""
+"""aiokafka's import path of ``ferrokafka.consumer.group.assignors``."""
 
-from .abstract import AbstractPartitionAssignor
-from .range import RangePartitionAssignor
-from .roundrobin import RoundRobinPartitionAssignor
-from .sticky.sticky_assignor import CooperativeStickyPartitionAssignor, StickyPartitionAssignor
+from ...consumer.group.assignors import (
+    AbstractPartitionAssignor,
+    CooperativeStickyPartitionAssignor,
+    RangePartitionAssignor,
+    RoundRobinPartitionAssignor,
+    StickyPartitionAssignor,
+)
 
 __all__ = [
     "AbstractPartitionAssignor",

@@ -1,5 +1,8 @@
-"""Sticky assignors (aiokafka's path ``...assignors.sticky.sticky_assignor``)."""
+"""aiokafka's import path of ``ferrokafka.consumer.group.assignors.sticky``."""
 
-from .sticky_assignor import CooperativeStickyPartitionAssignor, StickyPartitionAssignor
+from ....consumer.group.assignors.sticky import (
+    CooperativeStickyPartitionAssignor,
+    StickyPartitionAssignor,
+)
 
 __all__ = ["CooperativeStickyPartitionAssignor", "StickyPartitionAssignor"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ....structs import TopicPartition
+from .....structs import TopicPartition
 
 __all__ = ["JavaHashOrder", "java_hashmap_order", "java_string_hash", "java_tp_hash"]
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
-from ....structs import TopicPartition
-from ...protocol import ConsumerProtocolMemberMetadata, java_string_key
+from .....structs import TopicPartition
+from ...subscription import ConsumerProtocolMemberMetadata, java_string_key
 
 __all__ = [
     "DEFAULT_GENERATION",

@@ -10,9 +10,9 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from ....errors import IllegalStateError
-from ....structs import TopicPartition
-from ...protocol import ConsumerProtocolMemberMetadata, java_string_key
+from .....errors import IllegalStateError
+from .....structs import TopicPartition
+from ...subscription import ConsumerProtocolMemberMetadata, java_string_key
 from ..abstract import ClusterView, Members, partitions_per_topic
 from .java_order import JavaHashOrder, java_hashmap_order, java_tp_hash
 from .user_data import DEFAULT_GENERATION, MemberData, cooperative_member_data, sticky_member_data

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     )
     from ...config import ConsumerConfig
 
-__all__ = ["ConsumerProtocolMember"]
+__all__ = ["Kip848Member"]
 
 log = logging.getLogger(__name__)
 
@@ -46,8 +46,13 @@ _REJOIN = (Errors.UnknownMemberIdError,)
 _FENCED_ERRNO = 110  # FENCED_MEMBER_EPOCH
 _UNRELEASED_INSTANCE_ERRNO = 111
 
+# The broker says how often to heartbeat (heartbeat_interval_ms in each response; Kafka's default
+# is 5 s). A zero or near-zero answer (a misconfigured broker, a scripted test peer) must not turn
+# the heartbeat routine into a busy loop of ConsumerGroupHeartbeats: never more often than this.
+_MIN_HEARTBEAT_INTERVAL_MS = 100
 
-class ConsumerProtocolMember(GroupMembership):
+
+class Kip848Member(GroupMembership):
     """This consumer's membership of ``group_id`` with the consumer protocol."""
 
     def __init__(
@@ -59,7 +64,7 @@ class ConsumerProtocolMember(GroupMembership):
         self.member_id = str(uuid.uuid4())
         self.generation = 0  # the member epoch; 0 = (re)join
         self._epoch_waiters: list[asyncio.Future[None]] = []
-        self._interval = 1.0
+        self._interval = 1.0  # seconds, until the first response gives the broker's interval
         self._polled = asyncio.Event()
         self._sent_topics: list[str] = []
 
@@ -228,7 +233,7 @@ class ConsumerProtocolMember(GroupMembership):
         self._set_epoch(response["member_epoch"])
         if member_id := response.get("member_id"):
             self.member_id = member_id
-        self._interval = max(response["heartbeat_interval_ms"], 100) / 1000
+        self._interval = max(response["heartbeat_interval_ms"], _MIN_HEARTBEAT_INTERVAL_MS) / 1000
         assignment = response.get("assignment")
         if assignment is not None:
             await self._reconcile(assignment["topic_partitions"])
