@@ -1,11 +1,12 @@
 """A streaming query run as its own driver process by the Spark streaming tests, so that a test
 can SIGKILL it mid-stream and start it again on the same checkpoint.
 
-    python spark_stream_job.py BOOTSTRAP TOPIC OUT CHECKPOINT (run|available) MAX_OFFSETS
+    python spark_stream_job.py BOOTSTRAP TOPIC OUT CHECKPOINT (run|available) MAX_OFFSETS [GROUP]
 
 ``run`` reads with a 200 ms processing-time trigger until killed; ``available`` reads what is
 there (Trigger.AvailableNow) and exits. Rows go to a Parquet sink, whose commit log makes each
-micro-batch appear exactly once.
+micro-batch appear exactly once. With GROUP, the source commits each micro-batch's end offsets
+to that consumer group (``commitOffsetsToGroup``).
 
 PySpark 4.0 and 4.1 run Trigger.AvailableNow as a single micro-batch for Python data sources
 (SupportsTriggerAvailableNow came in 4.2), and MAX_OFFSETS bounds it; there ``available`` reads
@@ -22,16 +23,28 @@ from ferrokafka.spark import register
 from ferrokafka.testing.spark import spark_session
 
 
-def main(bootstrap: str, topic: str, out: str, checkpoint: str, mode: str, limit: str) -> None:
+def main(
+    bootstrap: str,
+    topic: str,
+    out: str,
+    checkpoint: str,
+    mode: str,
+    limit: str,
+    group: str | None = None,
+) -> None:
     spark = spark_session("local[2]", app_name="ferrokafka-stream-job")
     register(spark)
-    stream = (
+    reader = (
         spark.readStream.format("ferrokafka")
         .option("kafka.bootstrap.servers", bootstrap)
         .option("subscribe", topic)
         .option("startingOffsets", "earliest")
         .option("maxOffsetsPerTrigger", limit)
-        .load()
+    )
+    if group is not None:
+        reader = reader.option("commitOffsetsToGroup", group)
+    stream = (
+        reader.load()
         .select("partition", "offset", "value")
         .writeStream.format("parquet")
         .option("path", out)
@@ -62,4 +75,4 @@ def _pyspark_version() -> tuple[int, int]:
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:7])
+    main(*sys.argv[1:8])

@@ -1,25 +1,31 @@
 """Streaming reads and writes through the ``ferrokafka`` data source, against the real broker:
-a query killed mid-stream and restarted from its checkpoint delivers every record exactly once;
-rate limits; new partitions and newly matching topics; a Kafka-to-Kafka stream."""
+a query killed mid-stream and restarted from its checkpoint delivers every record exactly once,
+and repairs the consumer group it commits to (``commitOffsetsToGroup``) if killed before that
+commit; rate limits; new partitions and newly matching topics; a Kafka-to-Kafka stream."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from ferrokafka import AIOKafkaConsumer
+from ferrokafka import errors as Errors
 from ferrokafka.admin import AIOKafkaAdminClient
 from ferrokafka.spark import read_kafka, register
 from ferrokafka.structs import TopicPartition
 
-from .group_util import describe
+from .group_util import FAST, describe
 from .spark_data import add_partitions, options, produce_rows, pyspark_version
 
 if TYPE_CHECKING:
@@ -318,6 +324,148 @@ def test_commit_offsets_to_group_shows_the_streams_lag_to_kafkas_tools(
     run_stream()
     assert _lag(bootstrap_servers, group) == {p: (260, 260, 0) for p in range(3)}
     assert _sink_rows(spark, out) == [(p, o) for p in range(3) for o in range(260)]
+
+
+def _members(bootstrap: str, group: str) -> int:
+    async def go() -> int:
+        async with AIOKafkaAdminClient(bootstrap_servers=bootstrap) as admin:
+            try:
+                [response] = await admin.describe_consumer_groups([group])
+            except Errors.GroupIdNotFound:  # before the first member joins
+                return 0
+        [described] = response["groups"]
+        return len(described["members"])
+
+    return asyncio.run(go())
+
+
+@contextlib.contextmanager
+def _member_of(bootstrap: str, group: str, topic: str) -> Iterator[None]:
+    """A live member of ``group`` (subscribed to ``topic``, polling in a thread of its own)
+    while the block runs: the broker refuses an offset commit from outside the group
+    (generation -1) to a group with members, as it refuses the stream's group commits."""
+    leave = threading.Event()
+    failed: list[BaseException] = []
+
+    async def member() -> None:
+        # No auto-commit: the member itself must never write offsets to the group.
+        consumer = AIOKafkaConsumer(
+            topic, bootstrap_servers=bootstrap, group_id=group, enable_auto_commit=False, **FAST
+        )
+        await consumer.start()
+        try:
+            while not leave.is_set():
+                await consumer.getmany(timeout_ms=200)
+        finally:
+            await consumer.stop()  # leaves the group: it is empty again
+
+    def run() -> None:
+        try:
+            asyncio.run(member())
+        except BaseException as exc:  # reported to the test below
+            failed.append(exc)
+
+    thread = threading.Thread(target=run, name=f"member-{group}", daemon=True)
+    thread.start()
+    try:
+        until(lambda: bool(failed) or _members(bootstrap, group) == 1, 60, "the member to join")
+        assert not failed, failed
+        yield
+        assert thread.is_alive() and not failed, failed  # a member all along
+    finally:
+        leave.set()
+        thread.join(30)
+    assert not failed, failed
+    until(lambda: _members(bootstrap, group) == 0, 30, "the member to leave")
+
+
+def _checkpointed_end(checkpoint: Path, topic: str, back: int = 0) -> dict[int, int]:
+    """The end offsets of the last micro-batch in the checkpoint's commit log (or of the one
+    ``back`` batches before it): its offset log entry's last line is the source's offsets,
+    ``{"topic": {"partition": offset}}``."""
+    last = max(int(p.name) for p in (checkpoint / "commits").iterdir() if p.name.isdigit())
+    source = (checkpoint / "offsets" / str(last - back)).read_text().splitlines()[-1]
+    return {int(p): off for p, off in json.loads(source)[topic].items()}
+
+
+# Two Spark applications one after the other, each starting its own JVM, as in the killed-query
+# test above, plus the member's join and leave.
+@pytest.mark.timeout(480)
+def test_a_driver_killed_between_checkpoint_and_group_commit_reads_once_and_repairs_the_group(
+    spark: SparkSession, bootstrap_servers: str, make_topic: TopicFactory, tmp_path: Path
+) -> None:
+    topic = make_topic(partitions=3)
+    group = f"killed-{topic}"
+    # The member's own topic: whatever it might do, it holds no offsets of the stream's topic.
+    other = make_topic(partitions=1, name=f"{topic}-member")
+    rows = produce_rows(bootstrap_servers, topic, 3, 1000)
+    out, checkpoint = tmp_path / "out", tmp_path / "checkpoint"
+    argv = [sys.executable, str(JOB), bootstrap_servers, topic, str(out), str(checkpoint)]
+    log_path = tmp_path / "run.log"
+    with _member_of(bootstrap_servers, group, other):
+        log = log_path.open("w")
+        job = subprocess.Popen(
+            [*argv, "run", "300", group],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        try:
+            until(
+                lambda: commits(checkpoint) >= 2 or job.poll() is not None,
+                120,
+                "two committed micro-batches",
+            )
+            assert job.poll() is None, log_path.read_text()[-5000:]
+            # Every micro-batch is in the checkpoint and every group commit was refused: a
+            # kill now lands between the checkpoint and the group commit, whenever it comes.
+            assert _group_offsets(bootstrap_servers, group) == {}
+            os.killpg(job.pid, signal.SIGKILL)  # the driver and its JVM, mid-stream
+            job.wait(10)
+        finally:
+            if job.poll() is None:
+                os.killpg(job.pid, signal.SIGKILL)
+                job.wait(10)
+            log.close()
+    # The group commits were tried and refused: the driver logged a warning and went on.
+    assert "commitOffsetsToGroup: committing the offsets" in log_path.read_text()
+    done_before = commits(checkpoint)
+    checkpointed = _checkpointed_end(checkpoint, topic)
+    assert done_before >= 2 and len(checkpointed) == 3 and min(checkpointed.values()) > 0
+    # The member has left; the group still has none of what the checkpoint has.
+    assert _group_offsets(bootstrap_servers, group) == {}
+
+    rows += produce_rows(bootstrap_servers, topic, 3, 500, first=1000)
+    again = subprocess.run(
+        [*argv, "available", "300", group],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert again.returncode == 0, _python_errors(again.stdout + again.stderr)
+    assert commits(checkpoint) > done_before
+    got = [
+        (r.partition, r.offset, bytes(r.value or b"-"))
+        for r in spark.read.parquet(str(out)).collect()
+    ]
+    assert len(got) == len(rows) == 4500  # nothing twice
+    assert sorted(got) == sorted((r.partition, r.offset, r.value or b"-") for r in rows)
+    assert _checkpointed_end(checkpoint, topic) == dict.fromkeys(range(3), 1500)
+    if pyspark_version() >= (4, 2):
+        # Spark calls commit() for a micro-batch only when it plans the next one, which the
+        # last batch of Trigger.AvailableNow never has: the group reaches the log end through
+        # the repair, the planning (latestOffset) that commits the checkpoint's offsets.
+        assert _group_offsets(bootstrap_servers, group) == dict.fromkeys(range(3), 1500)
+        assert _lag(bootstrap_servers, group) == {p: (1500, 1500, 0) for p in range(3)}
+    else:
+        # PySpark 4.0/4.1 have no start in latestOffset, so no repair: the group gets each
+        # batch's end from the next batch's commit(), and ends one batch behind the checkpoint.
+        before_last = _checkpointed_end(checkpoint, topic, back=1)
+        assert _group_offsets(bootstrap_servers, group) == before_last
+        assert _lag(bootstrap_servers, group) == {
+            p: (off, 1500, 1500 - off) for p, off in before_last.items()
+        }
 
 
 def test_a_batch_read_never_commits(
