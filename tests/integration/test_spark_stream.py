@@ -271,6 +271,11 @@ def _sink_rows(spark: SparkSession, out: Path) -> list[tuple[int, int]]:
 def test_commit_offsets_to_group_shows_the_streams_lag_to_kafkas_tools(
     spark: SparkSession, bootstrap_servers: str, make_topic: TopicFactory, tmp_path: Path
 ) -> None:
+    if pyspark_version() < (4, 2):
+        pytest.skip(
+            "PySpark 4.0/4.1 run Trigger.AvailableNow as one micro-batch, which Spark commits "
+            "only when it plans the next one: an AvailableNow query never reaches the group"
+        )
     topic = make_topic(partitions=3)
     group = f"lag-{topic}"
     produce_rows(bootstrap_servers, topic, 3, 200)
