@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -471,6 +472,45 @@ def test_a_driver_killed_between_checkpoint_and_group_commit_reads_once_and_repa
         assert _lag(bootstrap_servers, group) == {
             p: (off, 1500, 1500 - off) for p, off in before_last.items()
         }
+
+
+def test_commit_offsets_to_group_true_names_a_group_from_the_prefix(
+    spark: SparkSession, bootstrap_servers: str, make_topic: TopicFactory, tmp_path: Path
+) -> None:
+    """Without kafka.group.id, ``true`` commits to a group of the query's own named as Spark
+    names its groups: the prefix, then a random id."""
+    if pyspark_version() < (4, 2):
+        pytest.skip("PySpark 4.0/4.1's AvailableNow never commits to the group (see above)")
+    topic = make_topic(partitions=2)
+    prefix = f"pfx-{topic}"
+    produce_rows(bootstrap_servers, topic, 2, 40)
+    query = (
+        stream(
+            spark,
+            bootstrap_servers,
+            subscribe=topic,
+            startingOffsets="earliest",
+            maxOffsetsPerTrigger="30",
+            commitOffsetsToGroup="true",
+            groupIdPrefix=prefix,
+        )
+        .writeStream.foreachBatch(lambda df, batch: df.count())
+        .option("checkpointLocation", str(tmp_path / "ck"))
+        .trigger(availableNow=True)
+        .start()
+    )
+    assert sum(_run(query)) == 80
+
+    async def groups() -> list[str]:
+        async with AIOKafkaAdminClient(bootstrap_servers=bootstrap_servers) as admin:
+            listed = await admin.list_consumer_groups()
+        return [group for group, _ in listed]
+
+    named = [g for g in asyncio.run(groups()) if g.startswith(prefix)]
+    assert len(named) == 1, named
+    assert re.fullmatch(re.escape(prefix) + r"-[0-9a-f-]{36}", named[0])
+    # Each batch is committed when the next is planned, the last by the planning after it.
+    assert _group_offsets(bootstrap_servers, named[0]) == {0: 40, 1: 40}
 
 
 def test_a_batch_read_never_commits(
