@@ -70,6 +70,21 @@ async def test_send_and_getone_spans_share_the_trace(
     assert receive.parent is not None and receive.parent.span_id == send.context.span_id
 
 
+async def test_traced_send_takes_sends_arguments_as_send_does(
+    bootstrap_servers: str, topic: str, spans: InMemorySpanExporter
+) -> None:
+    async with AIOKafkaProducer(bootstrap_servers=bootstrap_servers) as producer:
+        # Positional value, key and partition, as aiokafka's send() takes them.
+        meta = await (await producer.send(topic, b"v", b"k2", 0))
+        with pytest.raises(TypeError, match="unexpected keyword argument 'partiton'"):
+            await producer.send(topic, b"v", partiton=0)
+    (send,) = _named(spans.get_finished_spans(), f"{topic} send", SpanKind.PRODUCER)
+    assert send.attributes is not None
+    assert send.attributes["messaging.kafka.message.key"] == "k2"
+    assert send.attributes["messaging.destination.partition.id"] == "0"
+    assert send.attributes["messaging.kafka.message.offset"] == meta.offset
+
+
 async def test_getmany_poll_partition_and_record_spans(
     bootstrap_servers: str, make_topic: Any, spans: InMemorySpanExporter
 ) -> None:

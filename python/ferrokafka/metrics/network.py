@@ -11,6 +11,34 @@ from .registry import Metrics
 from .sensor import Sensor
 
 
+def _request_sensors(m: Metrics, group: str, **tags: str) -> tuple[Sensor, Sensor, Sensor, Sensor]:
+    """The sensors of requests (sizes), responses (sizes), their latency and failures, in
+    ``group`` with ``tags``: the client-wide ones, or one connection's (``node_id``)."""
+    out = m.sensor(
+        group,
+        avg="request-size-avg",
+        max="request-size-max",
+        rate="outgoing-byte-rate",
+        total="outgoing-byte-total",
+        count_rate="request-rate",
+        count_total="request-total",
+        **tags,
+    )
+    incoming = m.sensor(
+        group,
+        rate="incoming-byte-rate",
+        total="incoming-byte-total",
+        count_rate="response-rate",
+        count_total="response-total",
+        **tags,
+    )
+    latency = m.sensor(group, avg="request-latency-avg", max="request-latency-max", **tags)
+    errors = m.sensor(
+        group, count_rate="request-error-rate", count_total="request-error-total", **tags
+    )
+    return out, incoming, latency, errors
+
+
 class NodeSensors:
     """What one connection records: per request sent, per response or failure."""
 
@@ -27,31 +55,8 @@ class NodeSensors:
 
     def __init__(self, net: NetworkMetrics, node_id: int) -> None:
         m = net.metrics
-        group = m.group("node-metrics")
-        tag = f"node-{node_id}"
-        self._out = m.sensor(
-            group,
-            avg="request-size-avg",
-            max="request-size-max",
-            rate="outgoing-byte-rate",
-            total="outgoing-byte-total",
-            count_rate="request-rate",
-            count_total="request-total",
-            node_id=tag,
-        )
-        self._in = m.sensor(
-            group,
-            rate="incoming-byte-rate",
-            total="incoming-byte-total",
-            count_rate="response-rate",
-            count_total="response-total",
-            node_id=tag,
-        )
-        self._latency = m.sensor(
-            group, avg="request-latency-avg", max="request-latency-max", node_id=tag
-        )
-        self._errors = m.sensor(
-            group, count_rate="request-error-rate", count_total="request-error-total", node_id=tag
+        self._out, self._in, self._latency, self._errors = _request_sensors(
+            m, m.group("node-metrics"), node_id=f"node-{node_id}"
         )
         self._all_out = net.out
         self._all_in = net.incoming
@@ -79,28 +84,7 @@ class NetworkMetrics:
     def __init__(self, metrics: Metrics, open_connections: Callable[[], int]) -> None:
         self.metrics = metrics
         group = metrics.group("metrics")
-        self.out: Sensor = metrics.sensor(
-            group,
-            avg="request-size-avg",
-            max="request-size-max",
-            rate="outgoing-byte-rate",
-            total="outgoing-byte-total",
-            count_rate="request-rate",
-            count_total="request-total",
-        )
-        self.incoming: Sensor = metrics.sensor(
-            group,
-            rate="incoming-byte-rate",
-            total="incoming-byte-total",
-            count_rate="response-rate",
-            count_total="response-total",
-        )
-        self.latency: Sensor = metrics.sensor(
-            group, avg="request-latency-avg", max="request-latency-max"
-        )
-        self.errors: Sensor = metrics.sensor(
-            group, count_rate="request-error-rate", count_total="request-error-total"
-        )
+        self.out, self.incoming, self.latency, self.errors = _request_sensors(metrics, group)
         self.created: Sensor = metrics.sensor(
             group, count_rate="connection-creation-rate", count_total="connection-creation-total"
         )

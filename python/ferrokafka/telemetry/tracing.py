@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import inspect
 import json
-from collections.abc import Iterable, MutableSequence, Sequence
+from collections.abc import MutableSequence, Sequence
 from typing import Any
 
 from opentelemetry import propagate, trace
@@ -67,16 +68,15 @@ def instrument(tracer_provider: TracerProvider | None = None) -> None:
     _originals[(AIOKafkaConsumer, "getone")] = getone = AIOKafkaConsumer.getone
     _originals[(AIOKafkaConsumer, "getmany")] = getmany = AIOKafkaConsumer.getmany
 
+    signature = inspect.signature(send)
+
     @functools.wraps(send)
-    async def traced_send(
-        self: AIOKafkaProducer,
-        topic: str,
-        value: Any = None,
-        key: Any = None,
-        partition: int | None = None,
-        timestamp_ms: int | None = None,
-        headers: Iterable[tuple[str, bytes | None]] | None = None,
-    ) -> RecordFuture:
+    async def traced_send(self: AIOKafkaProducer, *args: Any, **kwargs: Any) -> RecordFuture:
+        # send()'s own signature binds the call: a wrong one fails as send() would.
+        call = signature.bind(self, *args, **kwargs)
+        call.apply_defaults()
+        given = call.arguments
+        topic, key, partition = given["topic"], given["key"], given["partition"]
         config = self.client.config
         span = tracer.start_span(f"{topic} send", kind=SpanKind.PRODUCER)
         if span.is_recording():
@@ -84,11 +84,12 @@ def instrument(tracer_provider: TracerProvider | None = None) -> None:
             _set_key(span, key)
             span.set_attribute("messaging.operation.name", "send")
             span.set_attribute("messaging.operation.type", "publish")
-        carrier: list[tuple[str, bytes | None]] = list(headers or ())
+        carrier: list[tuple[str, bytes | None]] = list(given["headers"] or ())
         propagate.inject(carrier, context=trace.set_span_in_context(span), setter=_SETTER)
+        given["headers"] = carrier
         try:
             with trace.use_span(span, end_on_exit=False):
-                future = await send(self, topic, value, key, partition, timestamp_ms, carrier)
+                future = await send(*call.args, **call.kwargs)
         except BaseException as exc:
             _fail(span, exc)
             raise

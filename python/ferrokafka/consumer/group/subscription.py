@@ -137,21 +137,26 @@ class _Reader:
         return version
 
 
-def _buffer(data: bytes | bytearray | memoryview) -> bytes:
+def _open(data: bytes | bytearray | memoryview, what: str) -> tuple[_Reader, int]:
+    """``(reader, version)``: the version a ``what`` (subscription, assignment) starts with,
+    and a reader over ``data`` past it."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"expected bytes, got {type(data).__name__}")
-    return bytes(data)
+    r = _Reader(bytes(data), what)
+    return r, r.version()
 
 
 # -- writing ------------------------------------------------------------------------------------
 
 
-def _check_version(version: int, what: str) -> None:
+def _start(version: int, what: str) -> bytearray:
+    """The output of a ``what`` (subscription, assignment): its version, checked and written."""
     if not 0 <= version <= CONSUMER_PROTOCOL_HIGHEST_VERSION:
         raise ValueError(
             f"consumer protocol {what} version {version} is not in "
             f"0..{CONSUMER_PROTOCOL_HIGHEST_VERSION}"
         )
+    return bytearray(_I16.pack(version))
 
 
 def _write_string(out: bytearray, value: str) -> None:
@@ -216,8 +221,7 @@ class ConsumerProtocolMemberMetadata:
 
     def encode(self) -> bytes:
         """The version-prefixed bytes, exactly as Java's ``ConsumerProtocol`` writes them."""
-        _check_version(self.version, "subscription")
-        out = bytearray(_I16.pack(self.version))
+        out = _start(self.version, "subscription")
         topics = sorted(self.subscription, key=java_string_key)
         out += _I32.pack(len(topics))
         for topic in topics:
@@ -238,8 +242,7 @@ class ConsumerProtocolMemberMetadata:
     @classmethod
     def decode(cls, data: bytes | bytearray | memoryview) -> ConsumerProtocolMemberMetadata:
         """Parse a Subscription; raises :class:`ConsumerProtocolDecodeError` on bad input."""
-        r = _Reader(_buffer(data), "subscription")
-        version = r.version()
+        r, version = _open(data, "subscription")
         layout = min(version, CONSUMER_PROTOCOL_HIGHEST_VERSION)
         topics = [r.required_string("topics") for _ in range(r.count("topics", 2))]
         user_data = r.nullable_bytes("user_data")
@@ -299,8 +302,7 @@ class ConsumerProtocolMemberAssignment:
         ]
 
     def encode(self) -> bytes:
-        _check_version(self.version, "assignment")
-        out = bytearray(_I16.pack(self.version))
+        out = _start(self.version, "assignment")
         _write_topic_partitions(out, self.assignment)
         _write_nullable_bytes(out, self.user_data)
         return bytes(out)
@@ -308,8 +310,7 @@ class ConsumerProtocolMemberAssignment:
     @classmethod
     def decode(cls, data: bytes | bytearray | memoryview) -> ConsumerProtocolMemberAssignment:
         """Parse an Assignment; raises :class:`ConsumerProtocolDecodeError` on bad input."""
-        r = _Reader(_buffer(data), "assignment")
-        version = r.version()
+        r, version = _open(data, "assignment")
         groups = [cls.Assignment(t, ps) for t, ps in r.topic_partitions("assigned_partitions")]
         user_data = r.nullable_bytes("user_data")
         return cls(version, groups, user_data)

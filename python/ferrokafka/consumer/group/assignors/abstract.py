@@ -203,8 +203,9 @@ class AbstractPartitionAssignor(abc.ABC):
 
 
 class OrderedMembersAssignor(AbstractPartitionAssignor):
-    """Base of ferrokafka's own assignors: :meth:`assign` gives ``_partitions_by_member``
-    the members in Java's member order and wraps the partition lists it returns."""
+    """Base of ferrokafka's own assignors: :meth:`assign` gives ``_partitions_by_member`` the
+    partitions of every subscribed topic and the members in Java's member order, and wraps the
+    partition lists it returns."""
 
     @classmethod
     def assign(
@@ -214,11 +215,15 @@ class OrderedMembersAssignor(AbstractPartitionAssignor):
         group_instance_ids: Mapping[str, str | None] | None = None,
     ) -> dict[str, ConsumerProtocolMemberAssignment]:
         order = member_order(members, group_instance_ids)
-        return cls._wrap(cls._partitions_by_member(cluster, members, order))
+        topics = {t for meta in members.values() for t in meta.subscription}
+        partitions = partitions_per_topic(cluster, sorted(topics, key=java_string_key))
+        return cls._wrap(cls._partitions_by_member(partitions, members, order))
 
     @classmethod
     @abc.abstractmethod
     def _partitions_by_member(
-        cls, cluster: ClusterView, members: Members, order: list[str]
+        cls, partitions: dict[str, list[int]], members: Members, order: list[str]
     ) -> Mapping[str, Iterable[TopicPartition]]:
-        """Each member's partitions; ``order`` is ``members``' ids in Java's member order."""
+        """Each member's partitions. ``partitions``: the sorted partition ids of each
+        subscribed topic with metadata, topics in Java's string order; ``order``: ``members``'
+        ids in Java's member order."""

@@ -13,7 +13,7 @@ not implemented: ferrokafka members send no rack, so Java would not use it eithe
 from __future__ import annotations
 
 from ....structs import TopicPartition
-from .abstract import ClusterView, Members, OrderedMembersAssignor, partitions_per_topic
+from .abstract import Members, OrderedMembersAssignor
 
 __all__ = ["RangePartitionAssignor"]
 
@@ -23,18 +23,17 @@ class RangePartitionAssignor(OrderedMembersAssignor):
 
     @classmethod
     def _partitions_by_member(
-        cls, cluster: ClusterView, members: Members, order: list[str]
+        cls, partitions: dict[str, list[int]], members: Members, order: list[str]
     ) -> dict[str, list[TopicPartition]]:
-        all_topics = {t for meta in members.values() for t in meta.subscription}
         result: dict[str, list[TopicPartition]] = {m: [] for m in members}
-        for topic, partitions in sorted(partitions_per_topic(cluster, all_topics).items()):
+        for topic, ids in sorted(partitions.items()):
             consumers = [m for m in order if topic in members[m].subscription]
             if not consumers:
                 continue
-            per_member, extra = divmod(len(partitions), len(consumers))
+            per_member, extra = divmod(len(ids), len(consumers))
             start = 0
             for i, member in enumerate(consumers):
                 end = start + per_member + (1 if i < extra else 0)
-                result[member].extend(TopicPartition(topic, p) for p in partitions[start:end])
+                result[member].extend(TopicPartition(topic, p) for p in ids[start:end])
                 start = end
         return result

@@ -10,13 +10,7 @@ different subscriptions the result can be unbalanced, exactly as in Java.
 from __future__ import annotations
 
 from ....structs import TopicPartition
-from .abstract import (
-    ClusterView,
-    Members,
-    OrderedMembersAssignor,
-    java_string_key,
-    partitions_per_topic,
-)
+from .abstract import Members, OrderedMembersAssignor
 
 __all__ = ["RoundRobinPartitionAssignor"]
 
@@ -26,14 +20,13 @@ class RoundRobinPartitionAssignor(OrderedMembersAssignor):
 
     @classmethod
     def _partitions_by_member(
-        cls, cluster: ClusterView, members: Members, order: list[str]
+        cls, partitions: dict[str, list[int]], members: Members, order: list[str]
     ) -> dict[str, list[TopicPartition]]:
         subscribed = {m: set(members[m].subscription) for m in order}
-        all_topics = sorted(set().union(*subscribed.values()), key=java_string_key)
         result: dict[str, list[TopicPartition]] = {m: [] for m in members}
         turn = 0  # index into ``order`` of the member whose turn it is
-        for topic, partitions in partitions_per_topic(cluster, all_topics).items():
-            for partition in partitions:
+        for topic, ids in partitions.items():
+            for partition in ids:
                 # Some member is subscribed to every topic here, so this ends within a cycle.
                 while topic not in subscribed[order[turn]]:
                     turn = (turn + 1) % len(order)

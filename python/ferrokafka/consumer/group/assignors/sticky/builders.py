@@ -13,7 +13,7 @@ from typing import Any
 from .....errors import IllegalStateError
 from .....structs import TopicPartition
 from ...subscription import ConsumerProtocolMemberMetadata, java_string_key
-from ..abstract import ClusterView, Members, partitions_per_topic
+from ..abstract import Members
 from .java_order import JavaHashOrder, java_hashmap_order, java_tp_hash
 from .user_data import DEFAULT_GENERATION, MemberData, cooperative_member_data, sticky_member_data
 
@@ -490,14 +490,12 @@ def _transferring(
 
 
 def sticky_assign(
-    cluster: ClusterView, members: Members, cooperative: bool
+    partitions: dict[str, list[int]], members: Members, cooperative: bool
 ) -> dict[str, list[TopicPartition]]:
     if not members:
         return {}
     read = cooperative_member_data if cooperative else sticky_member_data
     member_data = {m: read(meta) for m, meta in members.items()}
-    all_topics = {t for meta in members.values() for t in meta.subscription}
-    partitions = partitions_per_topic(cluster, sorted(all_topics, key=java_string_key))
     inp = _StickyInput(members, partitions, member_data)
     if inp.all_equal:
         assignment, transferring = _constrained(inp)

@@ -49,7 +49,7 @@ from typing import Any, ClassVar
 
 from .....structs import TopicPartition
 from ...subscription import ConsumerProtocolMemberAssignment
-from ..abstract import ClusterView, Members, OrderedMembersAssignor, hybridmethod
+from ..abstract import Members, OrderedMembersAssignor, hybridmethod
 from .builders import sticky_assign
 from .java_order import java_hashmap_order
 from .user_data import DEFAULT_GENERATION, StickyAssignorUserData
@@ -71,10 +71,10 @@ class _StickyFamily(OrderedMembersAssignor):
 
     @classmethod
     def _partitions_by_member(
-        cls, cluster: ClusterView, members: Members, order: list[str]
+        cls, partitions: dict[str, list[int]], members: Members, order: list[str]
     ) -> dict[str, list[TopicPartition]]:
         # Not ``order``: Java's sticky builders take members in HashMap order instead.
-        return sticky_assign(cluster, members, cls._cooperative)
+        return sticky_assign(partitions, members, cls._cooperative)
 
 
 class StickyPartitionAssignor(_StickyFamily):
