@@ -23,7 +23,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use pythonize::{depythonize, pythonize};
 
-use crate::protocol::codec::{self, Reader};
+use crate::protocol::codec::Reader;
 use crate::protocol::error::DecodeError;
 use crate::protocol::error_code::ErrorCode;
 use crate::protocol::frame;
@@ -196,19 +196,47 @@ fn encode_request<'py>(
     body: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     if api_key == <messages::produce::Produce as messages::Api>::KEY {
-        if let Some(frame) =
-            produce_frame::encode(py, api_version, correlation_id, client_id, body)?
-        {
-            return Ok(frame);
-        }
+        return encode_produce_request(py, api_version, correlation_id, client_id, body);
     }
-    let frame = with_api!(api_key, A => {
-        let request: <A as messages::Api>::Request =
-            depythonize(body).map_err(|e| errors::shape_error(A::NAME, e))?;
-        messages::encode_request::<A>(api_version, correlation_id, client_id, &request)
-    }, else Err(unknown_api(api_key)))
-    .map_err(|e| errors::decode_error(py, e))?;
+    with_api!(api_key, A => {
+        encode_request_as::<A>(py, api_version, correlation_id, client_id, body)
+    }, else Err(errors::decode_error(py, unknown_api(api_key))))
+}
+
+/// `A`'s request frame from a dict of its fields.
+fn encode_request_as<'py, A: messages::Api>(
+    py: Python<'py>,
+    api_version: i16,
+    correlation_id: i32,
+    client_id: Option<&str>,
+    body: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let request: A::Request = depythonize(body).map_err(|e| errors::shape_error(A::NAME, e))?;
+    let frame = messages::encode_request::<A>(api_version, correlation_id, client_id, &request)
+        .map_err(|e| errors::decode_error(py, e))?;
     Ok(PyBytes::new(py, &frame))
+}
+
+/// A Produce request frame (size prefix included) from a dict of the request's fields, each
+/// record batch copied once, from its `bytes` into the frame (`produce_frame`). A dict of
+/// another shape than the producer's is encoded (or refused) as `encode_request` does.
+fn encode_produce_request<'py>(
+    py: Python<'py>,
+    api_version: i16,
+    correlation_id: i32,
+    client_id: Option<&str>,
+    body: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    if let Some(frame) = produce_frame::encode(py, api_version, correlation_id, client_id, body)? {
+        return Ok(frame);
+    }
+    encode_request_as::<messages::produce::Produce>(
+        py,
+        api_version,
+        correlation_id,
+        client_id,
+        body,
+    )
 }
 
 /// Decode a response frame (without size prefix) into (correlation_id, dict of fields).
@@ -231,14 +259,15 @@ fn decode_response<'py>(
     }, else Err(errors::decode_error(py, unknown_api(api_key))))
 }
 
-/// A Fetch response whose partitions' `records` are `SharedBytes` ranges of the received frame
-/// (no copy), or of one copy of it when the frame is plain `bytes`.
+/// Decode a Fetch response frame (without size prefix) into (correlation_id, dict of fields)
+/// whose partitions' `records` are `SharedBytes` ranges of the received frame (no copy), or of
+/// one copy of it when the frame is plain `bytes`.
 fn decode_fetch_response<'py>(
     py: Python<'py>,
     api_version: i16,
     frame: &Bound<'py, PyAny>,
 ) -> PyResult<(i32, Bound<'py, PyAny>)> {
-    use messages::fetch::Fetch;
+    use messages::fetch::{decode_in_frame, FetchRecords};
     let (buffer, base) = match frame.cast::<SharedBytes>() {
         Ok(shared) => {
             let (buffer, base) = shared.get().shared();
@@ -250,39 +279,25 @@ fn decode_fetch_response<'py>(
         ),
     };
     let body = &buffer[base..base + as_bytes(frame)?.len()];
-    let (decoded, spans) =
-        codec::capture_bytes(|| messages::decode_response::<Fetch>(api_version, body));
-    let (corr, response) = decoded.map_err(|e| errors::decode_error(py, e))?;
+    let (corr, mut response) =
+        decode_in_frame(api_version, body).map_err(|e| errors::decode_error(py, e))?;
+    // The records go in as views once the rest is converted, partition by partition in the
+    // order `take_records` lists them.
+    let mut records = response.take_records().into_iter();
     let value = pythonize(py, &response).map_err(|e| errors::shape_error("Fetch", e))?;
-    // Records are the only bytes field of a Fetch response: spans are theirs, in order.
-    let origin = buffer.as_ptr() as usize;
-    let mut spans = spans.into_iter();
-    for (topic, t) in value
-        .get_item("responses")?
-        .try_iter()?
-        .zip(&response.responses)
-    {
-        for (part, p) in topic?
-            .get_item("partitions")?
-            .try_iter()?
-            .zip(&t.partitions)
-        {
-            if p.records.is_none() {
-                continue;
+    for topic in value.get_item("responses")?.try_iter()? {
+        for part in topic?.get_item("partitions")?.try_iter()? {
+            let part = part?;
+            match records.next().flatten() {
+                None => {}
+                Some(FetchRecords::InFrame(span)) => part.set_item(
+                    "records",
+                    SharedBytes::view(Arc::clone(&buffer), base + span.start..base + span.end),
+                )?,
+                Some(FetchRecords::Bytes(bytes)) => {
+                    part.set_item("records", PyBytes::new(py, &bytes))?
+                }
             }
-            let located = spans.next().and_then(|(at, len)| {
-                let start = at.checked_sub(origin)?;
-                (start + len <= buffer.len()).then_some((start, len))
-            });
-            let Some((start, len)) = located else {
-                return Err(pyo3::exceptions::PyRuntimeError::new_err(
-                    "Fetch: a partition's records were not located in the frame",
-                ));
-            };
-            part?.set_item(
-                "records",
-                SharedBytes::view(Arc::clone(&buffer), start..start + len),
-            )?;
         }
     }
     Ok((corr, value))
