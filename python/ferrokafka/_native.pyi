@@ -45,10 +45,12 @@ __all__ = [
     "arena_cache_info",
     "batch_position",
     "decode_columns",
+    "decode_fetch_response",
     "decode_records",
     "decode_request",
     "decode_response",
     "encode_batch",
+    "encode_produce_request",
     "encode_request",
     "encode_response",
     "error_codes",
@@ -138,9 +140,25 @@ def encode_request(
 ) -> bytes:
     """A complete request frame (size prefix, header v1/v2, body)."""
 
+def encode_produce_request(
+    api_version: int,
+    correlation_id: int,
+    client_id: str | None,
+    body: Mapping[str, Any],
+) -> bytes:
+    """A complete Produce request frame, as ``encode_request`` makes it, with each record batch
+    (``bytes`` or ``SharedBytes``) copied once, straight into the frame. A body of another shape
+    than lists of dicts is encoded (or refused) as ``encode_request`` does."""
+
 def decode_response(api_key: int, api_version: int, frame: _Bytes) -> tuple[int, dict[str, Any]]:
-    """(correlation_id, body) of a response frame given without its size prefix. A Fetch
-    response's ``records`` are ``SharedBytes`` (no copy)."""
+    """(correlation_id, body) of a response frame given without its size prefix. Its bytes
+    fields are ``bytes`` (copies); ``decode_fetch_response`` leaves a Fetch response's records
+    in the frame."""
+
+def decode_fetch_response(api_version: int, frame: _Bytes) -> tuple[int, FetchResponse]:
+    """(correlation_id, body) of a Fetch response frame given without its size prefix, each
+    partition's ``records`` a ``SharedBytes`` range of the frame (no copy; of one copy of the
+    frame when it is plain ``bytes``)."""
 
 def decode_request(frame: bytes) -> tuple[int, int, int, str | None, dict[str, Any]]:
     """(api_key, api_version, correlation_id, client_id, body) of a request frame without its

@@ -195,9 +195,6 @@ fn encode_request<'py>(
     client_id: Option<&str>,
     body: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    if api_key == <messages::produce::Produce as messages::Api>::KEY {
-        return encode_produce_request(py, api_version, correlation_id, client_id, body);
-    }
     with_api!(api_key, A => {
         encode_request_as::<A>(py, api_version, correlation_id, client_id, body)
     }, else Err(errors::decode_error(py, unknown_api(api_key))))
@@ -220,6 +217,8 @@ fn encode_request_as<'py, A: messages::Api>(
 /// A Produce request frame (size prefix included) from a dict of the request's fields, each
 /// record batch copied once, from its `bytes` into the frame (`produce_frame`). A dict of
 /// another shape than the producer's is encoded (or refused) as `encode_request` does.
+#[pyfunction]
+#[pyo3(signature = (api_version, correlation_id, client_id, body))]
 fn encode_produce_request<'py>(
     py: Python<'py>,
     api_version: i16,
@@ -247,9 +246,6 @@ fn decode_response<'py>(
     api_version: i16,
     frame: &Bound<'py, PyAny>,
 ) -> PyResult<(i32, Bound<'py, PyAny>)> {
-    if api_key == <messages::fetch::Fetch as messages::Api>::KEY {
-        return decode_fetch_response(py, api_version, frame);
-    }
     let frame = as_bytes(frame)?;
     with_api!(api_key, A => {
         let (corr, response) = messages::decode_response::<A>(api_version, frame)
@@ -262,6 +258,7 @@ fn decode_response<'py>(
 /// Decode a Fetch response frame (without size prefix) into (correlation_id, dict of fields)
 /// whose partitions' `records` are `SharedBytes` ranges of the received frame (no copy), or of
 /// one copy of it when the frame is plain `bytes`.
+#[pyfunction]
 fn decode_fetch_response<'py>(
     py: Python<'py>,
     api_version: i16,
@@ -416,7 +413,9 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(murmur2, m)?)?;
     m.add_function(wrap_pyfunction!(producer::record_size_bound, m)?)?;
     m.add_function(wrap_pyfunction!(encode_request, m)?)?;
+    m.add_function(wrap_pyfunction!(encode_produce_request, m)?)?;
     m.add_function(wrap_pyfunction!(decode_response, m)?)?;
+    m.add_function(wrap_pyfunction!(decode_fetch_response, m)?)?;
     m.add_function(wrap_pyfunction!(decode_request, m)?)?;
     m.add_function(wrap_pyfunction!(encode_response, m)?)?;
     m.add_function(wrap_pyfunction!(peek_correlation_id, m)?)?;
