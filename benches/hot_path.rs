@@ -35,13 +35,7 @@ const FETCH_PLAIN_BYTES: usize = MIB;
 const RECORDS_PER_BATCH: usize = 500;
 const BATCH_HEADER_LEN: usize = 61;
 const VALUE_SIZES: [usize; 2] = [100, 1024];
-const CODECS: [Codec; 5] = [
-    Codec::None,
-    Codec::Gzip,
-    Codec::Snappy,
-    Codec::Lz4,
-    Codec::Zstd,
-];
+const CODECS: [Codec; 5] = Codec::ALL;
 const CRC_TARGET_GBPS: f64 = 10.0;
 const DECODE_PLAIN_TARGET_GBPS: f64 = 1.5;
 

@@ -644,11 +644,8 @@ pub fn encode_batch<'py>(
     log_append_time: bool,
 ) -> PyResult<Bound<'py, PyBytes>> {
     use crate::records::{build_batch, BatchOptions, Codec, Record};
-    let codec = Codec::from_name(compression).ok_or_else(|| {
-        pyo3::exceptions::PyValueError::new_err(format!(
-            "compression: {compression:?} is not one of none, gzip, snappy, lz4, zstd"
-        ))
-    })?;
+    let codec = Codec::parse(compression)
+        .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
     let records: Vec<Record> = records
         .into_iter()
         .map(|(timestamp, key, value, headers)| Record {

@@ -490,13 +490,7 @@ mod tests {
 
     #[test]
     fn columns_match_records_for_every_codec() {
-        for codec in [
-            Codec::None,
-            Codec::Gzip,
-            Codec::Snappy,
-            Codec::Lz4,
-            Codec::Zstd,
-        ] {
+        for codec in Codec::ALL {
             let mut recs = vec![
                 record(1_000, Some(b"k0"), Some(b"v0")),
                 record(2_000, None, Some(b"")),
