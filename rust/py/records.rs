@@ -9,6 +9,7 @@ use pyo3::types::{PyBytes, PyString, PyTuple, PyType};
 
 use super::errors;
 use crate::records::acquired::AcquiredRange;
+use crate::records::position::StopAt;
 use crate::records::{decode_records_taking, DecodeOptions, DecodeSummary, DecodedRecords, Slot};
 
 /// A record read from Kafka (aiokafka's `ConsumerRecord` fields, in its order).
@@ -453,10 +454,9 @@ fn slot_bytes<'py>(
     }
 }
 
-/// Record `i`'s `part` deserializer raised `err`: hand out the records before it, with the
-/// position stopping at it, so the next poll fetches it again and raises there (the Java
-/// consumer's behaviour); with none before it, raise. A `BaseException` that is not an
-/// `Exception` is raised at once.
+/// Record `i`'s `part` deserializer raised `err`: hand out `out`, the records before it, or
+/// raise, as `DecodedRecords::stop_at` says (the position stops at the failed record). A
+/// `BaseException` that is not an `Exception` is raised at once.
 #[cold]
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
@@ -470,21 +470,21 @@ fn stop_at<'py>(
     topic: &str,
     partition: i32,
 ) -> PyResult<DecodedPartition> {
-    let offset = d.offsets[i];
     // Only an Exception is the record's: KeyboardInterrupt, SystemExit and the like are the
     // program's, raised at once whatever records came before.
     if !err.is_instance_of::<pyo3::exceptions::PyException>(py) {
         return Err(err);
     }
-    if out.is_empty() {
-        return Err(deserializer_error(py, err, part, topic, partition, offset));
+    match d.stop_at(i) {
+        StopAt::Raise { offset } => {
+            Err(deserializer_error(py, err, part, topic, partition, offset))
+        }
+        StopAt::HandOut { records, summary } => {
+            debug_assert_eq!(records, out.len());
+            let records = pyo3::types::PyList::new(py, out)?.into_any().unbind();
+            Ok(DecodedPartition::from_summary(records, &summary))
+        }
     }
-    let summary = DecodeSummary {
-        next_offset: Some(offset),
-        ..d.summary
-    };
-    let records = pyo3::types::PyList::new(py, out)?.into_any().unbind();
-    Ok(DecodedPartition::from_summary(records, &summary))
 }
 
 /// A deserializer's own exception (its type kept: code written for aiokafka catches that),

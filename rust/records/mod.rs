@@ -9,6 +9,7 @@ pub mod builder;
 pub mod columns;
 pub mod compression;
 pub mod error;
+pub mod position;
 pub mod sizes;
 
 pub use batch::{
