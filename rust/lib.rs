@@ -1,6 +1,7 @@
 //! ferrokafka's native core: a sans-I/O Kafka protocol codec. Bytes in, values out; no sockets,
-//! no threads, no event loop. The `python` feature adds the PyO3 layer (`py`), which only
-//! re-exports what the core does.
+//! no threads, no event loop. The `python` feature adds the PyO3 layer (`py`): the conversion
+//! between Python values and the core's, and the objects that exist only for Python (see its
+//! module documentation).
 
 pub mod hash;
 pub mod protocol;

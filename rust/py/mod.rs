@@ -1,5 +1,13 @@
-//! The PyO3 layer: thin wrappers that move values between Python and the sans-I/O core.
-//! Nothing here decides protocol behaviour; it converts and re-exports.
+//! The PyO3 layer. It converts values between Python and the sans-I/O core (message dicts,
+//! records bytes, Arrow columns), with Produce and Fetch given entry points of their own (a
+//! request framed from the batches' `bytes`, a response whose records stay in the frame). And it
+//! holds what exists only for Python: the objects handed out (`ConsumerRecord`,
+//! `DecodedPartition`, `ArrowColumns`, `SharedBytes` and the frame decoder's receive windows),
+//! the producer's open batches with the asyncio-compatible future of each record
+//! (`BatchRecords`, `RecordFuture`, `OpenBatches`), the consumer's per-record iteration
+//! (`RecordRun`, `RecordStream`), and allocator settings for Python's memory (`arena.rs`,
+//! `heap.rs`). Protocol and record rules (sizes, fullness, positions, codecs) are the core's
+//! (`rust/protocol`, `rust/records`), tested there without Python.
 
 mod arena;
 mod arrow_input;
