@@ -11,7 +11,7 @@ use pyo3::types::{PyCapsule, PyString};
 
 use super::errors;
 use super::records::DecodedPartition;
-use crate::records::{decode_spark_batch, DecodeOptions, SparkBatchError};
+use crate::records::{ColumnsError, DecodeOptions};
 
 fn arrow_error(e: arrow_schema::ArrowError) -> PyErr {
     PyValueError::new_err(e.to_string())
@@ -104,15 +104,15 @@ pub fn decode_columns<'py>(
     };
     // One pass from the records bytes to the Arrow buffers; it touches no Python object, so
     // large inputs run with the GIL released (small ones are not worth the handoff).
-    let decode = || decode_spark_batch(input, &opts, topic, partition);
+    let decode = || crate::records::decode_columns(input, &opts, topic, partition);
     let result = if input.len() >= 64 * 1024 {
         py.detach(decode)
     } else {
         decode()
     };
     let (batch, summary) = result.map_err(|e| match e {
-        SparkBatchError::Records(e) => errors::records_error(py, topic, partition, e),
-        SparkBatchError::Arrow(e) => arrow_error(e),
+        ColumnsError::Records(e) => errors::records_error(py, topic, partition, e),
+        ColumnsError::Arrow(e) => arrow_error(e),
     })?;
     let columns = Bound::new(py, ArrowColumns { batch })?;
     Ok(DecodedPartition::from_summary(

@@ -341,7 +341,7 @@ impl BatchStart<'_> {
 /// Where decoded records go: [`decode_into`] does the batch-level work (CRC, decompression,
 /// read_committed, control batches, start_offset, errors, the summary) once, and hands each
 /// record it returns to a sink: slots into the input ([`DecodedRecords`], through
-/// [`decode_records`]) or Arrow columns (`columns::SparkColumns`).
+/// [`decode_records`]) or Arrow columns (`columns::ColumnsSink`).
 ///
 /// Per batch: `begin_batch`, then per record returned `record`, its headers (`header`, in
 /// order), `end_record`; then `end_batch`. After an error the sink's contents are unspecified
