@@ -22,6 +22,7 @@ from .structs import RecordMetadata, TopicPartition
 
 __all__ = [
     "BATCH_HEADER_LEN",
+    "DEFAULT_MAX_DECOMPRESSED_BATCH",
     "DEFAULT_MAX_FRAME_SIZE",
     "ArrowColumns",
     "ArrowRecordChunk",
@@ -70,9 +71,12 @@ __all__ = [
 __version__: str
 """The package version (Cargo.toml's)."""
 DEFAULT_MAX_FRAME_SIZE: int
+"""The default cap on one frame (100 MiB)."""
 BATCH_HEADER_LEN: int
 """Bytes of a v2 record batch's header (baseOffset through recordsCount)."""
-"""The default cap on one frame (100 MiB)."""
+DEFAULT_MAX_DECOMPRESSED_BATCH: int
+"""The default cap on what one record batch may decompress to (256 MiB):
+``max_decompressed_batch``'s default."""
 
 @final
 class SharedBytes:
@@ -406,7 +410,7 @@ def decode_records(
     read_committed: bool = False,
     aborted_transactions: Sequence[tuple[int, int]] | None = None,
     start_offset: int = 0,
-    max_decompressed_batch: int = 268435456,
+    max_decompressed_batch: int = ...,
     key_deserializer: Callable[[bytes | None], Any] | None = None,
     value_deserializer: Callable[[bytes | None], Any] | None = None,
 ) -> DecodedPartition[list[ConsumerRecord[Any, Any]]]:
@@ -418,7 +422,8 @@ def decode_records(
 
     Raises ``ferrokafka.errors.CorruptRecordException`` naming topic, partition, batch offset
     and byte position for a CRC mismatch, a legacy (magic < 2) message set, a corrupt record,
-    or a batch that decompresses past ``max_decompressed_batch``.
+    or a batch that decompresses past ``max_decompressed_batch`` (by default
+    ``DEFAULT_MAX_DECOMPRESSED_BATCH``, 256 MiB).
     """
 
 def decode_columns(
@@ -430,7 +435,7 @@ def decode_columns(
     read_committed: bool = False,
     aborted_transactions: Sequence[tuple[int, int]] | None = None,
     start_offset: int = 0,
-    max_decompressed_batch: int = 268435456,
+    max_decompressed_batch: int = ...,
 ) -> DecodedPartition[ArrowColumns]:
     """Like ``decode_records``, but into Arrow columns built in Rust (one copy of each value)."""
 

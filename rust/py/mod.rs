@@ -432,5 +432,9 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(error_codes, m)?)?;
     m.add("DEFAULT_MAX_FRAME_SIZE", frame::DEFAULT_MAX_FRAME_SIZE)?;
     m.add("BATCH_HEADER_LEN", crate::records::batch::BATCH_HEADER_LEN)?;
+    m.add(
+        "DEFAULT_MAX_DECOMPRESSED_BATCH",
+        crate::records::batch::DEFAULT_MAX_DECOMPRESSED_BATCH,
+    )?;
     Ok(())
 }

@@ -9,6 +9,7 @@ use pyo3::types::{PyBytes, PyString, PyTuple, PyType};
 
 use super::errors;
 use crate::records::acquired::AcquiredRange;
+use crate::records::batch::DEFAULT_MAX_DECOMPRESSED_BATCH;
 use crate::records::position::StopAt;
 use crate::records::{decode_records_taking, DecodeOptions, DecodeSummary, DecodedRecords, Slot};
 
@@ -526,7 +527,7 @@ fn deserialize<'py>(
 /// Decode one partition's raw `records` bytes (from a Fetch response) into `ConsumerRecord`s.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-#[pyo3(signature = (records, topic, partition, *, check_crcs = true, read_committed = false, aborted_transactions = None, start_offset = 0, max_decompressed_batch = 268435456, key_deserializer = None, value_deserializer = None))]
+#[pyo3(signature = (records, topic, partition, *, check_crcs = true, read_committed = false, aborted_transactions = None, start_offset = 0, max_decompressed_batch = DEFAULT_MAX_DECOMPRESSED_BATCH, key_deserializer = None, value_deserializer = None))]
 pub fn decode_records<'py>(
     py: Python<'py>,
     records: &Bound<'py, PyAny>,

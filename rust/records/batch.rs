@@ -103,6 +103,12 @@ pub struct DecodeOptions {
     pub max_decompressed_batch: usize,
 }
 
+/// The default of [`DecodeOptions::max_decompressed_batch`] (256 MiB): how large a batch is
+/// once decompressed is known only by decompressing it, so without a bound a corrupt or
+/// hostile batch could claim any amount of memory; real batches are far smaller (a broker's
+/// `message.max.bytes` is about 1 MiB by default).
+pub const DEFAULT_MAX_DECOMPRESSED_BATCH: usize = 256 << 20;
+
 impl Default for DecodeOptions {
     fn default() -> Self {
         DecodeOptions {
@@ -110,7 +116,7 @@ impl Default for DecodeOptions {
             read_committed: false,
             aborted_transactions: Vec::new(),
             start_offset: 0,
-            max_decompressed_batch: 256 << 20,
+            max_decompressed_batch: DEFAULT_MAX_DECOMPRESSED_BATCH,
         }
     }
 }
