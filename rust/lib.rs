@@ -15,7 +15,8 @@ use pyo3::prelude::*;
 
 /// In the extension, Rust's buffers (fetched records, decompressed batches, Arrow columns) come
 /// from mimalloc, which keeps freed memory for reuse: glibc returns each large block to the
-/// kernel on free, and a consumer then spends as much time in page faults as in decoding.
+/// kernel on free, and a consumer then page-faults its buffers back in on every poll (figures:
+/// benches/README.md, *Consuming from a local broker*).
 #[cfg(feature = "python")]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

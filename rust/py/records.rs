@@ -230,12 +230,13 @@ static VALUE_OFFSET: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
 
 /// PyO3 makes each object by calling `object.__new__` with an empty argument tuple, which then
 /// calls the type's allocator; a consumer makes millions of records a second, and skipping that
-/// detour made `benches/decode_records.py`'s ConsumerRecord decode 6-10% faster. [`new_record`] calls the allocator itself (the
-/// class's freelist, else `PyType_GenericAlloc`, which zero-fills) and moves the value into
-/// place; what else PyO3 keeps in the object (the borrow flag) is zero in a fresh object and
-/// back at zero in a recycled one. The path is switched on only after a record made by it has
-/// read back correctly through PyO3 (borrowed, mutably too) and through the member
-/// descriptors; otherwise records are made the ordinary way.
+/// detour makes the record decode measurably faster (benches/README.md, *W2 (1 KiB values)*).
+/// [`new_record`] calls the allocator itself (the class's freelist, else `PyType_GenericAlloc`,
+/// which zero-fills) and moves the value into place; what else PyO3 keeps in the object (the
+/// borrow flag) is zero in a fresh object and back at zero in a recycled one. The path is
+/// switched on only after a record made by it has read back correctly through PyO3 (borrowed,
+/// mutably too) and through the member descriptors; otherwise records are made the ordinary
+/// way.
 fn enable_direct_alloc(py: Python<'_>, value_offset: usize) -> PyResult<()> {
     let ty = py.get_type::<ConsumerRecord>();
     let marker = PyBytes::new(py, b"ferrokafka-layout-check")
