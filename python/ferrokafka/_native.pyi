@@ -423,7 +423,8 @@ def decode_records(
     Raises ``ferrokafka.errors.CorruptRecordException`` naming topic, partition, batch offset
     and byte position for a CRC mismatch, a legacy (magic < 2) message set, a corrupt record,
     or a batch that decompresses past ``max_decompressed_batch`` (by default
-    ``DEFAULT_MAX_DECOMPRESSED_BATCH``, 256 MiB).
+    ``DEFAULT_MAX_DECOMPRESSED_BATCH``, 256 MiB). The GIL is held throughout: the records are
+    Python objects, made during the decode.
     """
 
 def decode_columns(
@@ -437,7 +438,9 @@ def decode_columns(
     start_offset: int = 0,
     max_decompressed_batch: int = ...,
 ) -> DecodedPartition[ArrowColumns]:
-    """Like ``decode_records``, but into Arrow columns built in Rust (one copy of each value)."""
+    """Like ``decode_records``, but into Arrow columns built in Rust (one copy of each value).
+    ``records`` of 64 KiB or more are decoded with the GIL released (they make no Python object
+    until the columns are done); smaller ones with it held."""
 
 def split_acquired(
     records: list[ConsumerRecord[Any, Any]], acquired: Sequence[tuple[int, int, int]]
