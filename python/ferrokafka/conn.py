@@ -57,13 +57,18 @@ _Req = TypeVar("_Req", bound=Mapping[str, Any])
 _Resp = TypeVar("_Resp")
 
 
+_PRODUCE = ApiKey.PRODUCE.value
+_FETCH = ApiKey.FETCH.value
+"""As plain ints: compared on every request, where an ``ApiKey`` member's lookup costs more."""
+
+
 def encode_request(
     api_key: int, version: int, correlation_id: int, client_id: str | None, body: Mapping[str, Any]
 ) -> bytes:
     """The frame of an ``api_key`` request. A Produce request has its own native encoder, which
     copies each record batch once, from its ``bytes`` into the frame; every other API goes
     through the generic one."""
-    if api_key == ApiKey.PRODUCE:
+    if api_key == _PRODUCE:
         return _native.encode_produce_request(version, correlation_id, client_id, body)
     return _native.encode_request(api_key, version, correlation_id, client_id, body)
 
@@ -72,7 +77,7 @@ def decode_response(api_key: int, version: int, frame: Frame) -> Any:
     """The body of an ``api_key`` response ``frame``, sent at ``version``. A Fetch response has
     its own native decoder, which leaves each partition's records in the frame (``SharedBytes``
     views, no copy); every other API goes through the generic one."""
-    if api_key == ApiKey.FETCH:
+    if api_key == _FETCH:
         return _native.decode_fetch_response(version, frame)[1]
     return _native.decode_response(api_key, version, frame)[1]
 
