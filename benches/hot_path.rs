@@ -6,8 +6,8 @@
 //!   lz4_flex frame, zstd), i.e. the floor under decoding a compressed fetch;
 //! * `decode`: `decode_records` (check_crcs on) of a fetch-sized input: batches of 500 records
 //!   with increasing base offsets, concatenated as a broker returns them, ~1 MiB uncompressed;
-//! * `columns`: the one-pass decode into the Arrow record batch (`decode_spark_batch`) in
-//!   Spark's Kafka schema that `decode_columns` hands to Python.
+//! * `columns`: the one-pass decode into the Arrow record batch (`decode_columns`, in Spark's
+//!   Kafka schema) that Python's `decode_columns` hands out.
 //!
 //! Values are JSON-like text of 100 B or 1 KiB, keys 10 B. Throughput is the on-wire
 //! (compressed) input for `decode` and the uncompressed output for `raw_codec`. When criterion is
@@ -26,7 +26,7 @@ use std::time::{Duration, SystemTime};
 
 use _native::records::compression::decompress;
 use _native::records::{
-    build_batch, decode_records, decode_spark_batch, BatchOptions, Codec, DecodeOptions, Record,
+    build_batch, decode_columns, decode_records, BatchOptions, Codec, DecodeOptions, Record,
 };
 use criterion::{Criterion, Throughput};
 
@@ -35,13 +35,7 @@ const FETCH_PLAIN_BYTES: usize = MIB;
 const RECORDS_PER_BATCH: usize = 500;
 const BATCH_HEADER_LEN: usize = 61;
 const VALUE_SIZES: [usize; 2] = [100, 1024];
-const CODECS: [Codec; 5] = [
-    Codec::None,
-    Codec::Gzip,
-    Codec::Snappy,
-    Codec::Lz4,
-    Codec::Zstd,
-];
+const CODECS: [Codec; 5] = Codec::ALL;
 const CRC_TARGET_GBPS: f64 = 10.0;
 const DECODE_PLAIN_TARGET_GBPS: f64 = 1.5;
 
@@ -312,11 +306,11 @@ fn bench(c: &mut Criterion, fetches: &[Fetch]) {
 
     let mut g = c.benchmark_group("columns");
     for f in fetches {
-        let (batch, _) = decode_spark_batch(&f.wire, &opts, "bench", 0).expect("columns");
+        let (batch, _) = decode_columns(&f.wire, &opts, "bench", 0).expect("columns");
         assert_eq!(batch.num_rows(), f.records);
         g.throughput(Throughput::Bytes(f.wire.len() as u64));
         g.bench_function(id(f.codec.name(), f.value_size), |b| {
-            b.iter(|| decode_spark_batch(black_box(&f.wire), &opts, "bench", 0).expect("columns"))
+            b.iter(|| decode_columns(black_box(&f.wire), &opts, "bench", 0).expect("columns"))
         });
     }
     g.finish();

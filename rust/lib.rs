@@ -1,6 +1,7 @@
 //! ferrokafka's native core: a sans-I/O Kafka protocol codec. Bytes in, values out; no sockets,
-//! no threads, no event loop. The `python` feature adds the PyO3 layer (`py`), which only
-//! re-exports what the core does.
+//! no threads, no event loop. The `python` feature adds the PyO3 layer (`py`): the conversion
+//! between Python values and the core's, and the objects that exist only for Python (see its
+//! module documentation).
 
 pub mod hash;
 pub mod protocol;
@@ -14,7 +15,8 @@ use pyo3::prelude::*;
 
 /// In the extension, Rust's buffers (fetched records, decompressed batches, Arrow columns) come
 /// from mimalloc, which keeps freed memory for reuse: glibc returns each large block to the
-/// kernel on free, and a consumer then spends as much time in page faults as in decoding.
+/// kernel on free, and a consumer then page-faults its buffers back in on every poll (figures:
+/// benches/README.md, *Consuming from a local broker*).
 #[cfg(feature = "python")]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

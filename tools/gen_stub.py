@@ -10,8 +10,8 @@ error, never a guess), and rewrites the generated regions of:
   request a field may be omitted (its default applies) when some version the API speaks lacks
   it, when it declares a default, or when it is tagged. A response has every field: the decoder
   fills fields a version lacks with their defaults and tagged fields not sent with None. Bytes
-  are ``bytes``, except a Fetch response's ``records``, which the decoder hands out as
-  ``SharedBytes``; UUIDs are 16 ``bytes``.
+  are ``bytes``, except a Fetch response's ``records`` (their own Rust type, ``FetchRecords``),
+  which the connection's Fetch decoder hands out as ``SharedBytes``; UUIDs are 16 ``bytes``.
 * ``python/ferrokafka/protocol.py``: the ``ApiKey`` members and the typed ``Api`` descriptors.
 
 The unit tests check that the regions are current and that the shapes match what the built
@@ -37,9 +37,6 @@ COMMON = "common"
 """The module of structs several APIs share (no API of its own)."""
 NOT_MESSAGES = {"mod", "golden"}
 
-SHARED_BYTES_RESPONSES = {"Fetch"}
-"""APIs whose decoded response carries its bytes as ``SharedBytes`` views of the frame."""
-
 SCALARS = {
     "i8": "int",
     "i16": "int",
@@ -52,6 +49,9 @@ SCALARS = {
     "String": "str",
     "ByteBuf": "bytes",
     "Uuid": "bytes",
+    # A Fetch response's records: ``_native.decode_fetch_response`` (the connection's decoder of
+    # Fetch responses) gives them as views of the received frame.
+    "FetchRecords": "SharedBytes",
 }
 
 INF = 1 << 15
@@ -277,14 +277,12 @@ def _generic(rust_type: str) -> tuple[str, str] | None:
     return (m[1], m[2]) if m else None
 
 
-def py_type(schema: Schema, module: str, rust_type: str, shared_bytes: bool) -> str:
+def py_type(schema: Schema, module: str, rust_type: str) -> str:
     """The Python type of a value of ``rust_type`` as it crosses the native boundary."""
     generic = _generic(rust_type)
     if generic is not None:
-        inner = py_type(schema, module, generic[1], shared_bytes)
+        inner = py_type(schema, module, generic[1])
         return f"{inner} | None" if generic[0] == "Option" else f"list[{inner}]"
-    if rust_type == "ByteBuf" and shared_bytes:
-        return "SharedBytes"
     if rust_type in SCALARS:
         return SCALARS[rust_type]
     return schema.resolve(module, rust_type).py_name
@@ -390,10 +388,9 @@ def render_stub(schema: Schema) -> str:
             versions = f"v{use.api.min_version}-{use.api.max_version}"
             lines.append(f'    """{tops[key]}, {versions}."""')
             lines.append("")
-        shared = use.response and use.api.name in SHARED_BYTES_RESPONSES
         for f in struct.fields:
             rust_type = f"Option<{f.rust_type}>" if f.tag is not None else f.rust_type
-            typ = py_type(schema, struct.module, rust_type, shared)
+            typ = py_type(schema, struct.module, rust_type)
             if use.request and f.name not in (use.required or set()):
                 typ = f"NotRequired[{typ}]"
             lines.append(f"    {f.name}: {typ}{_versions(f)}")

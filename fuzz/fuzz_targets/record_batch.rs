@@ -1,15 +1,14 @@
 //! Arbitrary partition bytes through the record-batch decoder (CRC checks off so the fuzzer
 //! reaches the records) and on to the Arrow columns: records or a typed error, never a panic,
 //! and never more than the decompression limit per batch. The one-pass Arrow decode
-//! (`decode_spark_batch`) agrees with the slots decode: the same error, or the same columns.
+//! (`decode_columns`) agrees with the slots decode: the same error, or the same columns.
 //!
 //! Input: byte 0 = flags (bit 0 read_committed, bits 1-2 the number of aborted transactions,
 //! bits 4-7 start_offset); then two bytes per aborted transaction (producer id, first offset);
 //! the rest is the records section of a partition.
 #![no_main]
 use _native::records::{
-    decode_records, decode_spark_batch, to_spark_batch, DecodeOptions, RecordsError,
-    SparkBatchError,
+    decode_columns, decode_records, to_columns, ColumnsError, DecodeOptions, RecordsError,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -32,13 +31,13 @@ fuzz_target!(|data: &[u8]| {
         start_offset: i64::from(flags >> 4),
         max_decompressed_batch: 1 << 20,
     };
-    let one_pass = decode_spark_batch(input, &opts, "fuzz", 0);
+    let one_pass = decode_columns(input, &opts, "fuzz", 0);
     let decoded = match decode_records(input, &opts) {
         Ok(decoded) => decoded,
         Err(err) => {
             let other = one_pass.expect_err("the one-pass decode accepted what the slots refused");
             let other = match other {
-                SparkBatchError::Records(records) => same_error(&records),
+                ColumnsError::Records(records) => same_error(&records),
                 arrow => arrow.to_string(),
             };
             assert_eq!(other, same_error(&err));
@@ -62,7 +61,7 @@ fuzz_target!(|data: &[u8]| {
             let _ = decoded.bytes(input, h.key);
         }
     }
-    let batch = to_spark_batch(&decoded, input, "fuzz", 0).expect("columns of decoded records");
+    let batch = to_columns(&decoded, input, "fuzz", 0).expect("columns of decoded records");
     assert_eq!(batch.num_rows(), n);
     let (direct, summary) = one_pass.expect("the one-pass decode refused what the slots accepted");
     assert_eq!(direct, batch);

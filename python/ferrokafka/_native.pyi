@@ -22,6 +22,7 @@ from .structs import RecordMetadata, TopicPartition
 
 __all__ = [
     "BATCH_HEADER_LEN",
+    "DEFAULT_MAX_DECOMPRESSED_BATCH",
     "DEFAULT_MAX_FRAME_SIZE",
     "ArrowColumns",
     "ArrowRecordChunk",
@@ -45,10 +46,12 @@ __all__ = [
     "arena_cache_info",
     "batch_position",
     "decode_columns",
+    "decode_fetch_response",
     "decode_records",
     "decode_request",
     "decode_response",
     "encode_batch",
+    "encode_produce_request",
     "encode_request",
     "encode_response",
     "error_codes",
@@ -68,9 +71,12 @@ __all__ = [
 __version__: str
 """The package version (Cargo.toml's)."""
 DEFAULT_MAX_FRAME_SIZE: int
+"""The default cap on one frame (100 MiB)."""
 BATCH_HEADER_LEN: int
 """Bytes of a v2 record batch's header (baseOffset through recordsCount)."""
-"""The default cap on one frame (100 MiB)."""
+DEFAULT_MAX_DECOMPRESSED_BATCH: int
+"""The default cap on what one record batch may decompress to (256 MiB):
+``max_decompressed_batch``'s default."""
 
 @final
 class SharedBytes:
@@ -138,9 +144,25 @@ def encode_request(
 ) -> bytes:
     """A complete request frame (size prefix, header v1/v2, body)."""
 
+def encode_produce_request(
+    api_version: int,
+    correlation_id: int,
+    client_id: str | None,
+    body: Mapping[str, Any],
+) -> bytes:
+    """A complete Produce request frame, as ``encode_request`` makes it, with each record batch
+    (``bytes`` or ``SharedBytes``) copied once, straight into the frame. A body of another shape
+    than lists of dicts is encoded (or refused) as ``encode_request`` does."""
+
 def decode_response(api_key: int, api_version: int, frame: _Bytes) -> tuple[int, dict[str, Any]]:
-    """(correlation_id, body) of a response frame given without its size prefix. A Fetch
-    response's ``records`` are ``SharedBytes`` (no copy)."""
+    """(correlation_id, body) of a response frame given without its size prefix. Its bytes
+    fields are ``bytes`` (copies); ``decode_fetch_response`` leaves a Fetch response's records
+    in the frame."""
+
+def decode_fetch_response(api_version: int, frame: _Bytes) -> tuple[int, FetchResponse]:
+    """(correlation_id, body) of a Fetch response frame given without its size prefix, each
+    partition's ``records`` a ``SharedBytes`` range of the frame (no copy; of one copy of the
+    frame when it is plain ``bytes``)."""
 
 def decode_request(frame: bytes) -> tuple[int, int, int, str | None, dict[str, Any]]:
     """(api_key, api_version, correlation_id, client_id, body) of a request frame without its
@@ -388,7 +410,7 @@ def decode_records(
     read_committed: bool = False,
     aborted_transactions: Sequence[tuple[int, int]] | None = None,
     start_offset: int = 0,
-    max_decompressed_batch: int = 268435456,
+    max_decompressed_batch: int = ...,
     key_deserializer: Callable[[bytes | None], Any] | None = None,
     value_deserializer: Callable[[bytes | None], Any] | None = None,
 ) -> DecodedPartition[list[ConsumerRecord[Any, Any]]]:
@@ -400,7 +422,9 @@ def decode_records(
 
     Raises ``ferrokafka.errors.CorruptRecordException`` naming topic, partition, batch offset
     and byte position for a CRC mismatch, a legacy (magic < 2) message set, a corrupt record,
-    or a batch that decompresses past ``max_decompressed_batch``.
+    or a batch that decompresses past ``max_decompressed_batch`` (by default
+    ``DEFAULT_MAX_DECOMPRESSED_BATCH``, 256 MiB). The GIL is held throughout: the records are
+    Python objects, made during the decode.
     """
 
 def decode_columns(
@@ -412,9 +436,11 @@ def decode_columns(
     read_committed: bool = False,
     aborted_transactions: Sequence[tuple[int, int]] | None = None,
     start_offset: int = 0,
-    max_decompressed_batch: int = 268435456,
+    max_decompressed_batch: int = ...,
 ) -> DecodedPartition[ArrowColumns]:
-    """Like ``decode_records``, but into Arrow columns built in Rust (one copy of each value)."""
+    """Like ``decode_records``, but into Arrow columns built in Rust (one copy of each value).
+    ``records`` of 64 KiB or more are decoded with the GIL released (they make no Python object
+    until the columns are done); smaller ones with it held."""
 
 def split_acquired(
     records: list[ConsumerRecord[Any, Any]], acquired: Sequence[tuple[int, int, int]]

@@ -1,7 +1,8 @@
 """One broker connection: an asyncio Protocol with pipelined, correlated requests.
 
 The bytes are the native core's business (``_native._FrameDecoder`` splits the stream, and
-``encode_request``/``decode_response`` do the messages); this module owns only waiting: one
+its encoders and decoders do the messages: see ``encode_request``/``decode_response`` here); this
+module owns only waiting: one
 future per in-flight request, each with its own timeout armed by ``loop.call_later``.
 """
 
@@ -21,7 +22,7 @@ from . import errors as Errors
 from ._rng import rng
 from .config.connection import ConnectionConfig
 from .metrics.network import NodeSensors
-from .protocol import Api, key_of
+from .protocol import Api, ApiKey, key_of
 from .sasl import PASSWORD_MECHANISMS, new_mechanism
 from .waits import wait_for
 
@@ -56,10 +57,34 @@ _Req = TypeVar("_Req", bound=Mapping[str, Any])
 _Resp = TypeVar("_Resp")
 
 
+_PRODUCE = ApiKey.PRODUCE.value
+_FETCH = ApiKey.FETCH.value
+"""As plain ints: compared on every request, where an ``ApiKey`` member's lookup costs more."""
+
+
+def encode_request(
+    api_key: int, version: int, correlation_id: int, client_id: str | None, body: Mapping[str, Any]
+) -> bytes:
+    """The frame of an ``api_key`` request. A Produce request has its own native encoder, which
+    copies each record batch once, from its ``bytes`` into the frame; every other API goes
+    through the generic one."""
+    if api_key == _PRODUCE:
+        return _native.encode_produce_request(version, correlation_id, client_id, body)
+    return _native.encode_request(api_key, version, correlation_id, client_id, body)
+
+
+def decode_response(api_key: int, version: int, frame: Frame) -> Any:
+    """The body of an ``api_key`` response ``frame``, sent at ``version``. A Fetch response has
+    its own native decoder, which leaves each partition's records in the frame (``SharedBytes``
+    views, no copy); every other API goes through the generic one."""
+    if api_key == _FETCH:
+        return _native.decode_fetch_response(version, frame)[1]
+    return _native.decode_response(api_key, version, frame)[1]
+
+
 def _decode(api: Api[Any, _Resp], version: int, frame: Frame) -> _Resp:
     """The typed body of ``api``'s response ``frame``, sent at ``version``."""
-    _, response = _native.decode_response(api.key, version, frame)
-    return cast(_Resp, response)
+    return cast(_Resp, decode_response(api.key, version, frame))
 
 
 class _Pending:
@@ -572,8 +597,7 @@ class Connection:
         if version is None:
             version = self.version_for(api_key)
         frame = await self.send_raw(api_key, version, body, timeout_ms=timeout_ms)
-        _, response = _native.decode_response(api_key, version, frame)
-        return response
+        return decode_response(api_key, version, frame)
 
     async def send_raw(
         self,
@@ -615,7 +639,7 @@ class Connection:
             )
         correlation_id = self._next_correlation_id
         self._next_correlation_id = (correlation_id + 1) & 0x7FFFFFFF
-        frame = _native.encode_request(api_key, version, correlation_id, self._client_id, body)
+        frame = encode_request(api_key, version, correlation_id, self._client_id, body)
         transport = self._protocol.transport
         sent_at = time.monotonic()
         if activity:

@@ -1,6 +1,7 @@
 """Decode one partition's raw ``records`` bytes without a broker: the low-level entry under the
 consumer (like franz-go's ``ProcessFetchPartition``). The work happens in Rust, in one call per
-partition; large inputs decode with the GIL released.
+partition. ``decode_columns`` releases the GIL for inputs of 64 KiB and more; ``decode_records``
+holds it (its records are Python objects, made during the decode).
 
 >>> from ferrokafka.records import decode_columns, decode_records, encode_batch
 >>> raw = encode_batch([(1000, b"k", b"v", [("h", b"1")])], base_offset=5, compression="zstd")

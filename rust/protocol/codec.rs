@@ -117,7 +117,8 @@ impl<'a> Reader<'a> {
         let start = self.pos;
         let mut value: u64 = 0;
         for i in 0..max_bytes {
-            // A match, not `ok_or`: building the error value for every byte cost 3% of a fetch.
+            // A match, not `ok_or`, which would build the error value for every byte: that
+            // showed in a fetch's profile (benches/README.md, *Consuming from a local broker*).
             let Some(&b) = self.buf.get(self.pos) else {
                 return Err(DecodeError::Truncated {
                     what: "varint",
@@ -277,7 +278,7 @@ pub trait Wire: Sized {
 
 /// The bytes of a length prefix (of a string, bytes or array): a varint of at least one byte
 /// in flexible versions, else an int16 (`short`) or int32.
-fn prefix_size(v: Version, short: bool) -> usize {
+pub fn prefix_size(v: Version, short: bool) -> usize {
     match (v.flexible, short) {
         (true, _) => 1,
         (false, true) => 2,
@@ -369,56 +370,11 @@ impl Wire for Option<String> {
     }
 }
 
-thread_local! {
-    /// Set by [`capture_bytes`]: where each bytes field lies in the input, instead of a copy.
-    static CAPTURED: std::cell::RefCell<Option<Vec<(usize, usize)>>> =
-        const { std::cell::RefCell::new(None) };
-}
-
-/// Run `decode` with bytes fields left empty and their locations recorded instead: returns the
-/// result and, in reading order, each non-null bytes field as (address, length) of its slice of
-/// the input. Used for Fetch responses, whose `records` can then be shared views of the
-/// received frame rather than copies. A nested call records its own spans; the outer call's
-/// are kept and resumed after it.
-pub fn capture_bytes<T>(decode: impl FnOnce() -> T) -> (T, Vec<(usize, usize)>) {
-    /// Puts the outer call's state back however `decode` ends: a panic unwinding through it
-    /// must not leave the thread capturing, or every later decode on the thread would read
-    /// its bytes fields as empty.
-    struct Restore(Option<Option<Vec<(usize, usize)>>>);
-    impl Restore {
-        fn finish(mut self) -> Option<Vec<(usize, usize)>> {
-            let outer = self.0.take().expect("restored once");
-            CAPTURED.with(|c| std::mem::replace(&mut *c.borrow_mut(), outer))
-        }
-    }
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            if let Some(outer) = self.0.take() {
-                CAPTURED.with(|c| *c.borrow_mut() = outer);
-            }
-        }
-    }
-    let guard = Restore(Some(CAPTURED.with(|c| c.borrow_mut().replace(Vec::new()))));
-    let result = decode();
-    let spans = guard.finish();
-    (result, spans.unwrap_or_default())
-}
-
 fn read_bytes(r: &mut Reader<'_>, v: Version) -> Result<Option<ByteBuf>> {
     let Some(n) = r.length(v, true, 1, "bytes")? else {
         return Ok(None);
     };
     let bytes = r.take(n, "bytes")?;
-    let captured = CAPTURED.with(|c| match c.borrow_mut().as_mut() {
-        Some(spans) => {
-            spans.push((bytes.as_ptr() as usize, n));
-            true
-        }
-        None => false,
-    });
-    if captured {
-        return Ok(Some(ByteBuf::new()));
-    }
     Ok(Some(ByteBuf::from(bytes.to_vec())))
 }
 
@@ -855,26 +811,6 @@ mod tests {
         data[5] = 1;
         let err = <Vec<Big>>::read(&mut Reader::new(&data), CLASSIC).unwrap_err();
         assert!(matches!(err, DecodeError::UnexpectedNull { offset: 5, .. }));
-    }
-
-    #[test]
-    fn a_panic_inside_capture_bytes_does_not_leave_the_thread_capturing() {
-        let data = [0, 0, 0, 2, b'o', b'k'];
-        let caught = std::panic::catch_unwind(|| {
-            capture_bytes::<()>(|| panic!("a decoder bug"));
-        });
-        assert!(caught.is_err());
-        let bytes = ByteBuf::read(&mut Reader::new(&data), CLASSIC).unwrap();
-        assert_eq!(&bytes[..], b"ok");
-        // And nested captures still record their own spans.
-        let ((inner, outer_read), spans) = capture_bytes(|| {
-            let (_, inner) = capture_bytes(|| ByteBuf::read(&mut Reader::new(&data), CLASSIC));
-            (
-                inner,
-                ByteBuf::read(&mut Reader::new(&data), CLASSIC).unwrap(),
-            )
-        });
-        assert_eq!((inner.len(), spans.len(), outer_read.len()), (1, 1, 0));
     }
 
     #[test]

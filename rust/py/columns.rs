@@ -11,7 +11,16 @@ use pyo3::types::{PyCapsule, PyString};
 
 use super::errors;
 use super::records::DecodedPartition;
-use crate::records::{decode_spark_batch, DecodeOptions, SparkBatchError};
+use crate::records::batch::DEFAULT_MAX_DECOMPRESSED_BATCH;
+use crate::records::{ColumnsError, DecodeOptions};
+
+/// Records bytes of this size or more are decoded into columns with the GIL released, so that
+/// other Python threads run meanwhile; smaller inputs are decoded with it held, as they take too
+/// little time to be worth handing the GIL over and back. Its own decision, though of the same
+/// value as `frame::DEFAULT_DIRECT_MIN` (the size from which a frame is received into storage
+/// of its own). `ConsumerRecord`s are always decoded with the GIL held: they are Python objects,
+/// made during the decode.
+const RELEASE_GIL_MIN: usize = 64 * 1024;
 
 fn arrow_error(e: arrow_schema::ArrowError) -> PyErr {
     PyValueError::new_err(e.to_string())
@@ -81,7 +90,7 @@ impl ArrowColumns {
 /// Decode one partition's raw `records` bytes straight into Arrow columns in Spark's schema.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-#[pyo3(signature = (records, topic, partition, *, check_crcs = true, read_committed = false, aborted_transactions = None, start_offset = 0, max_decompressed_batch = 268435456))]
+#[pyo3(signature = (records, topic, partition, *, check_crcs = true, read_committed = false, aborted_transactions = None, start_offset = 0, max_decompressed_batch = DEFAULT_MAX_DECOMPRESSED_BATCH))]
 pub fn decode_columns<'py>(
     py: Python<'py>,
     records: &Bound<'py, PyAny>,
@@ -103,16 +112,16 @@ pub fn decode_columns<'py>(
         max_decompressed_batch,
     };
     // One pass from the records bytes to the Arrow buffers; it touches no Python object, so
-    // large inputs run with the GIL released (small ones are not worth the handoff).
-    let decode = || decode_spark_batch(input, &opts, topic, partition);
-    let result = if input.len() >= 64 * 1024 {
+    // large inputs run with the GIL released (see RELEASE_GIL_MIN).
+    let decode = || crate::records::decode_columns(input, &opts, topic, partition);
+    let result = if input.len() >= RELEASE_GIL_MIN {
         py.detach(decode)
     } else {
         decode()
     };
     let (batch, summary) = result.map_err(|e| match e {
-        SparkBatchError::Records(e) => errors::records_error(py, topic, partition, e),
-        SparkBatchError::Arrow(e) => arrow_error(e),
+        ColumnsError::Records(e) => errors::records_error(py, topic, partition, e),
+        ColumnsError::Arrow(e) => arrow_error(e),
     })?;
     let columns = Bound::new(py, ArrowColumns { batch })?;
     Ok(DecodedPartition::from_summary(

@@ -3,10 +3,10 @@
 //! CPython allocates objects above 512 bytes (the `bytes` of a 1 KiB record value) with the C
 //! allocator. glibc gives the top of its heap back to the kernel whenever more than 128 KiB there
 //! is free, so a consumer that frees one poll's values and allocates the next poll's page-faults
-//! the same memory in again, poll after poll (15,000 faults in a 500,000-record read of 1 KiB
-//! values). With both the trim threshold and the top pad at `bytes`, glibc trims only when more
-//! than that is free at the top, and then keeps that much: up to `bytes` of freed heap stay
-//! mapped for the next poll.
+//! the same memory in again, poll after poll (figures: benches/README.md, *Decoding*). With
+//! both the trim threshold and the top pad at `bytes`, glibc trims only when more than that is
+//! free at the top, and then keeps that much: up to `bytes` of freed heap stay mapped for the
+//! next poll.
 
 /// Keep up to `bytes` of freed heap mapped (glibc's trim threshold and top pad); returns
 /// whether the C library took it (false where the C library is not glibc).

@@ -1,5 +1,13 @@
-//! The PyO3 layer: thin wrappers that move values between Python and the sans-I/O core.
-//! Nothing here decides protocol behaviour; it converts and re-exports.
+//! The PyO3 layer. It converts values between Python and the sans-I/O core (message dicts,
+//! records bytes, Arrow columns), with Produce and Fetch given entry points of their own (a
+//! request framed from the batches' `bytes`, a response whose records stay in the frame). And it
+//! holds what exists only for Python: the objects handed out (`ConsumerRecord`,
+//! `DecodedPartition`, `ArrowColumns`, `SharedBytes` and the frame decoder's receive windows),
+//! the producer's open batches with the asyncio-compatible future of each record
+//! (`BatchRecords`, `RecordFuture`, `OpenBatches`), the consumer's per-record iteration
+//! (`RecordRun`, `RecordStream`), and allocator settings for Python's memory (`arena.rs`,
+//! `heap.rs`). Protocol and record rules (sizes, fullness, positions, codecs) are the core's
+//! (`rust/protocol`, `rust/records`), tested there without Python.
 
 mod arena;
 mod arrow_input;
@@ -23,7 +31,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use pythonize::{depythonize, pythonize};
 
-use crate::protocol::codec::{self, Reader};
+use crate::protocol::codec::Reader;
 use crate::protocol::error::DecodeError;
 use crate::protocol::error_code::ErrorCode;
 use crate::protocol::frame;
@@ -195,20 +203,47 @@ fn encode_request<'py>(
     client_id: Option<&str>,
     body: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    if api_key == <messages::produce::Produce as messages::Api>::KEY {
-        if let Some(frame) =
-            produce_frame::encode(py, api_version, correlation_id, client_id, body)?
-        {
-            return Ok(frame);
-        }
-    }
-    let frame = with_api!(api_key, A => {
-        let request: <A as messages::Api>::Request =
-            depythonize(body).map_err(|e| errors::shape_error(A::NAME, e))?;
-        messages::encode_request::<A>(api_version, correlation_id, client_id, &request)
-    }, else Err(unknown_api(api_key)))
-    .map_err(|e| errors::decode_error(py, e))?;
+    with_api!(api_key, A => {
+        encode_request_as::<A>(py, api_version, correlation_id, client_id, body)
+    }, else Err(errors::decode_error(py, unknown_api(api_key))))
+}
+
+/// `A`'s request frame from a dict of its fields.
+fn encode_request_as<'py, A: messages::Api>(
+    py: Python<'py>,
+    api_version: i16,
+    correlation_id: i32,
+    client_id: Option<&str>,
+    body: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let request: A::Request = depythonize(body).map_err(|e| errors::shape_error(A::NAME, e))?;
+    let frame = messages::encode_request::<A>(api_version, correlation_id, client_id, &request)
+        .map_err(|e| errors::decode_error(py, e))?;
     Ok(PyBytes::new(py, &frame))
+}
+
+/// A Produce request frame (size prefix included) from a dict of the request's fields, each
+/// record batch copied once, from its `bytes` into the frame (`produce_frame`). A dict of
+/// another shape than the producer's is encoded (or refused) as `encode_request` does.
+#[pyfunction]
+#[pyo3(signature = (api_version, correlation_id, client_id, body))]
+fn encode_produce_request<'py>(
+    py: Python<'py>,
+    api_version: i16,
+    correlation_id: i32,
+    client_id: Option<&str>,
+    body: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    if let Some(frame) = produce_frame::encode(py, api_version, correlation_id, client_id, body)? {
+        return Ok(frame);
+    }
+    encode_request_as::<messages::produce::Produce>(
+        py,
+        api_version,
+        correlation_id,
+        client_id,
+        body,
+    )
 }
 
 /// Decode a response frame (without size prefix) into (correlation_id, dict of fields).
@@ -219,9 +254,6 @@ fn decode_response<'py>(
     api_version: i16,
     frame: &Bound<'py, PyAny>,
 ) -> PyResult<(i32, Bound<'py, PyAny>)> {
-    if api_key == <messages::fetch::Fetch as messages::Api>::KEY {
-        return decode_fetch_response(py, api_version, frame);
-    }
     let frame = as_bytes(frame)?;
     with_api!(api_key, A => {
         let (corr, response) = messages::decode_response::<A>(api_version, frame)
@@ -231,14 +263,16 @@ fn decode_response<'py>(
     }, else Err(errors::decode_error(py, unknown_api(api_key))))
 }
 
-/// A Fetch response whose partitions' `records` are `SharedBytes` ranges of the received frame
-/// (no copy), or of one copy of it when the frame is plain `bytes`.
+/// Decode a Fetch response frame (without size prefix) into (correlation_id, dict of fields)
+/// whose partitions' `records` are `SharedBytes` ranges of the received frame (no copy), or of
+/// one copy of it when the frame is plain `bytes`.
+#[pyfunction]
 fn decode_fetch_response<'py>(
     py: Python<'py>,
     api_version: i16,
     frame: &Bound<'py, PyAny>,
 ) -> PyResult<(i32, Bound<'py, PyAny>)> {
-    use messages::fetch::Fetch;
+    use messages::fetch::{decode_in_frame, FetchRecords};
     let (buffer, base) = match frame.cast::<SharedBytes>() {
         Ok(shared) => {
             let (buffer, base) = shared.get().shared();
@@ -250,39 +284,25 @@ fn decode_fetch_response<'py>(
         ),
     };
     let body = &buffer[base..base + as_bytes(frame)?.len()];
-    let (decoded, spans) =
-        codec::capture_bytes(|| messages::decode_response::<Fetch>(api_version, body));
-    let (corr, response) = decoded.map_err(|e| errors::decode_error(py, e))?;
+    let (corr, mut response) =
+        decode_in_frame(api_version, body).map_err(|e| errors::decode_error(py, e))?;
+    // The records go in as views once the rest is converted, partition by partition in the
+    // order `take_records` lists them.
+    let mut records = response.take_records().into_iter();
     let value = pythonize(py, &response).map_err(|e| errors::shape_error("Fetch", e))?;
-    // Records are the only bytes field of a Fetch response: spans are theirs, in order.
-    let origin = buffer.as_ptr() as usize;
-    let mut spans = spans.into_iter();
-    for (topic, t) in value
-        .get_item("responses")?
-        .try_iter()?
-        .zip(&response.responses)
-    {
-        for (part, p) in topic?
-            .get_item("partitions")?
-            .try_iter()?
-            .zip(&t.partitions)
-        {
-            if p.records.is_none() {
-                continue;
+    for topic in value.get_item("responses")?.try_iter()? {
+        for part in topic?.get_item("partitions")?.try_iter()? {
+            let part = part?;
+            match records.next().flatten() {
+                None => {}
+                Some(FetchRecords::InFrame(span)) => part.set_item(
+                    "records",
+                    SharedBytes::view(Arc::clone(&buffer), base + span.start..base + span.end),
+                )?,
+                Some(FetchRecords::Bytes(bytes)) => {
+                    part.set_item("records", PyBytes::new(py, &bytes))?
+                }
             }
-            let located = spans.next().and_then(|(at, len)| {
-                let start = at.checked_sub(origin)?;
-                (start + len <= buffer.len()).then_some((start, len))
-            });
-            let Some((start, len)) = located else {
-                return Err(pyo3::exceptions::PyRuntimeError::new_err(
-                    "Fetch: a partition's records were not located in the frame",
-                ));
-            };
-            part?.set_item(
-                "records",
-                SharedBytes::view(Arc::clone(&buffer), start..start + len),
-            )?;
         }
     }
     Ok((corr, value))
@@ -401,7 +421,9 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(murmur2, m)?)?;
     m.add_function(wrap_pyfunction!(producer::record_size_bound, m)?)?;
     m.add_function(wrap_pyfunction!(encode_request, m)?)?;
+    m.add_function(wrap_pyfunction!(encode_produce_request, m)?)?;
     m.add_function(wrap_pyfunction!(decode_response, m)?)?;
+    m.add_function(wrap_pyfunction!(decode_fetch_response, m)?)?;
     m.add_function(wrap_pyfunction!(decode_request, m)?)?;
     m.add_function(wrap_pyfunction!(encode_response, m)?)?;
     m.add_function(wrap_pyfunction!(peek_correlation_id, m)?)?;
@@ -410,5 +432,9 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(error_codes, m)?)?;
     m.add("DEFAULT_MAX_FRAME_SIZE", frame::DEFAULT_MAX_FRAME_SIZE)?;
     m.add("BATCH_HEADER_LEN", crate::records::batch::BATCH_HEADER_LEN)?;
+    m.add(
+        "DEFAULT_MAX_DECOMPRESSED_BATCH",
+        crate::records::batch::DEFAULT_MAX_DECOMPRESSED_BATCH,
+    )?;
     Ok(())
 }

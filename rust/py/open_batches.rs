@@ -11,8 +11,7 @@ use pyo3::types::{PyBytes, PyDict};
 use pyo3::PyTraverseError;
 
 use super::producer::{BatchRecords, RecordFuture};
-use crate::records::batch::BATCH_HEADER_LEN;
-use crate::records::sizes::record_bound;
+use crate::records::sizes::{fits_request, record_bound};
 
 /// One topic's open batches, by partition.
 #[pyclass(module = "ferrokafka._native")]
@@ -106,7 +105,7 @@ impl OpenBatches {
             value.map(<[u8]>::len),
             std::iter::empty(),
         );
-        bound + BATCH_HEADER_LEN <= self.max_request_size
+        fits_request(bound, self.max_request_size)
     }
 }
 

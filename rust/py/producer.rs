@@ -124,11 +124,7 @@ pub(super) fn batch_options(
     producer_epoch: i16,
     base_sequence: i32,
 ) -> PyResult<BatchOptions> {
-    let codec = Codec::from_name(compression).ok_or_else(|| {
-        PyValueError::new_err(format!(
-            "compression: {compression:?} is not one of none, gzip, snappy, lz4, zstd"
-        ))
-    })?;
+    let codec = Codec::parse(compression).map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok(BatchOptions {
         codec,
         transactional,
@@ -174,11 +170,14 @@ pub struct BatchRecords {
 }
 
 impl BatchRecords {
+    /// Whether a record of `size` bytes goes in now (the rule: `RecordsWriter::has_room`); a
+    /// record that does not closes the batch (it goes into the next one, and no later, smaller
+    /// record may overtake it).
     fn has_room(&mut self, size: usize) -> bool {
         if self.closed {
             return false;
         }
-        if self.writer.count() > 0 && self.writer.size() + size > self.batch_size {
+        if !self.writer.has_room(size, self.batch_size) {
             self.closed = true;
             return false;
         }

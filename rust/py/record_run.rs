@@ -18,6 +18,7 @@ use pyo3::types::{PyList, PyTuple};
 use pyo3::{PyTraverseError, PyTypeInfo};
 
 use super::records::ConsumerRecord;
+use crate::records::position::{bytes_of_records, RunCursor};
 
 /// A counter the consumer's subscription state moves on every change that could alter which
 /// records may be handed out (assignment, pause, resume, seek, reset, revocation): a run made
@@ -114,7 +115,7 @@ impl Member {
 }
 
 /// The next records of one fetched response (all but its last, which is left to the full
-/// poll: the position after a whole response is its own rule), each moving the partition's
+/// poll: the position after a whole response is its own rule; see `RunCursor`), each moving the partition's
 /// position past it, while nothing changed since the run was made: the subscription state's
 /// `Generation` is where it was, and the partition's position is the one this run left.
 ///
@@ -131,9 +132,8 @@ pub struct RecordRun {
     /// is the same position), None once the run has ended.
     position: Option<Py<PyAny>>,
     since: u64,
-    first: usize,
-    taken: usize,
-    last: usize,
+    /// Which records the run hands out (all but the response's last), and how many it has.
+    cursor: RunCursor,
     raw_len: usize,
 }
 
@@ -144,14 +144,19 @@ impl RecordRun {
             return Ok(None);
         };
         let state = self.state.bind(py);
-        let unchanged = self.taken < self.last
-            && self.generation.borrow(py).value == self.since
-            && state.getattr(intern!(py, "position"))?.is(position);
-        if !unchanged {
-            self.end(py)?;
-            return Ok(None);
-        }
-        let record = self.items.bind(py).get_item(self.taken)?;
+        let index = match self.cursor.next() {
+            Some(i)
+                if self.generation.borrow(py).value == self.since
+                    && state.getattr(intern!(py, "position"))?.is(position) =>
+            {
+                i
+            }
+            _ => {
+                self.end(py)?;
+                return Ok(None);
+            }
+        };
+        let record = self.items.bind(py).get_item(index)?;
         let offset = match record.cast::<ConsumerRecord>() {
             Ok(r) => r.borrow().offset(),
             Err(_) => record.getattr(intern!(py, "offset"))?.extract()?,
@@ -163,7 +168,7 @@ impl RecordRun {
             None => (i128::from(offset) + 1).into_pyobject(py)?.into_any(),
         };
         state.setattr(intern!(py, "position"), &next)?;
-        self.taken += 1;
+        self.cursor.advance();
         self.position = Some(next.unbind());
         Ok(Some(record.unbind()))
     }
@@ -175,12 +180,12 @@ impl RecordRun {
         }
         self.buf
             .bind(py)
-            .setattr(intern!(py, "taken"), self.taken)?;
-        let handed = self.taken - self.first;
+            .setattr(intern!(py, "taken"), self.cursor.taken())?;
+        let handed = self.cursor.handed();
         if handed > 0 {
             if let Some(report) = &self.on_consumed {
-                let total = self.items.bind(py).len().max(1);
-                let bytes = (self.raw_len as u128 * handed as u128 / total as u128) as u64;
+                let records = self.items.bind(py).len();
+                let bytes = bytes_of_records(self.raw_len, handed, records);
                 report.bind(py).call1((handed, bytes))?;
             }
         }
@@ -207,7 +212,7 @@ impl RecordRun {
         let state = buf.getattr(intern!(py, "state"))?;
         let position = state.getattr(intern!(py, "position"))?;
         let since = generation.borrow(py).value;
-        let last = items.len().saturating_sub(1);
+        let cursor = RunCursor::new(items.len(), taken);
         Ok(RecordRun {
             buf: buf.unbind(),
             items: items.unbind(),
@@ -217,9 +222,7 @@ impl RecordRun {
             // No position: nothing to hand out.
             position: (!position.is_none()).then(|| position.unbind()),
             since,
-            first: taken,
-            taken,
-            last,
+            cursor,
             raw_len,
         })
     }

@@ -9,6 +9,8 @@ use pyo3::types::{PyBytes, PyString, PyTuple, PyType};
 
 use super::errors;
 use crate::records::acquired::AcquiredRange;
+use crate::records::batch::DEFAULT_MAX_DECOMPRESSED_BATCH;
+use crate::records::position::StopAt;
 use crate::records::{decode_records_taking, DecodeOptions, DecodeSummary, DecodedRecords, Slot};
 
 /// A record read from Kafka (aiokafka's `ConsumerRecord` fields, in its order).
@@ -228,12 +230,13 @@ static VALUE_OFFSET: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
 
 /// PyO3 makes each object by calling `object.__new__` with an empty argument tuple, which then
 /// calls the type's allocator; a consumer makes millions of records a second, and skipping that
-/// detour made `benches/decode_records.py`'s ConsumerRecord decode 6-10% faster. [`new_record`] calls the allocator itself (the
-/// class's freelist, else `PyType_GenericAlloc`, which zero-fills) and moves the value into
-/// place; what else PyO3 keeps in the object (the borrow flag) is zero in a fresh object and
-/// back at zero in a recycled one. The path is switched on only after a record made by it has
-/// read back correctly through PyO3 (borrowed, mutably too) and through the member
-/// descriptors; otherwise records are made the ordinary way.
+/// detour makes the record decode measurably faster (benches/README.md, *W2 (1 KiB values)*).
+/// [`new_record`] calls the allocator itself (the class's freelist, else `PyType_GenericAlloc`,
+/// which zero-fills) and moves the value into place; what else PyO3 keeps in the object (the
+/// borrow flag) is zero in a fresh object and back at zero in a recycled one. The path is
+/// switched on only after a record made by it has read back correctly through PyO3 (borrowed,
+/// mutably too) and through the member descriptors; otherwise records are made the ordinary
+/// way.
 fn enable_direct_alloc(py: Python<'_>, value_offset: usize) -> PyResult<()> {
     let ty = py.get_type::<ConsumerRecord>();
     let marker = PyBytes::new(py, b"ferrokafka-layout-check")
@@ -453,10 +456,9 @@ fn slot_bytes<'py>(
     }
 }
 
-/// Record `i`'s `part` deserializer raised `err`: hand out the records before it, with the
-/// position stopping at it, so the next poll fetches it again and raises there (the Java
-/// consumer's behaviour); with none before it, raise. A `BaseException` that is not an
-/// `Exception` is raised at once.
+/// Record `i`'s `part` deserializer raised `err`: hand out `out`, the records before it, or
+/// raise, as `DecodedRecords::stop_at` says (the position stops at the failed record). A
+/// `BaseException` that is not an `Exception` is raised at once.
 #[cold]
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
@@ -470,21 +472,21 @@ fn stop_at<'py>(
     topic: &str,
     partition: i32,
 ) -> PyResult<DecodedPartition> {
-    let offset = d.offsets[i];
     // Only an Exception is the record's: KeyboardInterrupt, SystemExit and the like are the
     // program's, raised at once whatever records came before.
     if !err.is_instance_of::<pyo3::exceptions::PyException>(py) {
         return Err(err);
     }
-    if out.is_empty() {
-        return Err(deserializer_error(py, err, part, topic, partition, offset));
+    match d.stop_at(i) {
+        StopAt::Raise { offset } => {
+            Err(deserializer_error(py, err, part, topic, partition, offset))
+        }
+        StopAt::HandOut { records, summary } => {
+            debug_assert_eq!(records, out.len());
+            let records = pyo3::types::PyList::new(py, out)?.into_any().unbind();
+            Ok(DecodedPartition::from_summary(records, &summary))
+        }
     }
-    let summary = DecodeSummary {
-        next_offset: Some(offset),
-        ..d.summary
-    };
-    let records = pyo3::types::PyList::new(py, out)?.into_any().unbind();
-    Ok(DecodedPartition::from_summary(records, &summary))
 }
 
 /// A deserializer's own exception (its type kept: code written for aiokafka catches that),
@@ -526,7 +528,7 @@ fn deserialize<'py>(
 /// Decode one partition's raw `records` bytes (from a Fetch response) into `ConsumerRecord`s.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-#[pyo3(signature = (records, topic, partition, *, check_crcs = true, read_committed = false, aborted_transactions = None, start_offset = 0, max_decompressed_batch = 268435456, key_deserializer = None, value_deserializer = None))]
+#[pyo3(signature = (records, topic, partition, *, check_crcs = true, read_committed = false, aborted_transactions = None, start_offset = 0, max_decompressed_batch = DEFAULT_MAX_DECOMPRESSED_BATCH, key_deserializer = None, value_deserializer = None))]
 pub fn decode_records<'py>(
     py: Python<'py>,
     records: &Bound<'py, PyAny>,
@@ -644,11 +646,8 @@ pub fn encode_batch<'py>(
     log_append_time: bool,
 ) -> PyResult<Bound<'py, PyBytes>> {
     use crate::records::{build_batch, BatchOptions, Codec, Record};
-    let codec = Codec::from_name(compression).ok_or_else(|| {
-        pyo3::exceptions::PyValueError::new_err(format!(
-            "compression: {compression:?} is not one of none, gzip, snappy, lz4, zstd"
-        ))
-    })?;
+    let codec = Codec::parse(compression)
+        .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
     let records: Vec<Record> = records
         .into_iter()
         .map(|(timestamp, key, value, headers)| Record {

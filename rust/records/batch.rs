@@ -103,6 +103,12 @@ pub struct DecodeOptions {
     pub max_decompressed_batch: usize,
 }
 
+/// The default of [`DecodeOptions::max_decompressed_batch`] (256 MiB): how large a batch is
+/// once decompressed is known only by decompressing it, so without a bound a corrupt or
+/// hostile batch could claim any amount of memory; real batches are far smaller (a broker's
+/// `message.max.bytes` is about 1 MiB by default).
+pub const DEFAULT_MAX_DECOMPRESSED_BATCH: usize = 256 << 20;
+
 impl Default for DecodeOptions {
     fn default() -> Self {
         DecodeOptions {
@@ -110,7 +116,7 @@ impl Default for DecodeOptions {
             read_committed: false,
             aborted_transactions: Vec::new(),
             start_offset: 0,
-            max_decompressed_batch: 256 << 20,
+            max_decompressed_batch: DEFAULT_MAX_DECOMPRESSED_BATCH,
         }
     }
 }
@@ -341,7 +347,7 @@ impl BatchStart<'_> {
 /// Where decoded records go: [`decode_into`] does the batch-level work (CRC, decompression,
 /// read_committed, control batches, start_offset, errors, the summary) once, and hands each
 /// record it returns to a sink: slots into the input ([`DecodedRecords`], through
-/// [`decode_records`]) or Arrow columns (`columns::SparkColumns`).
+/// [`decode_records`]) or Arrow columns (`columns::ColumnsSink`).
 ///
 /// Per batch: `begin_batch`, then per record returned `record`, its headers (`header`, in
 /// order), `end_record`; then `end_batch`. After an error the sink's contents are unspecified

@@ -110,6 +110,14 @@ impl RecordsWriter {
         BATCH_HEADER_LEN + self.raw.len()
     }
 
+    /// Whether a record of `record_size` bytes (see [`RecordsWriter::record_size`]) goes into
+    /// a batch held to `batch_size` bytes (uncompressed, header included): the first record
+    /// always does, however large (a batch holds at least one record); a later one only while
+    /// the batch stays within `batch_size`.
+    pub fn has_room(&self, record_size: usize, batch_size: usize) -> bool {
+        self.count == 0 || self.size() + record_size <= batch_size
+    }
+
     /// The bytes `append` would add for this record (as the next one).
     pub fn record_size(
         &self,

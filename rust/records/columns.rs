@@ -1,9 +1,10 @@
-//! Decoded records as one Arrow record batch in exactly Spark's Kafka source schema:
+//! The consumer's Arrow output ("columns", as `decode_columns` in Python): decoded records as
+//! one Arrow record batch whose schema is exactly Spark's Kafka source schema:
 //! `key binary, value binary, topic string, partition int32, offset int64,
 //! timestamp timestamp[us, UTC], timestampType int32,
 //! headers list<struct<key string, value binary>>`, every field nullable.
 //!
-//! `decode_spark_batch` parses the batches straight into the column buffers (one pass): each
+//! [`decode_columns`] parses the batches straight into the column buffers (one pass): each
 //! key, value and header byte is copied once, from the fetched (or decompressed) batch into the
 //! Arrow buffer; the buffers are then handed over as they are (Arrow C data interface).
 
@@ -40,8 +41,8 @@ fn headers_item() -> Arc<Field> {
     ))
 }
 
-/// The schema of Spark's Kafka source, as Arrow.
-pub fn spark_schema() -> SchemaRef {
+/// The columns' schema: Spark's Kafka source schema, as Arrow.
+pub fn columns_schema() -> SchemaRef {
     static SCHEMA: OnceLock<SchemaRef> = OnceLock::new();
     SCHEMA
         .get_or_init(|| {
@@ -180,11 +181,11 @@ fn topic_column(topic: &str, rows: usize) -> Result<StringArray, ArrowError> {
     })
 }
 
-/// Spark-schema columns filled record by record: the Arrow sink of the decoder (see
-/// [`decode_spark_batch`]), and what [`to_spark_batch`] fills from decoded slots. Each key,
+/// The columns filled record by record: the Arrow sink of the decoder (see
+/// [`decode_columns`]), and what [`to_columns`] fills from decoded slots. Each key,
 /// value and header byte is copied once, from the fetched (or decompressed) batch into the
 /// Arrow buffer.
-pub struct SparkColumns {
+pub struct ColumnsSink {
     keys: BinaryColumn,
     values: BinaryColumn,
     offsets: Vec<i64>,
@@ -204,15 +205,15 @@ pub struct SparkColumns {
     decompressed: Vec<u8>,
 }
 
-impl Default for SparkColumns {
+impl Default for ColumnsSink {
     fn default() -> Self {
-        SparkColumns::with_capacity(0, 0, 0, 0)
+        ColumnsSink::with_capacity(0, 0, 0, 0)
     }
 }
 
-impl SparkColumns {
+impl ColumnsSink {
     fn with_capacity(rows: usize, key_bytes: usize, value_bytes: usize, headers: usize) -> Self {
-        SparkColumns {
+        ColumnsSink {
             keys: BinaryColumn::with_capacity(rows, key_bytes),
             values: BinaryColumn::with_capacity(rows, value_bytes),
             offsets: Vec::with_capacity(rows),
@@ -228,7 +229,7 @@ impl SparkColumns {
     }
 
     pub fn new() -> Self {
-        SparkColumns::default()
+        ColumnsSink::default()
     }
 
     pub fn len(&self) -> usize {
@@ -277,7 +278,7 @@ impl SparkColumns {
         }
     }
 
-    /// The Spark-schema record batch of the records pushed.
+    /// The columns' record batch of the records pushed.
     pub fn finish(mut self, topic: &str, partition: i32) -> Result<RecordBatch, ArrowError> {
         let rows = self.offsets.len();
         self.offsets.shrink_to_fit();
@@ -336,7 +337,7 @@ impl SparkColumns {
             Arc::new(headers),
         ];
         debug_assert!(columns.iter().all(|c| c.len() == rows));
-        RecordBatch::try_new(spark_schema(), columns)
+        RecordBatch::try_new(columns_schema(), columns)
     }
 }
 
@@ -354,7 +355,7 @@ fn make_room<T>(v: &mut Vec<T>, now: usize, expect: usize) {
     }
 }
 
-impl SparkColumns {
+impl ColumnsSink {
     /// Room for one batch's keys or values: `column` of the bytes so far (or all of them for
     /// the first batch), a little more.
     fn bytes_room(column: &mut Vec<u8>, seen: usize, batch: &BatchStart<'_>) {
@@ -368,7 +369,7 @@ impl SparkColumns {
     }
 }
 
-impl RecordSink for SparkColumns {
+impl RecordSink for ColumnsSink {
     fn begin_batch(&mut self, batch: &BatchStart<'_>) {
         self.batch_timestamp_type = i32::from(batch.header.timestamp_type());
         let rows = batch.max_records;
@@ -395,7 +396,7 @@ impl RecordSink for SparkColumns {
 
     #[inline(always)]
     fn end_record(&mut self) {
-        SparkColumns::end_record(self);
+        ColumnsSink::end_record(self);
     }
 
     fn end_batch(&mut self, owned: Option<Vec<u8>>) {
@@ -413,24 +414,24 @@ impl RecordSink for SparkColumns {
     }
 }
 
-/// Why [`decode_spark_batch`] failed: the records are bad, or the columns cannot be made.
+/// Why [`decode_columns`] failed: the records are bad, or the columns cannot be made.
 #[derive(Debug, thiserror::Error)]
-pub enum SparkBatchError {
+pub enum ColumnsError {
     #[error(transparent)]
     Records(#[from] RecordsError),
     #[error(transparent)]
     Arrow(#[from] ArrowError),
 }
 
-/// Decode one partition's records bytes straight into the Spark-schema record batch, in one
+/// Decode one partition's records bytes straight into the columns' record batch, in one
 /// pass (no slots): the batch-level work is `decode_into`'s, as for `decode_records`.
-pub fn decode_spark_batch(
+pub fn decode_columns(
     input: &[u8],
     opts: &DecodeOptions,
     topic: &str,
     partition: i32,
-) -> Result<(RecordBatch, DecodeSummary), SparkBatchError> {
-    let mut columns = SparkColumns::new();
+) -> Result<(RecordBatch, DecodeSummary), ColumnsError> {
+    let mut columns = ColumnsSink::new();
     let summary = decode_into(input, opts, &mut columns)?;
     Ok((columns.finish(topic, partition)?, summary))
 }
@@ -439,16 +440,16 @@ fn slot_len(s: &Option<Slot>) -> usize {
     s.map_or(0, |s| s.len as usize)
 }
 
-/// Build the Spark-schema record batch of one partition's decoded records.
+/// Build the columns' record batch of one partition's decoded records.
 /// `input` is the records bytes that `decoded` came from.
-pub fn to_spark_batch(
+pub fn to_columns(
     decoded: &DecodedRecords,
     input: &[u8],
     topic: &str,
     partition: i32,
 ) -> Result<RecordBatch, ArrowError> {
     let get = |s: Option<Slot>| s.map(|s| decoded.bytes(input, s));
-    let mut columns = SparkColumns::with_capacity(
+    let mut columns = ColumnsSink::with_capacity(
         decoded.len(),
         decoded.keys.iter().map(slot_len).sum(),
         decoded.values.iter().map(slot_len).sum(),
@@ -490,13 +491,7 @@ mod tests {
 
     #[test]
     fn columns_match_records_for_every_codec() {
-        for codec in [
-            Codec::None,
-            Codec::Gzip,
-            Codec::Snappy,
-            Codec::Lz4,
-            Codec::Zstd,
-        ] {
+        for codec in Codec::ALL {
             let mut recs = vec![
                 record(1_000, Some(b"k0"), Some(b"v0")),
                 record(2_000, None, Some(b"")),
@@ -510,8 +505,8 @@ mod tests {
             };
             let raw = build_batch(&recs, &opts).unwrap();
             let d = decode_records(&raw, &DecodeOptions::default()).unwrap();
-            let rb = to_spark_batch(&d, &raw, "t", 7).unwrap();
-            assert_eq!(rb.schema(), spark_schema());
+            let rb = to_columns(&d, &raw, "t", 7).unwrap();
+            assert_eq!(rb.schema(), columns_schema());
             assert_eq!(rb.num_rows(), 3);
             let keys = rb.column(0).as_binary::<i32>();
             assert_eq!(keys.value(0), b"k0");
@@ -567,7 +562,7 @@ mod tests {
     #[test]
     fn empty_input_gives_an_empty_batch_with_the_schema() {
         let d = decode_records(&[], &DecodeOptions::default()).unwrap();
-        let rb = to_spark_batch(&d, &[], "t", 0).unwrap();
+        let rb = to_columns(&d, &[], "t", 0).unwrap();
         assert_eq!(rb.num_rows(), 0);
         assert_eq!(rb.num_columns(), 8);
     }

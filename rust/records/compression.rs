@@ -16,6 +16,15 @@ pub enum Codec {
 }
 
 impl Codec {
+    /// Every codec, in id order.
+    pub const ALL: [Codec; 5] = [
+        Codec::None,
+        Codec::Gzip,
+        Codec::Snappy,
+        Codec::Lz4,
+        Codec::Zstd,
+    ];
+
     pub fn from_id(id: u8) -> Option<Codec> {
         Some(match id {
             0 => Codec::None,
@@ -37,18 +46,32 @@ impl Codec {
         }
     }
 
-    pub fn from_name(name: &str) -> Option<Codec> {
-        [
-            Codec::None,
-            Codec::Gzip,
-            Codec::Snappy,
-            Codec::Lz4,
-            Codec::Zstd,
-        ]
-        .into_iter()
-        .find(|c| c.name() == name)
+    /// The codec named `name` (the producer's `compression_type`, `encode_batch`'s
+    /// `compression`): one of [`Codec::name`]'s names.
+    pub fn parse(name: &str) -> std::result::Result<Codec, UnknownCodec> {
+        Codec::ALL
+            .into_iter()
+            .find(|c| c.name() == name)
+            .ok_or_else(|| UnknownCodec(name.to_owned()))
     }
 }
+
+/// A compression name that is not a codec's; its message lists the names there are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownCodec(pub String);
+
+impl std::fmt::Display for UnknownCodec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "compression: {:?} is not one of ", self.0)?;
+        for (i, codec) in Codec::ALL.into_iter().enumerate() {
+            let sep = if i == 0 { "" } else { ", " };
+            write!(f, "{sep}{}", codec.name())?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for UnknownCodec {}
 
 /// The header of xerial-framed snappy (what the Java producer writes).
 const XERIAL_MAGIC: [u8; 8] = [0x82, b'S', b'N', b'A', b'P', b'P', b'Y', 0];
@@ -557,18 +580,27 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    const ALL: [Codec; 5] = [
-        Codec::None,
-        Codec::Gzip,
-        Codec::Snappy,
-        Codec::Lz4,
-        Codec::Zstd,
-    ];
+    #[test]
+    fn codecs_are_parsed_by_name_and_an_unknown_name_lists_the_known_ones() {
+        for codec in Codec::ALL {
+            assert_eq!(Codec::parse(codec.name()), Ok(codec));
+            assert_eq!(Codec::from_id(codec as u8), Some(codec));
+        }
+        let err = Codec::parse("LZ4").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            r#"compression: "LZ4" is not one of none, gzip, snappy, lz4, zstd"#
+        );
+        assert_eq!(
+            Codec::parse("a\"b").unwrap_err().to_string(),
+            r#"compression: "a\"b" is not one of none, gzip, snappy, lz4, zstd"#
+        );
+    }
 
     proptest! {
         #[test]
         fn round_trip_every_codec(data in proptest::collection::vec(any::<u8>(), 0..20_000)) {
-            for codec in ALL {
+            for codec in Codec::ALL {
                 let packed = compress(codec, &data).unwrap();
                 prop_assert_eq!(decompress(codec, &packed, data.len(), 0).unwrap(), data.clone());
                 // The limit is exact.
@@ -580,7 +612,7 @@ mod tests {
 
         #[test]
         fn garbage_never_panics(data in proptest::collection::vec(any::<u8>(), 0..300)) {
-            for codec in ALL {
+            for codec in Codec::ALL {
                 let _ = decompress(codec, &data, 1 << 20, 7);
             }
         }
@@ -622,7 +654,7 @@ mod tests {
     fn reused_buffers_are_overwritten_and_bounded() {
         let small = b"small batch".repeat(10);
         let large: Vec<u8> = (0..200_000u32).map(|i| (i % 253) as u8).collect();
-        for codec in ALL {
+        for codec in Codec::ALL {
             let (ps, pl) = (
                 compress(codec, &small).unwrap(),
                 compress(codec, &large).unwrap(),

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use crate::protocol::frame::FrameDecoder;
 use crate::records::compression::decompress;
-use crate::records::{decode_records, decode_spark_batch, to_spark_batch, Codec, DecodeOptions};
+use crate::records::{decode_columns, decode_records, to_columns, Codec, DecodeOptions};
 
 /// The fuzz targets' limits: a frame, and one batch decompressed.
 const FRAME_LIMIT: usize = 1 << 20;
@@ -106,13 +106,13 @@ fn replay_frames(data: &[u8]) {
 
 /// Decode `input` as a partition's records, into slots then columns, and in one pass.
 fn decode_partition(input: &[u8], opts: &DecodeOptions) {
-    let one_pass = decode_spark_batch(input, opts, "replay", 0);
+    let one_pass = decode_columns(input, opts, "replay", 0);
     match decode_records(input, opts) {
         Ok(decoded) => {
             for slot in decoded.keys.iter().chain(&decoded.values).flatten() {
                 std::hint::black_box(decoded.bytes(input, *slot));
             }
-            let batch = to_spark_batch(&decoded, input, "replay", 0);
+            let batch = to_columns(&decoded, input, "replay", 0);
             std::hint::black_box(batch.map(|b| b.num_rows()).ok());
         }
         Err(err) => {

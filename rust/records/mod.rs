@@ -9,6 +9,7 @@ pub mod builder;
 pub mod columns;
 pub mod compression;
 pub mod error;
+pub mod position;
 pub mod sizes;
 
 pub use batch::{
@@ -19,9 +20,7 @@ pub use batch::{
 pub use builder::{
     build_batch, build_control_batch, finish_batch, BatchOptions, Record, RecordsWriter,
 };
-pub use columns::{
-    decode_spark_batch, spark_schema, to_spark_batch, SparkBatchError, SparkColumns,
-};
+pub use columns::{columns_schema, decode_columns, to_columns, ColumnsError, ColumnsSink};
 pub use compression::Codec;
 pub use error::RecordsError;
 

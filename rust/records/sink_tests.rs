@@ -1,5 +1,5 @@
 //! The two outputs of the decoder agree: slots (`decode_records`) and Arrow columns straight
-//! from the batches (`decode_spark_batch`) give the same records, the same summary, and the
+//! from the batches (`decode_columns`) give the same records, the same summary, and the
 //! same error (variant, batch, record index and message) on every input.
 
 use arrow_array::cast::AsArray;
@@ -37,10 +37,10 @@ fn slot_rows(input: &[u8], d: &DecodedRecords) -> Vec<Row> {
         .collect()
 }
 
-/// The rows of a Spark-schema batch, read back through arrow's own accessors; also checks
+/// The rows of a columns batch, read back through arrow's own accessors; also checks
 /// the topic and partition columns.
 fn arrow_rows(rb: &RecordBatch, topic: &str, partition: i32) -> Vec<Row> {
-    assert_eq!(rb.schema(), spark_schema());
+    assert_eq!(rb.schema(), columns_schema());
     let keys = rb.column(0).as_binary::<i32>();
     let values = rb.column(1).as_binary::<i32>();
     let topics = rb.column(2).as_string::<i32>();
@@ -81,15 +81,15 @@ fn arrow_rows(rb: &RecordBatch, topic: &str, partition: i32) -> Vec<Row> {
 /// Decode through both sinks and check they agree; returns the slots' outcome.
 fn both(input: &[u8], opts: &DecodeOptions) -> std::result::Result<DecodedRecords, RecordsError> {
     let slots = decode_records(input, opts);
-    let arrow = decode_spark_batch(input, opts, "topic-a", 3);
+    let arrow = decode_columns(input, opts, "topic-a", 3);
     match (&slots, arrow) {
         (Ok(d), Ok((rb, summary))) => {
             assert_eq!(summary, d.summary);
             assert_eq!(arrow_rows(&rb, "topic-a", 3), slot_rows(input, d));
-            let two_pass = to_spark_batch(d, input, "topic-a", 3).unwrap();
+            let two_pass = to_columns(d, input, "topic-a", 3).unwrap();
             assert_eq!(rb, two_pass);
         }
-        (Err(e), Err(SparkBatchError::Records(a))) => {
+        (Err(e), Err(ColumnsError::Records(a))) => {
             assert_eq!(e, &a);
             assert_eq!(e.to_string(), a.to_string());
         }
@@ -572,7 +572,7 @@ fn batch_level_errors() {
 fn empty_input() {
     let d = both(&[], &DecodeOptions::default()).unwrap();
     assert!(d.is_empty() && d.summary.next_offset.is_none() && !d.summary.truncated);
-    let (rb, _) = decode_spark_batch(&[], &DecodeOptions::default(), "t", 0).unwrap();
+    let (rb, _) = decode_columns(&[], &DecodeOptions::default(), "t", 0).unwrap();
     assert_eq!((rb.num_rows(), rb.num_columns()), (0, 8));
 }
 

@@ -3,6 +3,8 @@
 //! other paths (records from Python, Arrow rows) ask for an upper bound before they know the
 //! record's timestamp and offset deltas.
 
+use super::batch::BATCH_HEADER_LEN;
+
 /// The largest attributes byte, timestamp-delta varlong and offset-delta varint a record can
 /// have.
 pub const RECORD_FIXED_MAX: usize = 1 + 10 + 5;
@@ -58,6 +60,15 @@ pub fn record_bound(
     with_prefix(body_len(0, 0, key, value, headers) + deltas_bound)
 }
 
+/// Whether a record whose size is at most `record_bound` (see [`record_bound`]) can be sent under
+/// `max_request_size`: alone in a batch, header included. The producer refuses a record for which
+/// this is false (`MessageSizeTooLargeError`), and the open batches' shortcut takes only records
+/// for which it is true, leaving the others to that refusal.
+#[inline]
+pub fn fits_request(record_bound: usize, max_request_size: usize) -> bool {
+    record_bound + BATCH_HEADER_LEN <= max_request_size
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -80,6 +91,14 @@ mod tests {
         ] {
             assert_eq!(varint_len(v), n, "{v}");
         }
+    }
+
+    #[test]
+    fn a_record_fits_a_request_with_its_batch_header() {
+        let bound = record_bound(None, Some(1000), std::iter::empty());
+        assert!(fits_request(bound, bound + BATCH_HEADER_LEN));
+        assert!(!fits_request(bound, bound + BATCH_HEADER_LEN - 1));
+        assert!(!fits_request(0, BATCH_HEADER_LEN - 1));
     }
 
     #[test]

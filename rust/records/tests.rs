@@ -5,13 +5,7 @@ use proptest::prelude::*;
 
 use super::*;
 
-pub(super) const CODECS: [Codec; 5] = [
-    Codec::None,
-    Codec::Gzip,
-    Codec::Snappy,
-    Codec::Lz4,
-    Codec::Zstd,
-];
+pub(super) const CODECS: [Codec; 5] = Codec::ALL;
 
 /// offset, timestamp (ms), key, value, headers.
 pub(super) type Decoded = (
@@ -109,6 +103,25 @@ proptest! {
         }
         prop_assert_eq!(writer.count() as usize, records.len());
         prop_assert_eq!(writer.finish(&opts).unwrap(), build_batch(&records, &opts).unwrap());
+    }
+
+    #[test]
+    fn a_batch_takes_its_first_record_whatever_its_size_then_fills_to_batch_size(
+        values in proptest::collection::vec(0usize..300, 1..30),
+        batch_size in 0usize..2000,
+    ) {
+        let mut writer = RecordsWriter::new();
+        for (i, len) in values.iter().enumerate() {
+            let value = vec![7u8; *len];
+            let size = writer.record_size(1000 + i as i64, None, Some(&value), &[]);
+            let room = writer.has_room(size, batch_size);
+            prop_assert_eq!(room, i == 0 || writer.size() + size <= batch_size);
+            if !room {
+                break;
+            }
+            writer.append(1000 + i as i64, None, Some(&value), &[]).unwrap();
+            prop_assert!(writer.count() == 1 || writer.size() <= batch_size);
+        }
     }
 
     #[test]

@@ -1101,7 +1101,7 @@ def test_fetch_records_are_ranges_of_the_frame_they_came_in(
     data: Any = frame
     if shared:
         (data,) = _native._FrameDecoder().feed(struct.pack(">i", len(frame)) + frame)
-    got = attempt(_native.decode_response, 1, version, data)
+    got = attempt(_native.decode_fetch_response, version, data)
     if isinstance(got, Exception):
         assert isinstance(got, PROTOCOL_ERRORS) and mutations, got
         return

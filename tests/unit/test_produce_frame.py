@@ -1,6 +1,7 @@
-"""Produce requests are framed with their record batches copied once (straight from their
-``bytes``); every other shape goes to the generic encoder, which judges it. Byte-for-byte
-equality with the generic encoder is a Rust property test; here: what Python hands in."""
+"""Produce requests have their own entry point, ``encode_produce_request``, which frames them
+with their record batches copied once (straight from their ``bytes``); every other shape goes to
+the generic encoder, which judges it. Byte-for-byte equality with the generic encoder is a Rust
+property test; here: what Python hands in, and the same bytes as ``encode_request``'s."""
 
 from __future__ import annotations
 
@@ -31,7 +32,8 @@ def body(**changes: Any) -> dict[str, Any]:
 
 
 def roundtrip(version: int, request: dict[str, Any]) -> dict[str, Any]:
-    frame = _native.encode_request(ApiKey.PRODUCE, version, 7, "me", request)
+    frame = _native.encode_produce_request(version, 7, "me", request)
+    assert frame == _native.encode_request(ApiKey.PRODUCE, version, 7, "me", request)
     assert int.from_bytes(frame[:4], "big") == len(frame) - 4
     key, got_version, corr, client_id, decoded = _native.decode_request(frame[4:])
     assert (key, got_version, corr, client_id) == (ApiKey.PRODUCE, version, 7, "me")
@@ -73,10 +75,13 @@ def test_an_empty_request_and_missing_fields_take_the_defaults() -> None:
     ],
 )
 def test_a_malformed_request_gets_the_generic_encoders_error(bad: dict[str, Any]) -> None:
-    with pytest.raises((TypeError, ValueError), match="Produce"):
+    with pytest.raises((TypeError, ValueError), match="Produce") as fast:
+        _native.encode_produce_request(9, 1, None, body(**bad))
+    with pytest.raises((TypeError, ValueError), match="Produce") as generic:
         _native.encode_request(ApiKey.PRODUCE, 9, 1, None, body(**bad))
+    assert (type(fast.value), str(fast.value)) == (type(generic.value), str(generic.value))
 
 
 def test_an_unsupported_version_is_refused() -> None:
     with pytest.raises(Exception, match=r"(?i)version"):
-        _native.encode_request(ApiKey.PRODUCE, 2, 1, None, body())
+        _native.encode_produce_request(2, 1, None, body())

@@ -6,14 +6,21 @@
 //! ids instead of names (KIP-516); 15 replica state; 16 node endpoints (KIP-951); 17 directory
 //! ids; 18 a high-watermark tag (followers only).
 //!
-//! `records` stays raw bytes here: the record-batch decoder turns them into records.
+//! A partition's `records` stay raw bytes here (the record-batch decoder turns them into
+//! records), and a decode leaves them in the frame: [`decode_in_frame`] gives each partition's
+//! records as their place in the frame ([`FetchRecords::InFrame`]), so the consumer reads them
+//! where they were received instead of from a copy.
 
+use std::ops::Range;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_bytes::ByteBuf;
 
 use super::common::{LeaderIdAndEpoch, NodeEndpoint};
-use super::Api;
+use super::{read_response, Api};
 use crate::kafka_struct;
-use crate::protocol::codec::Uuid;
+use crate::protocol::codec::{prefix_size, put_length, Reader, Uuid, Version, Wire};
+use crate::protocol::error::Result;
 
 pub struct Fetch;
 
@@ -25,6 +32,103 @@ impl Api for Fetch {
     const FIRST_FLEXIBLE: i16 = 12;
     type Request = FetchRequest;
     type Response = FetchResponse;
+
+    /// Copies each partition's records out of the frame: the generic decode's response owns
+    /// its values, as every other API's does.
+    fn detach(response: &mut FetchResponse, frame: &[u8]) {
+        for p in response
+            .responses
+            .iter_mut()
+            .flat_map(|t| t.partitions.iter_mut())
+        {
+            if let Some(FetchRecords::InFrame(span)) = &p.records {
+                let bytes = ByteBuf::from(frame[span.clone()].to_vec());
+                p.records = Some(FetchRecords::Bytes(bytes));
+            }
+        }
+    }
+}
+
+/// A Fetch response frame (without its size prefix) decoded with every partition's records left
+/// in the frame: each is [`FetchRecords::InFrame`], its byte range in `frame`. The consumer's
+/// path: the records are then read in place, shared with the received frame.
+pub fn decode_in_frame(version: i16, frame: &[u8]) -> Result<(i32, FetchResponse)> {
+    read_response::<Fetch>(version, frame)
+}
+
+/// One partition's record batches in a Fetch response (Kafka's nullable `records` bytes).
+#[derive(Debug, Clone, PartialEq)]
+pub enum FetchRecords {
+    /// Where they lie in the frame that was decoded (byte offsets from its first byte): what
+    /// the decoder yields, bytes left where they were received.
+    InFrame(Range<usize>),
+    /// The bytes themselves: what is encoded (fake brokers, tests) and what the generic decode
+    /// gives ([`Api::detach`]).
+    Bytes(ByteBuf),
+}
+
+impl FetchResponse {
+    /// Every partition's records, in order (topics, then their partitions), each taken out of
+    /// the response (left None).
+    pub fn take_records(&mut self) -> Vec<Option<FetchRecords>> {
+        self.responses
+            .iter_mut()
+            .flat_map(|t| t.partitions.iter_mut())
+            .map(|p| p.records.take())
+            .collect()
+    }
+}
+
+impl Wire for Option<FetchRecords> {
+    /// Reads the length and steps over the bytes, recording where they are: no copy. `r`
+    /// reads the whole frame (`records` is a field of the body, never a tagged field, whose
+    /// reader would be its own), so its position is the offset in the frame.
+    fn read(r: &mut Reader<'_>, v: Version) -> Result<Self> {
+        let Some(n) = r.length(v, true, 1, "bytes")? else {
+            return Ok(None);
+        };
+        let start = r.position();
+        r.take(n, "bytes")?;
+        Ok(Some(FetchRecords::InFrame(start..start + n)))
+    }
+
+    /// # Panics
+    /// On records still in their frame: a decoded response is detached ([`Api::detach`])
+    /// before it can be encoded.
+    fn write(&self, w: &mut Vec<u8>, v: Version) {
+        match self {
+            None => put_length(w, v, true, None),
+            Some(FetchRecords::Bytes(b)) => {
+                put_length(w, v, true, Some(b.len()));
+                w.extend_from_slice(b);
+            }
+            Some(FetchRecords::InFrame(span)) => {
+                panic!("Fetch records at {span:?} of a frame not given: detach the response first")
+            }
+        }
+    }
+
+    fn min_size(v: Version) -> usize {
+        prefix_size(v, false)
+    }
+}
+
+/// As bytes (Python's `bytes`), like every other bytes field.
+impl Serialize for FetchRecords {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            FetchRecords::Bytes(b) => s.serialize_bytes(b),
+            FetchRecords::InFrame(span) => Err(serde::ser::Error::custom(format!(
+                "Fetch records at {span:?} of a frame not given: detach the response first"
+            ))),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for FetchRecords {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        ByteBuf::deserialize(d).map(FetchRecords::Bytes)
+    }
 }
 
 kafka_struct! {
@@ -114,7 +218,7 @@ kafka_struct! {
         log_start_offset: i64 [5, _] = -1,
         aborted_transactions: Option<Vec<AbortedTransaction>> [4, _],
         preferred_read_replica: i32 [11, _] = -1,
-        records: Option<ByteBuf> [0, _],
+        records: Option<FetchRecords> [0, _],
     }
     tagged {
         diverging_epoch: EpochEndOffset = 0 [12, _],
@@ -145,8 +249,8 @@ kafka_struct! {
 
 #[cfg(test)]
 mod tests {
-    use super::super::encode_request;
     use super::super::testing::{assert_round_trip, assert_truncations_fail};
+    use super::super::{decode_response, encode_request, encode_response};
     use super::*;
     use proptest::prelude::*;
 
@@ -217,7 +321,7 @@ mod tests {
                         }]
                     }),
                     preferred_read_replica: if version >= 11 { 2 } else { -1 },
-                    records: records.map(ByteBuf::from),
+                    records: records.map(|r| FetchRecords::Bytes(ByteBuf::from(r))),
                     current_leader: (version >= 12).then_some(LeaderIdAndEpoch {
                         leader_id: 1,
                         leader_epoch: 5,
@@ -252,6 +356,75 @@ mod tests {
                 &response(version, records, aborted),
             );
         }
+    }
+
+    /// Several topics, each partition's records present or null.
+    fn response_of(version: i16, topics: &[Vec<Option<Vec<u8>>>]) -> FetchResponse {
+        let mut out = response(version, None, false);
+        let template = out.responses[0].partitions[0].clone();
+        out.responses = topics
+            .iter()
+            .map(|records| FetchableTopicResponse {
+                partitions: records
+                    .iter()
+                    .enumerate()
+                    .map(|(i, r)| PartitionData {
+                        partition_index: i as i32,
+                        records: r.clone().map(|r| FetchRecords::Bytes(ByteBuf::from(r))),
+                        ..template.clone()
+                    })
+                    .collect(),
+                ..out.responses[0].clone()
+            })
+            .collect();
+        out
+    }
+
+    proptest! {
+        #[test]
+        fn records_decode_to_their_place_in_the_frame(
+            version in 4i16..=18,
+            topics in proptest::collection::vec(
+                proptest::collection::vec(
+                    proptest::option::of(proptest::collection::vec(any::<u8>(), 0..100)),
+                    0..4,
+                ),
+                0..3,
+            ),
+        ) {
+            let sent = response_of(version, &topics);
+            let frame = encode_response::<Fetch>(version, 9, &sent).unwrap();
+            let body = &frame[4..];
+            let (corr, mut decoded) = decode_in_frame(version, body).unwrap();
+            prop_assert_eq!(corr, 9);
+            let records = decoded.take_records();
+            let want: Vec<Option<Vec<u8>>> = topics.iter().flatten().cloned().collect();
+            prop_assert_eq!(records.len(), want.len());
+            for (got, want) in records.iter().zip(&want) {
+                match (got, want) {
+                    (None, None) => {}
+                    (Some(FetchRecords::InFrame(span)), Some(want)) => {
+                        prop_assert_eq!(&body[span.clone()], &want[..]);
+                    }
+                    other => prop_assert!(false, "{:?}", other),
+                }
+            }
+            // Taken out, the rest is what was sent without records; the generic decode gives
+            // the records as bytes.
+            let mut without = sent.clone();
+            without.take_records();
+            prop_assert_eq!(&decoded, &without);
+            prop_assert_eq!(decode_response::<Fetch>(version, body).unwrap().1, sent);
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "detach the response first")]
+    fn records_left_in_a_frame_are_not_encoded() {
+        let sent = response(12, Some(vec![1, 2, 3]), false);
+        let frame = encode_response::<Fetch>(12, 1, &sent).unwrap();
+        let (_, decoded) = decode_in_frame(12, &frame[4..]).unwrap();
+        let _ = encode_response::<Fetch>(12, 1, &decoded);
     }
 
     #[test]

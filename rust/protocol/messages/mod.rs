@@ -87,6 +87,11 @@ pub trait Api {
     fn flexible_response_header(version: i16) -> bool {
         version >= Self::FIRST_FLEXIBLE
     }
+
+    /// Make a decoded response independent of the `frame` it was read from: a field the
+    /// decoder leaves in the frame (a Fetch response's records, see
+    /// [`fetch::decode_in_frame`]) is copied out. Nothing to do for every other API.
+    fn detach(_response: &mut Self::Response, _frame: &[u8]) {}
 }
 
 /// Encode a complete request frame: size prefix, header, body.
@@ -138,8 +143,16 @@ pub fn encode_response<A: Api>(
     finish_frame(out)
 }
 
-/// Decode a response frame (without its size prefix): the correlation id and the body.
+/// Decode a response frame (without its size prefix): the correlation id and the body, which
+/// owns its values (see [`Api::detach`]).
 pub fn decode_response<A: Api>(version: i16, frame: &[u8]) -> Result<(i32, A::Response)> {
+    let (correlation_id, mut response) = read_response::<A>(version, frame)?;
+    A::detach(&mut response, frame);
+    Ok((correlation_id, response))
+}
+
+/// A response frame read as its fields' wire types read it, fields left in the frame included.
+fn read_response<A: Api>(version: i16, frame: &[u8]) -> Result<(i32, A::Response)> {
     let layout = A::layout(version)?;
     let mut r = Reader::new(frame);
     let correlation_id = read_response_header(&mut r, A::flexible_response_header(version))?;
