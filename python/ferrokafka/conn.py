@@ -134,7 +134,7 @@ written into count in the process's RSS (a connection that only sees small respo
 few pages, not 256 KiB)."""
 
 
-class _FrameProtocol(asyncio.BufferedProtocol):
+class _FrameReceiver(asyncio.BufferedProtocol):
     """Receives into buffers the native frame decoder hands out and passes frames to the
     connection. The rest of a large response (a Fetch) is received straight into the storage
     its records are decoded from; everything else goes through a reused scratch buffer."""
@@ -241,7 +241,7 @@ class Connection:
         self._tcp_keepalive = config.tcp_keepalive
         self._on_close = on_close
         self._sensors = sensors
-        self._protocol: _FrameProtocol | None = None
+        self._receiver: _FrameReceiver | None = None
         self._pending: dict[int, _Pending] = {}
         self._next_correlation_id = 0
         self._closed = False
@@ -263,7 +263,7 @@ class Connection:
         try:
             transport, protocol = await wait_for(
                 loop.create_connection(
-                    lambda: _FrameProtocol(self, self._max_frame_size),
+                    lambda: _FrameReceiver(self, self._max_frame_size),
                     self.host,
                     self.port,
                     ssl=self._ssl_context,
@@ -279,7 +279,7 @@ class Connection:
             raise Errors.KafkaConnectionError(
                 f"cannot connect to node {self.node_id} at {self.host}:{self.port}: {exc!r}"
             ) from exc
-        self._protocol = protocol
+        self._receiver = protocol
         try:
             self._set_socket_options(transport.get_extra_info("socket"))
             await self._negotiate_versions()
@@ -464,8 +464,8 @@ class Connection:
         if self._reauth_timer is not None:
             self._reauth_timer.cancel()
             self._reauth_timer = None
-        if self._protocol is not None and self._protocol.transport is not None:
-            self._protocol.transport.close()
+        if self._receiver is not None and self._receiver.transport is not None:
+            self._receiver.transport.close()
         self._fail_all(reason)
         if self._on_close is not None:
             self._on_close(self, reason)
@@ -506,12 +506,12 @@ class Connection:
 
         A TLS connection closes in a round trip (close_notify both ways), so an event loop
         that ends right after ``close()`` would leave its socket open."""
-        if self._protocol is None or self._protocol.transport is None:
+        if self._receiver is None or self._receiver.transport is None:
             return
         try:
             await wait_for(self._socket_closed.wait(), timeout)
         except asyncio.TimeoutError:
-            self._protocol.transport.abort()
+            self._receiver.transport.abort()
             await self._socket_closed.wait()
 
     def _on_connection_lost(self, exc: Exception | None) -> None:
@@ -530,7 +530,7 @@ class Connection:
 
     @property
     def connected(self) -> bool:
-        return not self._closed and self._protocol is not None
+        return not self._closed and self._receiver is not None
 
     @property
     def closed(self) -> bool:
@@ -632,7 +632,7 @@ class Connection:
         *,
         activity: bool,
     ) -> Frame:
-        if self._closed or self._protocol is None or self._protocol.transport is None:
+        if self._closed or self._receiver is None or self._receiver.transport is None:
             raise Errors.KafkaConnectionError(
                 f"connection to node {self.node_id} is not open"
                 + (f" ({self._close_reason})" if self._close_reason else "")
@@ -640,7 +640,7 @@ class Connection:
         correlation_id = self._next_correlation_id
         self._next_correlation_id = (correlation_id + 1) & 0x7FFFFFFF
         frame = encode_request(api_key, version, correlation_id, self._client_id, body)
-        transport = self._protocol.transport
+        transport = self._receiver.transport
         sent_at = time.monotonic()
         if activity:
             self.last_activity = sent_at

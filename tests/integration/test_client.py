@@ -69,8 +69,8 @@ async def test_coordinator_connection_is_a_separate_socket(bootstrap_servers: st
         coord = await client.coordinator_connection(node)
         assert coord.node_id == 2147483647 - node == coordinator_node_id(node)
         assert coord is not data
-        data_port = data._protocol.transport.get_extra_info("sockname")[1]  # type: ignore[union-attr]
-        coord_port = coord._protocol.transport.get_extra_info("sockname")[1]  # type: ignore[union-attr]
+        data_port = data._receiver.transport.get_extra_info("sockname")[1]  # type: ignore[union-attr]
+        coord_port = coord._receiver.transport.get_extra_info("sockname")[1]  # type: ignore[union-attr]
         assert data_port != coord_port, "coordinator must not share the data socket"
         await coord.send(ApiKey.METADATA, {"topics": []})
 

@@ -75,8 +75,8 @@ async def test_a_lost_connection_and_the_reconnection_are_logged_and_counted(
         conn = producer.client.connections[leader]
         caplog.clear()
         # The socket goes away under the client (as when a broker or a route drops it).
-        assert conn._protocol is not None and conn._protocol.transport is not None
-        conn._protocol.transport.abort()
+        assert conn._receiver is not None and conn._receiver.transport is not None
+        conn._receiver.transport.abort()
         await producer.send_and_wait(topic, b"after")
         values = {n.name: v for n, v in producer.metrics().items() if n.group == "producer-metrics"}
     text = "\n".join(r.getMessage() for r in caplog.records if r.name.startswith("ferrokafka"))

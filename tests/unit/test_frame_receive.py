@@ -16,7 +16,7 @@ import pytest
 import uvloop
 from ferrokafka import _native
 from ferrokafka import errors as Errors
-from ferrokafka.conn import _FrameProtocol
+from ferrokafka.conn import _FrameReceiver
 
 T = TypeVar("T")
 
@@ -143,7 +143,7 @@ async def _send_and_receive(frames: list[bytes], seed: int) -> list[bytes]:
     collector = _Collector()
     loop = asyncio.get_running_loop()
     transport, _ = await loop.create_connection(
-        lambda: _FrameProtocol(collector, 1 << 24),  # type: ignore[arg-type]
+        lambda: _FrameReceiver(collector, 1 << 24),  # type: ignore[arg-type]
         "127.0.0.1",
         port,
     )
@@ -194,7 +194,7 @@ async def _small_responses(count: int) -> int:
 
     server = await asyncio.start_server(serve, "127.0.0.1", 0)
     collector = _Collector()
-    protocol = _FrameProtocol(collector, 1 << 24)  # type: ignore[arg-type]
+    protocol = _FrameReceiver(collector, 1 << 24)  # type: ignore[arg-type]
     transport, _ = await asyncio.get_running_loop().create_connection(
         lambda: protocol, "127.0.0.1", server.sockets[0].getsockname()[1]
     )
