@@ -88,18 +88,24 @@ def test_a_killed_query_restarted_from_its_checkpoint_reads_every_record_once(
             os.killpg(job.pid, signal.SIGKILL)
             job.wait(10)
         log.close()
-    done_before = commits(checkpoint)
     rows += produce_rows(bootstrap_servers, topic, 3, 500, first=1000)
-    again = subprocess.run(
-        [*argv, "available", "300"], capture_output=True, text=True, timeout=300, check=False
-    )
+    _restart_reads_each_record_once(spark, [*argv, "available", "300"], out, checkpoint, rows)
+
+
+def _restart_reads_each_record_once(
+    spark: SparkSession, argv: list[str], out: Path, checkpoint: Path, rows: list[Any]
+) -> None:
+    """Run the query again from its checkpoint (``argv``: the job in AvailableNow mode): it
+    commits more micro-batches, and the sink then holds each of ``rows`` exactly once."""
+    done_before = commits(checkpoint)
+    again = subprocess.run(argv, capture_output=True, text=True, timeout=300, check=False)
     assert again.returncode == 0, _python_errors(again.stdout + again.stderr)
     assert commits(checkpoint) > done_before
     got = [
         (r.partition, r.offset, bytes(r.value or b"-"))
         for r in spark.read.parquet(str(out)).collect()
     ]
-    assert len(got) == len(rows) == 4500  # nothing twice
+    assert len(got) == len(rows)  # nothing twice
     assert sorted(got) == sorted((r.partition, r.offset, r.value or b"-") for r in rows)
 
 
@@ -442,21 +448,9 @@ def test_a_driver_killed_between_checkpoint_and_group_commit_reads_once_and_repa
     assert _group_offsets(bootstrap_servers, group) == {}
 
     rows += produce_rows(bootstrap_servers, topic, 3, 500, first=1000)
-    again = subprocess.run(
-        [*argv, "available", "300", group],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
+    _restart_reads_each_record_once(
+        spark, [*argv, "available", "300", group], out, checkpoint, rows
     )
-    assert again.returncode == 0, _python_errors(again.stdout + again.stderr)
-    assert commits(checkpoint) > done_before
-    got = [
-        (r.partition, r.offset, bytes(r.value or b"-"))
-        for r in spark.read.parquet(str(out)).collect()
-    ]
-    assert len(got) == len(rows) == 4500  # nothing twice
-    assert sorted(got) == sorted((r.partition, r.offset, r.value or b"-") for r in rows)
     assert _checkpointed_end(checkpoint, topic) == dict.fromkeys(range(3), 1500)
     if pyspark_version() >= (4, 2):
         # Spark calls commit() for a micro-batch only when it plans the next one, which the
