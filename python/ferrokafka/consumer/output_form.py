@@ -29,11 +29,14 @@ class OutputForm(abc.ABC, Generic[T]):
 
     @abc.abstractmethod
     def decode(
-        self, raw: Any, tp: TopicPartition, common: dict[str, Any], deserializers: dict[str, Any]
+        self,
+        raw: Any,
+        tp: TopicPartition,
+        common: dict[str, Any],
+        key_deserializer: Any,
+        value_deserializer: Any,
     ) -> tuple[_native.DecodedPartition[Any], T]:
-        """Decode a fetched response: the decoder's summary and the whole response as T.
-        ``common`` holds the keyword arguments of both decoders, ``deserializers`` the record
-        decoder's ``key_deserializer`` and ``value_deserializer``."""
+        """Decode a fetched response: the decoder's summary and the whole response as T."""
 
     @abc.abstractmethod
     def count(self, items: T) -> int: ...
@@ -55,9 +58,21 @@ class RecordsForm(OutputForm["list[ConsumerRecord[Any, Any]]"]):
     one_at_a_time = True
 
     def decode(
-        self, raw: Any, tp: TopicPartition, common: dict[str, Any], deserializers: dict[str, Any]
+        self,
+        raw: Any,
+        tp: TopicPartition,
+        common: dict[str, Any],
+        key_deserializer: Any,
+        value_deserializer: Any,
     ) -> tuple[_native.DecodedPartition[Any], list[ConsumerRecord[Any, Any]]]:
-        part = _native.decode_records(raw, tp.topic, tp.partition, **deserializers, **common)
+        part = _native.decode_records(
+            raw,
+            tp.topic,
+            tp.partition,
+            key_deserializer=key_deserializer,
+            value_deserializer=value_deserializer,
+            **common,
+        )
         return part, part.records
 
     def count(self, items: list[ConsumerRecord[Any, Any]]) -> int:
@@ -79,7 +94,12 @@ class RecordsForm(OutputForm["list[ConsumerRecord[Any, Any]]"]):
 
 class ArrowForm(OutputForm["pyarrow.RecordBatch"]):
     def decode(
-        self, raw: Any, tp: TopicPartition, common: dict[str, Any], deserializers: dict[str, Any]
+        self,
+        raw: Any,
+        tp: TopicPartition,
+        common: dict[str, Any],
+        key_deserializer: Any,
+        value_deserializer: Any,
     ) -> tuple[_native.DecodedPartition[Any], pyarrow.RecordBatch]:
         # Arrow columns hold the bytes as fetched: deserializers are for records.
         part = _native.decode_columns(raw, tp.topic, tp.partition, **common)
