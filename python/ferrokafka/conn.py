@@ -1,9 +1,9 @@
 """One broker connection: an asyncio Protocol with pipelined, correlated requests.
 
 The bytes are the native core's business (``_native._FrameDecoder`` splits the stream, and
-its encoders and decoders do the messages: see ``encode_request``/``decode_response`` here); this
-module owns only waiting: one
-future per in-flight request, each with its own timeout armed by ``loop.call_later``.
+its encoders and decoders do the messages: see ``encode_request``/``decode_response`` here);
+this module owns only waiting: one future per in-flight request, each with its own timeout
+armed by ``loop.call_later``.
 """
 
 from __future__ import annotations
@@ -57,9 +57,9 @@ _Req = TypeVar("_Req", bound=Mapping[str, Any])
 _Resp = TypeVar("_Resp")
 
 
+# As plain ints: compared on every request, where an ``ApiKey`` member's lookup costs more.
 _PRODUCE = ApiKey.PRODUCE.value
 _FETCH = ApiKey.FETCH.value
-"""As plain ints: compared on every request, where an ``ApiKey`` member's lookup costs more."""
 
 
 def encode_request(
