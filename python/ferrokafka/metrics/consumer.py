@@ -29,21 +29,11 @@ class FetchMetrics:
         self._metrics = metrics
         self._subs = subscriptions
         self._read_committed = read_committed
-        self.fetch = metrics.sensor(
-            group,
-            avg="fetch-latency-avg",
-            max="fetch-latency-max",
-            count_rate="fetch-rate",
-            count_total="fetch-total",
-        )
-        self.fetch_size = metrics.sensor(group, avg="fetch-size-avg", max="fetch-size-max")
-        self.throttle = metrics.sensor(
-            group, avg="fetch-throttle-time-avg", max="fetch-throttle-time-max"
-        )
-        self.records = metrics.sensor(
-            group, rate="records-consumed-rate", total="records-consumed-total"
-        )
-        self.bytes = metrics.sensor(group, rate="bytes-consumed-rate", total="bytes-consumed-total")
+        self.fetch = metrics.sensor(group, values="fetch-latency", counts="fetch")
+        self.fetch_size = metrics.sensor(group, values="fetch-size")
+        self.throttle = metrics.sensor(group, values="fetch-throttle-time")
+        self.records = metrics.sensor(group, sums="records-consumed")
+        self.bytes = metrics.sensor(group, sums="bytes-consumed")
         metrics.add_dynamic(self._lag)
 
     def fetched(self, latency_ms: float, size: int, throttle_ms: int, now: float) -> None:
@@ -87,40 +77,19 @@ class CoordinatorMetrics:
 
     def __init__(self, metrics: Metrics, subscriptions: SubscriptionState) -> None:
         group = metrics.group("coordinator-metrics")
-        self.commit = metrics.sensor(
-            group,
-            avg="commit-latency-avg",
-            max="commit-latency-max",
-            count_rate="commit-rate",
-            count_total="commit-total",
-        )
+        self.commit = metrics.sensor(group, values="commit-latency", counts="commit")
+        # Java's rebalance figures: a latency total beside the count, and no rates.
         self.rebalance = metrics.sensor(
             group,
-            avg="rebalance-latency-avg",
-            max="rebalance-latency-max",
+            values="rebalance-latency",
             total="rebalance-latency-total",
             count_total="rebalance-total",
         )
         self.failed_rebalance = metrics.sensor(group, count_total="failed-rebalance-total")
-        self.join = metrics.sensor(
-            group,
-            avg="join-time-avg",
-            max="join-time-max",
-            count_rate="join-rate",
-            count_total="join-total",
-        )
-        self.sync = metrics.sensor(
-            group,
-            avg="sync-time-avg",
-            max="sync-time-max",
-            count_rate="sync-rate",
-            count_total="sync-total",
-        )
+        self.join = metrics.sensor(group, values="join-time", counts="join")
+        self.sync = metrics.sensor(group, values="sync-time", counts="sync")
         self.heartbeat = metrics.sensor(
-            group,
-            max="heartbeat-response-time-max",
-            count_rate="heartbeat-rate",
-            count_total="heartbeat-total",
+            group, max="heartbeat-response-time-max", counts="heartbeat"
         )
         self.last_rebalance: float | None = None
         self.last_heartbeat: float | None = None

@@ -14,28 +14,10 @@ from .sensor import Sensor
 def _request_sensors(m: Metrics, group: str, **tags: str) -> tuple[Sensor, Sensor, Sensor, Sensor]:
     """The sensors of requests (sizes), responses (sizes), their latency and failures, in
     ``group`` with ``tags``: the client-wide ones, or one connection's (``node_id``)."""
-    out = m.sensor(
-        group,
-        avg="request-size-avg",
-        max="request-size-max",
-        rate="outgoing-byte-rate",
-        total="outgoing-byte-total",
-        count_rate="request-rate",
-        count_total="request-total",
-        **tags,
-    )
-    incoming = m.sensor(
-        group,
-        rate="incoming-byte-rate",
-        total="incoming-byte-total",
-        count_rate="response-rate",
-        count_total="response-total",
-        **tags,
-    )
-    latency = m.sensor(group, avg="request-latency-avg", max="request-latency-max", **tags)
-    errors = m.sensor(
-        group, count_rate="request-error-rate", count_total="request-error-total", **tags
-    )
+    out = m.sensor(group, values="request-size", sums="outgoing-byte", counts="request", **tags)
+    incoming = m.sensor(group, sums="incoming-byte", counts="response", **tags)
+    latency = m.sensor(group, values="request-latency", **tags)
+    errors = m.sensor(group, counts="request-error", **tags)
     return out, incoming, latency, errors
 
 
@@ -85,12 +67,8 @@ class NetworkMetrics:
         self.metrics = metrics
         group = metrics.group("metrics")
         self.out, self.incoming, self.latency, self.errors = _request_sensors(metrics, group)
-        self.created: Sensor = metrics.sensor(
-            group, count_rate="connection-creation-rate", count_total="connection-creation-total"
-        )
-        self.closed: Sensor = metrics.sensor(
-            group, count_rate="connection-close-rate", count_total="connection-close-total"
-        )
+        self.created: Sensor = metrics.sensor(group, counts="connection-creation")
+        self.closed: Sensor = metrics.sensor(group, counts="connection-close")
         metrics.add(metrics.name("connection-count", group), lambda _now: float(open_connections()))
         self._nodes: dict[int, NodeSensors] = {}
 

@@ -13,18 +13,14 @@ from .registry import Metrics
 class ProducerMetrics:
     def __init__(self, metrics: Metrics, in_flight: Callable[[], int]) -> None:
         group = metrics.group("metrics")
-        self.send = metrics.sensor(group, rate="record-send-rate", total="record-send-total")
-        self.batch_size = metrics.sensor(group, avg="batch-size-avg", max="batch-size-max")
-        self.queue_time = metrics.sensor(
-            group, avg="record-queue-time-avg", max="record-queue-time-max"
-        )
+        self.send = metrics.sensor(group, sums="record-send")
+        self.batch_size = metrics.sensor(group, values="batch-size")
+        self.queue_time = metrics.sensor(group, values="record-queue-time")
         self.compression = metrics.sensor(group, avg="compression-rate-avg")
         self.per_request = metrics.sensor(group, avg="records-per-request-avg")
-        self.retry = metrics.sensor(group, rate="record-retry-rate", total="record-retry-total")
-        self.error = metrics.sensor(group, rate="record-error-rate", total="record-error-total")
-        self.throttle = metrics.sensor(
-            group, avg="produce-throttle-time-avg", max="produce-throttle-time-max"
-        )
+        self.retry = metrics.sensor(group, sums="record-retry")
+        self.error = metrics.sensor(group, sums="record-error")
+        self.throttle = metrics.sensor(group, values="produce-throttle-time")
         metrics.add(metrics.name("requests-in-flight", group), lambda _now: float(in_flight()))
 
     def batch_sent(

@@ -46,25 +46,34 @@ class Metrics:
         self,
         group: str,
         *,
+        values: str | None = None,
+        sums: str | None = None,
+        counts: str | None = None,
         avg: str | None = None,
         max: str | None = None,
-        rate: str | None = None,
         total: str | None = None,
-        count_rate: str | None = None,
         count_total: str | None = None,
         **tags: object,
     ) -> Sensor:
-        """A new sensor, with the stats named read from it: ``avg``/``max`` of the values in
-        the window, ``rate``/``total`` of their sum, ``count_rate``/``count_total`` of how
-        many were recorded."""
+        """A new sensor, read by the metrics named. Most follow the Java client's pattern:
+        ``values="x"`` names ``x-avg`` and ``x-max`` of the values in the window,
+        ``sums="x"`` ``x-rate`` and ``x-total`` of their sum, ``counts="x"`` ``x-rate`` and
+        ``x-total`` of how many were recorded. ``avg``, ``max``, ``total`` (of the sum) and
+        ``count_total`` name a single figure outside that pattern."""
         s = Sensor()
+
+        def pair(prefix: str | None) -> tuple[str | None, str | None]:
+            return (None, None) if prefix is None else (f"{prefix}-rate", f"{prefix}-total")
+
+        sum_rate, sum_total = pair(sums)
+        count_rate, all_counted = pair(counts)
         stats: list[tuple[str | None, Reader]] = [
-            (avg, s.avg),
-            (max, s.max),
-            (rate, s.rate),
-            (total, lambda _now: s.total),
+            (avg or (values and f"{values}-avg"), s.avg),
+            (max or (values and f"{values}-max"), s.max),
+            (sum_rate, s.rate),
+            (total or sum_total, lambda _now: s.total),
             (count_rate, s.count_rate),
-            (count_total, lambda _now: float(s.count)),
+            (count_total or all_counted, lambda _now: float(s.count)),
         ]
         for metric, reader in stats:
             if metric is not None:
