@@ -1426,7 +1426,7 @@ class AddOffsetsToTxnResponse(TypedDict):
 
 @type_check_only
 class EndTxnRequest(TypedDict):
-    """EndTxn request (key 26), v0-4."""
+    """EndTxn request (key 26), v0-5."""
 
     transactional_id: str
     producer_id: int
@@ -1435,14 +1435,16 @@ class EndTxnRequest(TypedDict):
 
 @type_check_only
 class EndTxnResponse(TypedDict):
-    """EndTxn response (key 26), v0-4."""
+    """EndTxn response (key 26), v0-5."""
 
     throttle_time_ms: int
     error_code: int
+    producer_id: int  # v5+
+    producer_epoch: int  # v5+
 
 @type_check_only
 class TxnOffsetCommitRequest(TypedDict):
-    """TxnOffsetCommit request (key 28), v0-3."""
+    """TxnOffsetCommit request (key 28), v0-5."""
 
     transactional_id: str
     group_id: str
@@ -1467,7 +1469,7 @@ class TxnOffsetCommitRequestPartition(TypedDict):
 
 @type_check_only
 class TxnOffsetCommitResponse(TypedDict):
-    """TxnOffsetCommit response (key 28), v0-3."""
+    """TxnOffsetCommit response (key 28), v0-5."""
 
     throttle_time_ms: int
     topics: list[TxnOffsetCommitResponseTopic]

@@ -154,6 +154,7 @@ class AIOKafkaClient:
             if (b := self.cluster.broker_metadata(node)) is not None
         }
         self._conns: dict[int, Connection] = {}
+        self._features: tuple[int, dict[str, int]] = (-1, {})
         self._connecting: dict[int, SharedCall[Connection]] = {}
         """The connection attempt of each key (one at a time, shared by its callers)."""
         self._topics: set[str] = set()
@@ -265,11 +266,20 @@ class AIOKafkaClient:
             conn.close()
             raise Errors.KafkaConnectionError(f"client closed while connecting to node {node_id}")
         self._conns[node_id] = conn
+        if conn.finalized_features_epoch > self._features[0]:
+            self._features = (conn.finalized_features_epoch, conn.finalized_features)
         self._network.created.record()
         again = node_id in self._ever_connected
         self._ever_connected.add(node_id)
         log.info("%sconnected to node %s at %s:%s", "re" if again else "", node_id, host, port)
         return conn
+
+    def finalized_feature(self, name: str) -> int:
+        """The level the cluster finalized for feature ``name`` (``transaction.version``, ...)
+        in the newest answer of any connection made so far; 0 when no broker named it, as
+        for a feature the cluster does not have. Brokers learn a change of level from the
+        metadata log, so the newest epoch wins over what an older connection was told."""
+        return self._features[1].get(name, 0)
 
     def _on_connection_closed(self, conn: Connection, reason: BaseException | None) -> None:
         if self._conns.get(conn.node_id) is conn:

@@ -248,6 +248,10 @@ class Connection:
         self._close_reason: BaseException | None = None
         self._socket_closed = asyncio.Event()
         self._broker_versions: dict[int, tuple[int, int]] = {}
+        self.finalized_features: dict[str, int] = {}
+        """The cluster's finalized feature levels as this broker last knew them (ApiVersions
+        v3+; empty from older brokers), with the metadata epoch they were read at."""
+        self.finalized_features_epoch = -1
         self.last_activity = time.monotonic()
 
     def __repr__(self) -> str:
@@ -328,6 +332,11 @@ class Connection:
             raise Errors.for_code(reply["error_code"])(f"ApiVersions to node {self.node_id} failed")
         self._broker_versions = {
             k["api_key"]: (k["min_version"], k["max_version"]) for k in reply["api_keys"]
+        }
+        epoch = reply["finalized_features_epoch"]
+        self.finalized_features_epoch = -1 if epoch is None else epoch
+        self.finalized_features = {
+            f["name"]: f["max_version_level"] for f in reply["finalized_features"] or ()
         }
 
     async def _authenticate(self, config: ConnectionConfig) -> None:

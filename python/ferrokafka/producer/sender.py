@@ -40,7 +40,7 @@ from ..structs import TopicPartition
 from ..waits import finish_tasks
 from .idempotence import ProducerIdState
 from .message_accumulator import MessageAccumulator, ProducerBatch
-from .transactions import TransactionManager
+from .transactions import LAST_PRODUCE_VERSION_BEFORE_TV2, TransactionManager
 
 if TYPE_CHECKING:
     from .._native import (
@@ -284,6 +284,10 @@ class Sender:
         try:
             conn = await self._client.ready(node_id)
             version = conn.version_for(Api.PRODUCE.key)
+            if self._txn is not None and not self._txn.v2:
+                # Version 12 tells the leader to add the partition to the transaction itself
+                # (transaction version 2); under version 1 the producer adds it first.
+                version = min(version, LAST_PRODUCE_VERSION_BEFORE_TV2)
             body, topic_names = self._request_body(payload, version)
             if version >= _FIRST_TOPIC_ID_VERSION and topic_names is None:
                 version = _FIRST_TOPIC_ID_VERSION - 1
@@ -416,11 +420,17 @@ class Sender:
             return
         if exc.invalid_metadata:
             self._refresh_metadata(force=True)
-        self._failed(batch, exc)
+        # CONCURRENT_TRANSACTIONS: under transaction version 2 the leader adds the partition to
+        # the transaction, and the previous transaction may still be ending. aiokafka's class
+        # is not retriable; the Java client retries it, as here.
+        self._failed(batch, exc, retriable=exc.retriable or cls is Errors.ConcurrentTransactions)
 
-    def _failed(self, batch: ProducerBatch, exc: Errors.KafkaError) -> None:
-        """Retry ``batch`` if ``exc`` allows and time is left, else fail its futures."""
-        if exc.retriable and not self._expired(batch):
+    def _failed(
+        self, batch: ProducerBatch, exc: Errors.KafkaError, *, retriable: bool | None = None
+    ) -> None:
+        """Retry ``batch`` if ``exc`` allows (or ``retriable`` says) and time is left, else
+        fail its futures."""
+        if (exc.retriable if retriable is None else retriable) and not self._expired(batch):
             self._retry(batch, exc)
             return
         if self._idempotence is not None and batch.sent:

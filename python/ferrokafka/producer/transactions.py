@@ -8,6 +8,16 @@ coordinator. The producer's ``send`` path calls in here only when ``transactiona
 * ``send_offsets``: AddOffsetsToTxn, then TxnOffsetCommit to the group's coordinator.
 * ``end``: wait for the sends under way, flush every batch, then EndTxn (commit or abort).
 
+Transaction version 2 (KIP-890 part 2), used when the cluster finalized ``transaction.version``
+2 or higher (Kafka 4's default), checked as each transaction begins: the partition leader adds
+a partition to the transaction when a Produce of version 12 or later writes to it, and the
+group coordinator adds the offsets partition on a TxnOffsetCommit of version 5, so neither
+AddPartitionsToTxn nor AddOffsetsToTxn is sent; EndTxn (version 5) bumps the producer's epoch
+at every commit and abort and answers with the id and epoch to use next, so a late write of
+an earlier transaction is fenced. Under version 1 those three requests stay at the versions
+before (Produce 11, TxnOffsetCommit 4, EndTxn 4): their newer versions tell the broker that
+the producer follows version 2.
+
 States (as the Java client's and aiokafka's): READY, IN_TRANSACTION, then COMMITTING or
 ABORTING, then READY again. A failure the transaction cannot survive but the producer can (a
 record that failed, a partition the coordinator refused) is ABORTABLE_ERROR: committing
@@ -70,6 +80,11 @@ _FATAL = {47, 48, 49, 53, 90}
 _FENCED = {47, 90}
 _OPERATION_NOT_ATTEMPTED = 55
 
+LAST_PRODUCE_VERSION_BEFORE_TV2 = 11
+_LAST_TXN_OFFSET_COMMIT_VERSION_BEFORE_TV2 = 4
+_LAST_END_TXN_VERSION_BEFORE_TV2 = 4
+_TRANSACTION_VERSION = "transaction.version"
+
 
 class TransactionState(enum.Enum):
     UNINITIALIZED = "uninitialized"
@@ -111,6 +126,8 @@ class TransactionManager:
         self._adding: asyncio.Task[None] | None = None
         self._offsets_added = False
         self._bump_epoch = False
+        self.v2 = False
+        """Whether the transaction follows transaction version 2 (fixed as it begins)."""
         self._sends = 0
         self._sends_done = asyncio.Event()
         self._sends_done.set()
@@ -190,6 +207,10 @@ class TransactionManager:
         while none is in flight); raises what the coordinator answered for it."""
         if tp in self.partitions:
             return
+        if self.v2:
+            # The leader adds it when the first Produce of the transaction reaches it.
+            self.partitions.add(tp)
+            return
         fut = self._pending.get(tp)
         if fut is None:
             fut = self._pending[tp] = asyncio.get_running_loop().create_future()
@@ -254,7 +275,12 @@ class TransactionManager:
         """Commit ``offsets`` of ``group_id`` as part of the transaction."""
         self._expect("send_offsets_to_transaction", TransactionState.IN_TRANSACTION)
         try:
-            await self._add_offsets(group_id)
+            if self.v2:
+                # The group coordinator adds the offsets partition; once this is sent it may
+                # be in the transaction, which then must end with EndTxn.
+                self._offsets_added = True
+            else:
+                await self._add_offsets(group_id)
             await self._txn_offset_commit(offsets, group_id)
         except Exception as exc:
             self.failed(exc)
@@ -303,7 +329,10 @@ class TransactionManager:
             }
             try:
                 conn = await self._client.coordinator_connection(group_coordinator[0])
-                response = await conn.send(Api.TXN_OFFSET_COMMIT, body)
+                version = conn.version_for(Api.TXN_OFFSET_COMMIT.key)
+                if not self.v2:
+                    version = min(version, _LAST_TXN_OFFSET_COMMIT_VERSION_BEFORE_TV2)
+                response = await conn.send(Api.TXN_OFFSET_COMMIT, body, version=version)
             except Errors.KafkaConnectionError:
                 group_coordinator.clear()
                 raise
@@ -357,6 +386,8 @@ class TransactionManager:
 
     def begin(self) -> None:
         self._expect("begin_transaction", TransactionState.READY)
+        # A change of the cluster's transaction version takes effect between transactions.
+        self.v2 = self._client.finalized_feature(_TRANSACTION_VERSION) >= 2
         self.state = TransactionState.IN_TRANSACTION
 
     async def end(self, commit: bool, flush: Callable[[], Awaitable[None]]) -> None:
@@ -379,9 +410,10 @@ class TransactionManager:
         if self._adding is not None:
             await asyncio.gather(self._adding, return_exceptions=True)
         self._raise_if_failed()  # a record failed while committing
+        bumped = False
         if self.partitions or self._offsets_added:
             try:
-                await self._end_txn(commit)
+                bumped = await self._end_txn(commit)
             except Exception as exc:
                 self.failed(exc)
                 if not self.is_fatal:
@@ -392,6 +424,8 @@ class TransactionManager:
         self.partitions.clear()
         self._offsets_added = False
         self._error = None
+        if bumped:
+            self._bump_epoch = False  # EndTxn gave the new epoch that lost sequences need
         if self._bump_epoch:
             try:
                 await self.init()
@@ -402,8 +436,12 @@ class TransactionManager:
                 raise
         self.state = TransactionState.READY
 
-    async def _end_txn(self, commit: bool) -> None:
+    async def _end_txn(self, commit: bool) -> bool:
+        """EndTxn; whether it gave the producer a new epoch (transaction version 2)."""
+        bumped = False
+
         async def attempt() -> None:
+            nonlocal bumped
             body: EndTxnRequest = {
                 "transactional_id": self.transactional_id,
                 "producer_id": self._ids.producer_id,
@@ -411,25 +449,44 @@ class TransactionManager:
                 "committed": commit,
             }
             ending = "commit" if commit else "abort"
-            await self._ask(Api.END_TXN, body, f"EndTxn ({ending}) for {self.transactional_id!r}")
+            what = f"EndTxn ({ending}) for {self.transactional_id!r}"
+            cap = None if self.v2 else _LAST_END_TXN_VERSION_BEFORE_TV2
+            response = await self._ask(Api.END_TXN, body, what, max_version=cap)
+            next_id, next_epoch = response["producer_id"], response["producer_epoch"]
+            if next_id >= 0 and (next_id, next_epoch) != (
+                self._ids.producer_id,
+                self._ids.producer_epoch,
+            ):
+                # The coordinator bumped the epoch (or, the epoch exhausted, gave a new id):
+                # the next transaction writes under it, its sequences from 0.
+                self._ids.set_pid(next_id, next_epoch)
+                bumped = True
 
         await self._retrying(attempt)
+        return bumped
 
     # -- requests --------------------------------------------------------------------------
 
-    async def _to_coordinator(self, api: Api[_Req, _Resp], body: _Req) -> _Resp:
+    async def _to_coordinator(
+        self, api: Api[_Req, _Resp], body: _Req, *, max_version: int | None = None
+    ) -> _Resp:
         if self._coordinator is None:
             self._coordinator = await self._client.find_coordinator(self.transactional_id, 1)
         try:
             conn = await self._client.coordinator_connection(self._coordinator)
-            return await conn.send(api, body)
+            version = conn.version_for(api.key)
+            if max_version is not None:
+                version = min(version, max_version)
+            return await conn.send(api, body, version=version)
         except Errors.KafkaConnectionError:
             self._coordinator = None
             raise
 
-    async def _ask(self, api: Api[_Req, _Answered], body: _Req, what: str) -> _Answered:
+    async def _ask(
+        self, api: Api[_Req, _Answered], body: _Req, what: str, *, max_version: int | None = None
+    ) -> _Answered:
         """``_to_coordinator``, raising the response's error as ``what`` failing."""
-        response = await self._to_coordinator(api, body)
+        response = await self._to_coordinator(api, body, max_version=max_version)
         if response["error_code"]:
             raise _error(response["error_code"], what)
         return response

@@ -1,8 +1,10 @@
 //! TxnOffsetCommit (key 28): a transactional producer commits a consumer group's offsets as
-//! part of its transaction, at the group's coordinator (after AddOffsetsToTxn).
+//! part of its transaction, at the group's coordinator.
 //!
-//! Versions 0-3: 1 same as 0; 2 committed leader epoch; 3 flexible, with the member's
-//! generation, member id and group instance id (KIP-447).
+//! Versions 0-5: 1 same as 0; 2 committed leader epoch; 3 flexible, with the member's
+//! generation, member id and group instance id (KIP-447); 4 TRANSACTION_ABORTABLE; 5 transaction
+//! version 2 (KIP-890 part 2): the coordinator adds the group's offsets partition to the
+//! transaction itself, where version 4 and older need an AddOffsetsToTxn first.
 
 use super::Api;
 use crate::kafka_struct;
@@ -13,7 +15,7 @@ impl Api for TxnOffsetCommit {
     const NAME: &'static str = "TxnOffsetCommit";
     const KEY: i16 = 28;
     const MIN_VERSION: i16 = 0;
-    const MAX_VERSION: i16 = 3;
+    const MAX_VERSION: i16 = 5;
     const FIRST_FLEXIBLE: i16 = 3;
     type Request = TxnOffsetCommitRequest;
     type Response = TxnOffsetCommitResponse;
@@ -113,7 +115,7 @@ mod tests {
     proptest! {
         #[test]
         fn round_trips(
-            v in 0i16..=3,
+            v in 0i16..=5,
             offset: i64,
             metadata in proptest::option::of("[a-z]{0,8}"),
             code: i16,
@@ -124,7 +126,7 @@ mod tests {
 
     #[test]
     fn truncated_responses_fail() {
-        for v in 0..=3 {
+        for v in 0..=5 {
             assert_truncations_fail::<TxnOffsetCommit>(v, &response(22));
         }
     }
