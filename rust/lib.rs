@@ -4,6 +4,7 @@
 //! module documentation).
 
 pub mod hash;
+pub mod payload;
 pub mod protocol;
 pub mod records;
 

@@ -47,6 +47,7 @@ __all__ = [
     "batch_position",
     "decode_columns",
     "decode_fetch_response",
+    "decode_json",
     "decode_records",
     "decode_request",
     "decode_response",
@@ -234,11 +235,11 @@ _T = TypeVar("_T")
 
 @final
 class ArrowColumns:
-    """One partition's records as Arrow columns in Spark's Kafka schema (``key`` binary,
-    ``value`` binary, ``topic`` string, ``partition`` int32, ``offset`` int64, ``timestamp``
-    timestamp[us, UTC], ``timestampType`` int32, ``headers`` list<struct<key string, value
-    binary>>). Implements the Arrow PyCapsule interface: ``pyarrow.record_batch(cols)`` reads
-    the buffers in place."""
+    """Arrow columns made in Rust: one partition's records in Spark's Kafka schema (``key``
+    binary, ``value`` binary, ``topic`` string, ``partition`` int32, ``offset`` int64,
+    ``timestamp`` timestamp[us, UTC], ``timestampType`` int32, ``headers`` list<struct<key
+    string, value binary>>), or a decoded payload column. Implements the Arrow PyCapsule
+    interface: ``pyarrow.record_batch(cols)`` reads the buffers in place."""
 
     @property
     def num_rows(self) -> int: ...
@@ -441,6 +442,16 @@ def decode_columns(
     """Like ``decode_records``, but into Arrow columns built in Rust (one copy of each value).
     ``records`` of 64 KiB or more are decoded with the GIL released (they make no Python object
     until the columns are done); smaller ones with it held."""
+
+def decode_json(
+    payloads: Any, schema: Any, *, fail_fast: bool = False
+) -> tuple[ArrowColumns, list[tuple[int, str]]]:
+    """Decode ``payloads`` (an Arrow record batch whose first column holds the payloads:
+    binary, large binary or string) as JSON into a struct column of ``schema``'s fields (an
+    object with ``__arrow_c_schema__``), by Spark's ``from_json`` rules. Returns the column (as
+    one-column ``ArrowColumns`` named ``value``) and the rows that did not fit, each with why;
+    with ``fail_fast``, decoding stops at the first of them and the column holds the rows
+    before it. TypeError for a type JSON is not read into."""
 
 def split_acquired(
     records: list[ConsumerRecord[Any, Any]], acquired: Sequence[tuple[int, int, int]]

@@ -38,6 +38,7 @@ __all__ = [
     "NoBrokersAvailable",
     "NoOffsetForPartitionError",
     "NodeNotReadyError",
+    "PayloadFormatError",
     "ProducerClosed",
     "ProducerFenced",
     "ProtocolDecodeError",
@@ -216,6 +217,22 @@ class ProducerFenced(KafkaError):
             or "There is a newer producer using the same transactional_id, "
             "or the transaction timed out on the broker."
         )
+
+
+class PayloadFormatError(KafkaError):
+    """A record's key or value that its format (``value_format=``, ``key_format=``) cannot
+    read, in ``FAILFAST`` mode: ``topic``, ``partition`` and ``offset`` name the record. The
+    consumer's position is at it; records before it were handed out. Seek past it to go on,
+    as after Java's ``RecordDeserializationException``."""
+
+    def __init__(self, message: str, topic: str, partition: int, offset: int) -> None:
+        super().__init__(message)
+        self.topic = topic
+        self.partition = partition
+        self.offset = offset
+
+    def __reduce__(self) -> Any:
+        return (type(self), (self.args[0], self.topic, self.partition, self.offset))
 
 
 class BrokerResponseError(KafkaError):

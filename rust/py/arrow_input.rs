@@ -56,7 +56,7 @@ fn guarded<T>(import: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
 ///
 /// # Safety
 /// `schema` must point to a live `ArrowSchema`.
-unsafe fn schema_type(schema: *const FFI_ArrowSchema) -> PyResult<DataType> {
+pub(super) unsafe fn schema_type(schema: *const FFI_ArrowSchema) -> PyResult<DataType> {
     // SAFETY: the caller's promise.
     unsafe { check_schema(schema) }.map_err(shape_error)?;
     // SAFETY: as above; the tree's pointers were checked.
@@ -151,7 +151,7 @@ fn rows_in(batches: &[RecordBatch]) -> usize {
 /// Import an object exporting the Arrow PyCapsule interface: a record batch
 /// (`__arrow_c_array__`, e.g. a pyarrow `RecordBatch`) or a stream of them
 /// (`__arrow_c_stream__`, e.g. a pyarrow `Table` or `RecordBatchReader`, a polars DataFrame).
-fn import_batches(data: &Bound<'_, PyAny>, into: &mut Vec<RecordBatch>) -> PyResult<()> {
+pub(super) fn import_batches(data: &Bound<'_, PyAny>, into: &mut Vec<RecordBatch>) -> PyResult<()> {
     if data.hasattr("__arrow_c_array__")? {
         let (schema, array): (Bound<'_, PyCapsule>, Bound<'_, PyCapsule>) =
             data.call_method0("__arrow_c_array__")?.extract()?;

@@ -26,12 +26,19 @@ fn arrow_error(e: arrow_schema::ArrowError) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
-/// One partition's records in Spark's Kafka schema (`key`, `value`, `topic`, `partition`,
-/// `offset`, `timestamp`, `timestampType`, `headers`). Export with `pyarrow.record_batch(cols)`
-/// or any reader of the Arrow PyCapsule interface; `to_pyarrow()` does it for you.
+/// Arrow columns made in Rust: one partition's records in Spark's Kafka schema (`key`,
+/// `value`, `topic`, `partition`, `offset`, `timestamp`, `timestampType`, `headers`), or a
+/// decoded payload column. Export with `pyarrow.record_batch(cols)` or any reader of the Arrow
+/// PyCapsule interface; `to_pyarrow()` does it for you.
 #[pyclass(module = "ferrokafka._native", frozen)]
 pub struct ArrowColumns {
     batch: RecordBatch,
+}
+
+impl ArrowColumns {
+    pub(super) fn new(batch: RecordBatch) -> Self {
+        ArrowColumns { batch }
+    }
 }
 
 #[pymethods]

@@ -15,12 +15,21 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from ..formats import JsonFormat, PayloadFormat
 from .bounds import Bounds, Edge, TimeEdge
 from .loss import KafkaDataLossError
 from .schema import arrow_schema
 from .stream import AsyncBatchReader
 
-__all__ = ["AsyncBatchReader", "KafkaDataLossError", "arrow_schema", "read", "read_async"]
+__all__ = [
+    "AsyncBatchReader",
+    "JsonFormat",
+    "KafkaDataLossError",
+    "PayloadFormat",
+    "arrow_schema",
+    "read",
+    "read_async",
+]
 
 
 def read_async(
@@ -35,6 +44,8 @@ def read_async(
     include_headers: bool = False,
     fail_on_data_loss: bool = True,
     poll_timeout_ms: int = 120_000,
+    key_format: PayloadFormat | None = None,
+    value_format: PayloadFormat | None = None,
     **client_options: Any,
 ) -> AsyncBatchReader:
     """The records of ``topic`` between two edges, as an async iterator of
@@ -54,6 +65,9 @@ def read_async(
       (the default), or are logged and skipped.
     * ``poll_timeout_ms``: how long a partition may bring nothing before the read fails with
       ``KafkaTimeoutError``.
+    * ``value_format`` / ``key_format``: decode the values (keys) in Rust into a struct
+      column, e.g. ``JsonFormat(schema)`` (:mod:`ferrokafka.formats`); in ``FAILFAST`` mode a
+      malformed record ends the read with ``PayloadFormatError`` naming its offset.
     * ``client_options``: any option of ``AIOKafkaConsumer`` (security, ``isolation_level``,
       fetch sizes, ...), except the group and offset-reset options the read sets itself.
 
@@ -67,6 +81,8 @@ def read_async(
         include_headers=include_headers,
         fail_on_data_loss=fail_on_data_loss,
         poll_timeout_ms=poll_timeout_ms,
+        key_format=key_format,
+        value_format=value_format,
         client_options=client_options,
     )
 
@@ -83,6 +99,8 @@ def read(
     include_headers: bool = False,
     fail_on_data_loss: bool = True,
     poll_timeout_ms: int = 120_000,
+    key_format: PayloadFormat | None = None,
+    value_format: PayloadFormat | None = None,
     **client_options: Any,
 ) -> Any:
     """:func:`read_async`'s read as a ``pyarrow.RecordBatchReader``, for synchronous code:
@@ -105,6 +123,8 @@ def read(
             include_headers=include_headers,
             fail_on_data_loss=fail_on_data_loss,
             poll_timeout_ms=poll_timeout_ms,
+            key_format=key_format,
+            value_format=value_format,
             **client_options,
         )
     )

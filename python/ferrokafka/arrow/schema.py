@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["OFFSET_COLUMN", "arrow_schema", "cut", "without_headers"]
+__all__ = ["HEADERS_INDEX", "OFFSET_COLUMN", "arrow_schema", "cut", "without_headers"]
 
 OFFSET_COLUMN = 4
 """The index of the ``offset`` column in :func:`arrow_schema`."""
+HEADERS_INDEX = 7
+"""The index of the ``headers`` column in :func:`arrow_schema` with headers."""
 
 
 def arrow_schema(include_headers: bool) -> Any:

@@ -16,10 +16,11 @@ from typing import Any
 
 from .. import errors as Errors
 from ..consumer import AIOKafkaConsumer
+from ..formats import PayloadFormat, check_formats, formatted_schema
 from ..structs import TopicPartition
 from .bounds import Bounds, resolve
 from .loss import deleted, gone, report_data_loss, truncated
-from .schema import OFFSET_COLUMN, arrow_schema, cut, without_headers
+from .schema import HEADERS_INDEX, OFFSET_COLUMN, arrow_schema, cut, without_headers
 
 __all__ = ["AsyncBatchReader"]
 
@@ -73,6 +74,8 @@ class AsyncBatchReader:
         fail_on_data_loss: bool,
         poll_timeout_ms: int,
         client_options: Mapping[str, Any],
+        key_format: PayloadFormat | None = None,
+        value_format: PayloadFormat | None = None,
     ) -> None:
         if isinstance(poll_timeout_ms, bool) or not isinstance(poll_timeout_ms, int):
             raise TypeError(f"poll_timeout_ms must be an int, got {poll_timeout_ms!r}")
@@ -104,7 +107,13 @@ class AsyncBatchReader:
         #: One caller starts the consumer and resolves the ranges; a second one waits for it.
         self._resolving = asyncio.Lock()
         self._closed = False
+        check_formats(key_format, value_format)
+        self._formats = (key_format, value_format)
+        self._formatted = key_format is not None or value_format is not None
         self._schema = arrow_schema(self._include_headers)
+        if self._formatted:
+            schema = formatted_schema(arrow_schema(True), key_format, value_format)
+            self._schema = schema if include_headers else schema.remove(HEADERS_INDEX)
 
     @property
     def schema(self) -> Any:
@@ -196,8 +205,13 @@ class AsyncBatchReader:
         consumer = self._consumer
         pending = list(self._partitions)
         try:
+            key_format, value_format = self._formats
             got = await consumer.getmany_arrow(
-                *pending, timeout_ms=int(_POLL_S * 1000), max_records=MAX_BATCH_RECORDS
+                *pending,
+                timeout_ms=int(_POLL_S * 1000),
+                max_records=MAX_BATCH_RECORDS,
+                key_format=key_format,
+                value_format=value_format,
             )
         except Errors.OffsetOutOfRangeError:
             await self._out_of_range()
@@ -216,7 +230,13 @@ class AsyncBatchReader:
                 if batch.column(OFFSET_COLUMN)[batch.num_rows - 1].as_py() >= part.until:
                     batch = cut(batch, part.until)
                 if batch.num_rows:
-                    self._ready.append(batch if self._include_headers else without_headers(batch))
+                    if not self._include_headers:
+                        batch = (
+                            batch.remove_column(HEADERS_INDEX)
+                            if self._formatted
+                            else without_headers(batch)
+                        )
+                    self._ready.append(batch)
             if part.position >= part.until:
                 self._finish(tp)
         if not self._ready and self._partitions:

@@ -17,13 +17,14 @@ import weakref
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Generic
 
-from .. import _native, memory
+from .. import _native, formats, memory
 from .. import errors as Errors
 from ..abc import ConsumerRebalanceListener
 from ..client import AIOKafkaClient
 from ..config import ConsumerConfig
 from ..config.checks import commit_offsets, max_records_value, positive_int
 from ..config.connection import LOOP_DEPRECATED, keyword_options
+from ..formats import check_formats
 from ..metrics import MetricName
 from ..metrics.consumer import FetchMetrics
 from ..structs import ConsumerRecord, OffsetAndMetadata, OffsetAndTimestamp, TopicPartition
@@ -32,6 +33,7 @@ from .fetch_buffer import FetchBuffer
 from .fetcher import Fetcher
 from .group import GroupMember, group_member
 from .output_form import ARROW, RECORDS, OutputForm
+from .payload_formats import decode_payloads
 from .subscription_state import OffsetResetStrategy, SubscriptionState, SubscriptionType
 from .topic_creation import wait_for_created_topics
 
@@ -587,16 +589,24 @@ class AIOKafkaConsumer(Generic[KT, VT]):
         *partitions: TopicPartition,
         timeout_ms: int = 0,
         max_records: int | None = None,
+        key_format: formats.PayloadFormat | None = None,
+        value_format: formats.PayloadFormat | None = None,
     ) -> dict[TopicPartition, Any]:
         """Like ``getmany``, but each partition's records as one ``pyarrow.RecordBatch`` in
         Spark's Kafka schema (key, value, topic, partition, offset, timestamp, timestampType,
-        headers), built by the Rust decoder. Deserializers are not applied. Needs pyarrow."""
+        headers), built by the Rust decoder. Deserializers are not applied. Needs pyarrow.
+
+        ``value_format`` (``key_format``): decode the values (keys) in Rust into a struct
+        column of a schema, e.g. ``ferrokafka.formats.JsonFormat(schema)``; see
+        :mod:`ferrokafka.formats` for malformed records."""
         if timeout_ms < 0:
             raise ValueError(f"timeout_ms must not be negative, got {timeout_ms}")
         max_records_value(max_records)
-        return await self._poll(
+        check_formats(key_format, value_format)
+        got = await self._poll(
             partitions, timeout_ms / 1000, max_records or self._max_poll_records, ARROW
         )
+        return decode_payloads(self, got, key_format, value_format)
 
     async def _poll(
         self,

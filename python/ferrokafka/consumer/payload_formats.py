@@ -1,0 +1,56 @@
+"""``getmany_arrow``'s key and value formats applied to the batches a poll took, so that a
+malformed record in ``FAILFAST`` mode loses nothing: the records before it are handed out and
+the position is left at it; when it is the first record a partition would hand out, the poll
+raises and every batch it took is given back (positions moved back to their first rows)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .. import errors as Errors
+from ..structs import TopicPartition
+
+if TYPE_CHECKING:
+    from ..formats import PayloadFormat
+
+__all__ = ["decode_payloads"]
+
+
+def decode_payloads(
+    consumer: Any,
+    got: dict[TopicPartition, Any],
+    key_format: PayloadFormat | None,
+    value_format: PayloadFormat | None,
+) -> dict[TopicPartition, Any]:
+    formats = [(c, f) for c, f in (("key", key_format), ("value", value_format)) if f]
+    if not formats:
+        return got
+    out: dict[TopicPartition, Any] = {}
+    first: Errors.PayloadFormatError | None = None
+    cut: dict[TopicPartition, int] = {}
+    for tp, batch in got.items():
+        offsets = batch.column("offset")
+        decoded = batch
+        for column, fmt in formats:
+            decoded, failed = fmt.apply(decoded, column)
+            if failed is None:
+                continue
+            offset = offsets[failed.row].as_py()
+            cut[tp] = offset
+            if failed.row == 0 and first is None:
+                first = Errors.PayloadFormatError(
+                    f"{tp.topic}[{tp.partition}] offset {offset}: the record's {column} does "
+                    f"not read as {fmt!r}: {failed.reason}",
+                    tp.topic,
+                    tp.partition,
+                    offset,
+                )
+        if decoded.num_rows:
+            out[tp] = decoded
+    if first is not None:
+        for tp, batch in got.items():
+            consumer.seek(tp, batch.column("offset")[0].as_py())
+        raise first
+    for tp, offset in cut.items():
+        consumer.seek(tp, offset)
+    return out

@@ -1,0 +1,582 @@
+//! JSON payloads into a struct column of a given schema, by the rules of Spark's `from_json`:
+//!
+//! - a null payload, or one of only whitespace, is a null row;
+//! - fields the schema does not name are ignored, fields it names that are absent are null;
+//! - a value that does not fit its field's type makes that field null and the row *bad*, the
+//!   other fields keep their values (Spark's partial results, also inside nested structs); an
+//!   element of a list or a value of a map that does not fit nulls the whole list or map; a
+//!   payload that is not JSON, or whose top level is not an object, is a bad row of null
+//!   fields;
+//! - a string field takes a JSON string's text, and any other JSON value as compact JSON text;
+//!   integer fields take integers within their range (a byte field also 128 to 255, read as
+//!   the negative bytes, as Jackson does); floating-point fields take any number,
+//!   and the strings `NaN`, `Infinity`, `+Infinity`, `-Infinity`, `INF`, `+INF`, `-INF`;
+//!   decimals take numbers (and numeric strings), rounded half up to the scale and refused past
+//!   the precision; binary fields take base64 text; dates and timestamps take text (see
+//!   `temporal`), timestamps also integers of seconds; only the first JSON value of a payload
+//!   is read.
+//!
+//! Bad rows are listed for the caller, with why (which keeps their raw payload in a
+//! corrupt-record column, or fails): with [`Mode::Permissive`] every row is decoded; with
+//! [`Mode::FailFast`] decoding stops at the first bad row, and the values hold the rows before
+//! it.
+
+use std::sync::Arc;
+
+use arrow_array::builder::{
+    BinaryBuilder, BooleanBuilder, Date32Builder, Decimal128Builder, Float32Builder,
+    Float64Builder, Int16Builder, Int32Builder, Int64Builder, Int8Builder, StringBuilder,
+    TimestampMicrosecondBuilder,
+};
+use arrow_array::{ArrayRef, ListArray, MapArray, StructArray};
+use arrow_buffer::{NullBufferBuilder, OffsetBuffer, ScalarBuffer};
+use arrow_schema::{ArrowError, DataType, Field, FieldRef, Fields, TimeUnit};
+use base64::Engine;
+use serde_json::{Map, Value};
+
+use super::temporal::{parse_date, parse_timestamp};
+
+/// What a bad row does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Null where the value did not fit; the row is listed.
+    Permissive,
+    /// Stop at the first bad row.
+    FailFast,
+}
+
+/// Why a column could not be decoded.
+#[derive(Debug, thiserror::Error)]
+pub enum JsonError {
+    /// The schema holds a type JSON payloads are not read into.
+    #[error("field {field:?}: {data_type} is not a type JSON payloads are read into")]
+    Unsupported { field: String, data_type: DataType },
+    #[error(transparent)]
+    Arrow(#[from] ArrowError),
+}
+
+/// A decoded column: the struct values, and the bad rows with why each is.
+pub struct Decoded {
+    pub values: StructArray,
+    pub bad_rows: Vec<(usize, String)>,
+}
+
+/// Deeper nesting than a schema needs; bounds the recursion over the schema.
+const MAX_DEPTH: usize = 64;
+
+/// Decode every payload of `payloads` (None: a null payload) into a struct of `fields`. The
+/// result's fields are all nullable, whatever `fields` says, as Spark's `from_json` makes them.
+pub fn decode<'a>(
+    payloads: impl IntoIterator<Item = Option<&'a [u8]>>,
+    fields: &Fields,
+    mode: Mode,
+) -> Result<Decoded, JsonError> {
+    let mut root = StructColumn::new(fields, 0)?;
+    let mut bad_rows = Vec::new();
+    for (row, payload) in payloads.into_iter().enumerate() {
+        let text = payload.map(trim);
+        let Some(text) = text.filter(|t| !t.is_empty()) else {
+            root.append_null();
+            continue;
+        };
+        let parsed = serde_json::Deserializer::from_slice(text)
+            .into_iter::<Value>()
+            .next();
+        let (ok, reason) = match parsed {
+            Some(Ok(Value::Object(object))) => {
+                let ok = root.append_object(&object);
+                (ok, root.error.take())
+            }
+            Some(Ok(other)) => {
+                root.append_empty();
+                (
+                    false,
+                    Some(format!("not a JSON object but {}", kind(&other))),
+                )
+            }
+            Some(Err(e)) => {
+                root.append_empty();
+                (false, Some(format!("not JSON: {e}")))
+            }
+            None => {
+                root.append_null();
+                (true, None)
+            }
+        };
+        if !ok {
+            let reason = reason.unwrap_or_else(|| "a value does not fit its field".into());
+            bad_rows.push((row, reason));
+            if mode == Mode::FailFast {
+                return Ok(Decoded {
+                    values: root.finish()?.slice(0, row),
+                    bad_rows,
+                });
+            }
+        }
+    }
+    Ok(Decoded {
+        values: root.finish()?,
+        bad_rows,
+    })
+}
+
+fn trim(b: &[u8]) -> &[u8] {
+    let start = b
+        .iter()
+        .position(|c| !c.is_ascii_whitespace())
+        .unwrap_or(b.len());
+    let end = b
+        .iter()
+        .rposition(|c| !c.is_ascii_whitespace())
+        .map_or(start, |e| e + 1);
+    &b[start..end]
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The output type of `data_type`: every nested field nullable.
+fn nullable(data_type: &DataType) -> DataType {
+    match data_type {
+        DataType::Struct(fields) => DataType::Struct(nullable_fields(fields)),
+        DataType::List(item) => DataType::List(Arc::new(nullable_field(item))),
+        DataType::Map(entries, sorted) => {
+            let DataType::Struct(kv) = entries.data_type() else {
+                return data_type.clone();
+            };
+            let kv: Fields = vec![kv[0].as_ref().clone(), nullable_field(&kv[1])].into();
+            DataType::Map(
+                Arc::new(Field::new(entries.name(), DataType::Struct(kv), false)),
+                *sorted,
+            )
+        }
+        other => other.clone(),
+    }
+}
+
+fn nullable_field(field: &Field) -> Field {
+    Field::new(field.name(), nullable(field.data_type()), true)
+}
+
+fn nullable_fields(fields: &Fields) -> Fields {
+    fields.iter().map(|f| nullable_field(f)).collect()
+}
+
+struct StructColumn {
+    fields: Fields,
+    children: Vec<Column>,
+    nulls: NullBufferBuilder,
+    /// The first value of the row being appended that did not fit (for FailFast's message).
+    error: Option<String>,
+}
+
+impl StructColumn {
+    fn new(fields: &Fields, depth: usize) -> Result<Self, JsonError> {
+        let children = fields
+            .iter()
+            .map(|f| Column::new(f, depth + 1))
+            .collect::<Result<_, _>>()?;
+        Ok(StructColumn {
+            fields: nullable_fields(fields),
+            children,
+            nulls: NullBufferBuilder::new(0),
+            error: None,
+        })
+    }
+
+    /// Append an object's fields; false if any did not fit.
+    fn append_object(&mut self, object: &Map<String, Value>) -> bool {
+        let mut ok = true;
+        self.error = None;
+        for (field, child) in self.fields.iter().zip(&mut self.children) {
+            if !child.append(object.get(field.name())) {
+                ok = false;
+                if self.error.is_none() {
+                    self.error = Some(format!(
+                        "field {:?}: does not fit {}",
+                        field.name(),
+                        field.data_type()
+                    ));
+                }
+            }
+        }
+        self.nulls.append_non_null();
+        ok
+    }
+
+    /// A non-null row of null fields (a bad row's).
+    fn append_empty(&mut self) {
+        for child in &mut self.children {
+            child.append_null();
+        }
+        self.nulls.append_non_null();
+    }
+
+    fn append_null(&mut self) {
+        for child in &mut self.children {
+            child.append_null();
+        }
+        self.nulls.append_null();
+    }
+
+    fn finish(&mut self) -> Result<StructArray, JsonError> {
+        let arrays = self
+            .children
+            .iter_mut()
+            .map(Column::finish)
+            .collect::<Result<Vec<ArrayRef>, _>>()?;
+        let len = self.nulls.len();
+        let nulls = self.nulls.finish();
+        if self.fields.is_empty() {
+            return Ok(StructArray::new_empty_fields(len, nulls));
+        }
+        Ok(StructArray::try_new(self.fields.clone(), arrays, nulls)?)
+    }
+}
+
+struct ListColumn {
+    item: FieldRef,
+    child: Box<Column>,
+    offsets: Vec<i32>,
+    nulls: NullBufferBuilder,
+}
+
+struct MapColumn {
+    entries: FieldRef,
+    sorted: bool,
+    keys: StringBuilder,
+    values: Box<Column>,
+    offsets: Vec<i32>,
+    nulls: NullBufferBuilder,
+}
+
+enum Column {
+    Boolean(BooleanBuilder),
+    Int8(Int8Builder),
+    Int16(Int16Builder),
+    Int32(Int32Builder),
+    Int64(Int64Builder),
+    Float32(Float32Builder),
+    Float64(Float64Builder),
+    Utf8(StringBuilder),
+    Binary(BinaryBuilder),
+    Date32(Date32Builder),
+    Timestamp(TimestampMicrosecondBuilder),
+    Decimal(Decimal128Builder, u8, i8),
+    Struct(StructColumn),
+    List(ListColumn),
+    Map(MapColumn),
+}
+
+impl Column {
+    fn new(field: &Field, depth: usize) -> Result<Self, JsonError> {
+        let unsupported = || JsonError::Unsupported {
+            field: field.name().clone(),
+            data_type: field.data_type().clone(),
+        };
+        if depth > MAX_DEPTH {
+            return Err(unsupported());
+        }
+        Ok(match field.data_type() {
+            DataType::Boolean => Column::Boolean(BooleanBuilder::new()),
+            DataType::Int8 => Column::Int8(Int8Builder::new()),
+            DataType::Int16 => Column::Int16(Int16Builder::new()),
+            DataType::Int32 => Column::Int32(Int32Builder::new()),
+            DataType::Int64 => Column::Int64(Int64Builder::new()),
+            DataType::Float32 => Column::Float32(Float32Builder::new()),
+            DataType::Float64 => Column::Float64(Float64Builder::new()),
+            DataType::Utf8 => Column::Utf8(StringBuilder::new()),
+            DataType::Binary => Column::Binary(BinaryBuilder::new()),
+            DataType::Date32 => Column::Date32(Date32Builder::new()),
+            DataType::Timestamp(TimeUnit::Microsecond, tz) => {
+                Column::Timestamp(TimestampMicrosecondBuilder::new().with_timezone_opt(tz.clone()))
+            }
+            DataType::Decimal128(p, s) => Column::Decimal(
+                Decimal128Builder::new().with_precision_and_scale(*p, *s)?,
+                *p,
+                *s,
+            ),
+            DataType::Struct(fields) => Column::Struct(StructColumn::new(fields, depth)?),
+            DataType::List(item) => Column::List(ListColumn {
+                item: Arc::new(nullable_field(item)),
+                child: Box::new(Column::new(item, depth + 1)?),
+                offsets: vec![0],
+                nulls: NullBufferBuilder::new(0),
+            }),
+            DataType::Map(entries, sorted) => {
+                let DataType::Struct(kv) = entries.data_type() else {
+                    return Err(unsupported());
+                };
+                if kv.len() != 2 || kv[0].data_type() != &DataType::Utf8 {
+                    return Err(unsupported());
+                }
+                let DataType::Map(entries, _) = nullable(field.data_type()) else {
+                    unreachable!("nullable keeps a map a map")
+                };
+                Column::Map(MapColumn {
+                    entries,
+                    sorted: *sorted,
+                    keys: StringBuilder::new(),
+                    values: Box::new(Column::new(&kv[1], depth + 1)?),
+                    offsets: vec![0],
+                    nulls: NullBufferBuilder::new(0),
+                })
+            }
+            _ => return Err(unsupported()),
+        })
+    }
+
+    /// Append `value` (None: absent); false when it does not fit the type (null appended).
+    fn append(&mut self, value: Option<&Value>) -> bool {
+        let Some(value) = value.filter(|v| !v.is_null()) else {
+            self.append_null();
+            return true;
+        };
+        let fitted = match self {
+            Column::Boolean(b) => value.as_bool().map(|v| b.append_value(v)),
+            // Jackson reads a byte from -128 to 255, the upper half as negative bytes.
+            Column::Int8(b) => int::<i16>(value)
+                .filter(|v| (-128..=255).contains(v))
+                .map(|v| b.append_value(v as u8 as i8)),
+            Column::Int16(b) => int(value).map(|v| b.append_value(v)),
+            Column::Int32(b) => int(value).map(|v| b.append_value(v)),
+            Column::Int64(b) => int(value).map(|v| b.append_value(v)),
+            Column::Float32(b) => float(value).map(|v| b.append_value(v as f32)),
+            Column::Float64(b) => float(value).map(|v| b.append_value(v)),
+            Column::Utf8(b) => {
+                match value {
+                    Value::String(s) => b.append_value(s),
+                    other => b.append_value(other.to_string()),
+                }
+                Some(())
+            }
+            Column::Binary(b) => value
+                .as_str()
+                .and_then(|s| base64::engine::general_purpose::STANDARD.decode(s).ok())
+                .map(|v| b.append_value(v)),
+            Column::Date32(b) => value
+                .as_str()
+                .and_then(parse_date)
+                .map(|v| b.append_value(v)),
+            Column::Timestamp(b) => match value {
+                Value::String(s) => parse_timestamp(s),
+                Value::Number(n) => n.as_i64().and_then(|s| s.checked_mul(1_000_000)),
+                _ => None,
+            }
+            .map(|v| b.append_value(v)),
+            Column::Decimal(b, p, s) => decimal(value, *p, *s).map(|v| b.append_value(v)),
+            Column::Struct(c) => match value.as_object() {
+                Some(object) => {
+                    if !c.append_object(object) {
+                        return false; // appended, with the fields that did not fit null
+                    }
+                    Some(())
+                }
+                None => None,
+            },
+            Column::List(c) => match value.as_array() {
+                Some(items) => {
+                    let mut ok = true;
+                    for item in items {
+                        ok &= c.child.append(Some(item));
+                    }
+                    c.offsets
+                        .push(c.offsets.last().copied().unwrap_or(0) + items.len() as i32);
+                    // An element that does not fit nulls the whole list, as in Spark (the
+                    // null slot keeps its elements' range; readers skip it).
+                    if ok {
+                        c.nulls.append_non_null();
+                        Some(())
+                    } else {
+                        c.nulls.append_null();
+                        return false;
+                    }
+                }
+                None => None,
+            },
+            Column::Map(c) => match value.as_object() {
+                Some(object) => {
+                    let mut ok = true;
+                    for (k, v) in object {
+                        c.keys.append_value(k);
+                        ok &= c.values.append(Some(v));
+                    }
+                    c.offsets
+                        .push(c.offsets.last().copied().unwrap_or(0) + object.len() as i32);
+                    if ok {
+                        c.nulls.append_non_null();
+                        Some(())
+                    } else {
+                        c.nulls.append_null();
+                        return false;
+                    }
+                }
+                None => None,
+            },
+        };
+        if fitted.is_none() {
+            self.append_null();
+            return false;
+        }
+        true
+    }
+
+    fn append_null(&mut self) {
+        match self {
+            Column::Boolean(b) => b.append_null(),
+            Column::Int8(b) => b.append_null(),
+            Column::Int16(b) => b.append_null(),
+            Column::Int32(b) => b.append_null(),
+            Column::Int64(b) => b.append_null(),
+            Column::Float32(b) => b.append_null(),
+            Column::Float64(b) => b.append_null(),
+            Column::Utf8(b) => b.append_null(),
+            Column::Binary(b) => b.append_null(),
+            Column::Date32(b) => b.append_null(),
+            Column::Timestamp(b) => b.append_null(),
+            Column::Decimal(b, _, _) => b.append_null(),
+            Column::Struct(c) => c.append_null(),
+            Column::List(c) => {
+                c.offsets.push(c.offsets.last().copied().unwrap_or(0));
+                c.nulls.append_null();
+            }
+            Column::Map(c) => {
+                c.offsets.push(c.offsets.last().copied().unwrap_or(0));
+                c.nulls.append_null();
+            }
+        }
+    }
+
+    fn finish(&mut self) -> Result<ArrayRef, JsonError> {
+        Ok(match self {
+            Column::Boolean(b) => Arc::new(b.finish()),
+            Column::Int8(b) => Arc::new(b.finish()),
+            Column::Int16(b) => Arc::new(b.finish()),
+            Column::Int32(b) => Arc::new(b.finish()),
+            Column::Int64(b) => Arc::new(b.finish()),
+            Column::Float32(b) => Arc::new(b.finish()),
+            Column::Float64(b) => Arc::new(b.finish()),
+            Column::Utf8(b) => Arc::new(b.finish()),
+            Column::Binary(b) => Arc::new(b.finish()),
+            Column::Date32(b) => Arc::new(b.finish()),
+            Column::Timestamp(b) => Arc::new(b.finish()),
+            Column::Decimal(b, _, _) => Arc::new(b.finish()),
+            Column::Struct(c) => Arc::new(c.finish()?),
+            Column::List(c) => {
+                let values = c.child.finish()?;
+                let offsets = OffsetBuffer::new(ScalarBuffer::from(std::mem::take(&mut c.offsets)));
+                c.offsets.push(0);
+                Arc::new(ListArray::try_new(
+                    c.item.clone(),
+                    offsets,
+                    values,
+                    c.nulls.finish(),
+                )?)
+            }
+            Column::Map(c) => {
+                let DataType::Struct(kv) = c.entries.data_type() else {
+                    unreachable!("a map's entries are a struct")
+                };
+                let keys: ArrayRef = Arc::new(c.keys.finish());
+                let values = c.values.finish()?;
+                let entries = StructArray::try_new(kv.clone(), vec![keys, values], None)?;
+                let offsets = OffsetBuffer::new(ScalarBuffer::from(std::mem::take(&mut c.offsets)));
+                c.offsets.push(0);
+                Arc::new(MapArray::try_new(
+                    c.entries.clone(),
+                    offsets,
+                    entries,
+                    c.nulls.finish(),
+                    c.sorted,
+                )?)
+            }
+        })
+    }
+}
+
+/// An integer that fits `T`: JSON integers only (Spark refuses `1.0` for an integer field).
+fn int<T: TryFrom<i64>>(value: &Value) -> Option<T> {
+    value.as_i64().and_then(|v| T::try_from(v).ok())
+}
+
+fn float(value: &Value) -> Option<f64> {
+    match value {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => match s.as_str() {
+            "NaN" => Some(f64::NAN),
+            "Infinity" | "+Infinity" | "INF" | "+INF" => Some(f64::INFINITY),
+            "-Infinity" | "-INF" => Some(f64::NEG_INFINITY),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A decimal of `precision` and `scale` from a JSON number (its shortest text) or a numeric
+/// string: rounded half up to the scale, None past the precision.
+fn decimal(value: &Value, precision: u8, scale: i8) -> Option<i128> {
+    let text = match value {
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => s.trim().to_owned(),
+        _ => return None,
+    };
+    let unscaled = parse_decimal(&text, scale)?;
+    let limit = 10i128.checked_pow(u32::from(precision))?;
+    (unscaled.abs() < limit).then_some(unscaled)
+}
+
+/// `text` (digits, an optional sign, point and exponent) as an integer of `scale` decimal
+/// places, rounded half up (away from zero at .5, as Java's BigDecimal HALF_UP); None when it
+/// is not a number or does not fit 128 bits.
+fn parse_decimal(text: &str, scale: i8) -> Option<i128> {
+    let (mantissa, exponent) = match text.find(['e', 'E']) {
+        Some(at) => (&text[..at], text[at + 1..].parse::<i32>().ok()?),
+        None => (text, 0),
+    };
+    let (negative, digits) = match mantissa.as_bytes().first()? {
+        b'-' => (true, &mantissa[1..]),
+        b'+' => (false, &mantissa[1..]),
+        _ => (false, mantissa),
+    };
+    let (whole, fraction) = digits.split_at(digits.find('.').unwrap_or(digits.len()));
+    let fraction = fraction.strip_prefix('.').unwrap_or(fraction);
+    if whole.is_empty() && fraction.is_empty()
+        || !whole
+            .bytes()
+            .chain(fraction.bytes())
+            .all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    // The number is D * 10^e, D the digits read as one integer.
+    let mut d: i128 = 0;
+    for b in whole
+        .bytes()
+        .chain(fraction.bytes())
+        .skip_while(|&b| b == b'0')
+    {
+        d = d.checked_mul(10)?.checked_add(i128::from(b - b'0'))?;
+    }
+    let e = i64::from(exponent) - fraction.len() as i64 + i64::from(scale);
+    let value = if e >= 0 {
+        d.checked_mul(10i128.checked_pow(u32::try_from(e).ok()?)?)?
+    } else {
+        match 10i128.checked_pow(u32::try_from(-e).ok()?) {
+            Some(unit) => d / unit + i128::from(d % unit >= unit - unit / 2),
+            None => 0, // D has fewer digits than are cut: below half a unit
+        }
+    };
+    Some(if negative { -value } else { value })
+}
+
+#[cfg(test)]
+#[path = "json_tests.rs"]
+mod tests;

@@ -1,0 +1,206 @@
+"""JSON payload formats against the references: the same payloads through Spark's own
+``from_json`` (real PySpark) and through ``JsonFormat`` give the same rows and the same
+corrupt records; and through the real broker, ``getmany_arrow`` and ``ferrokafka.arrow.read``
+decode values in place, FAILFAST losing nothing around a malformed record."""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import json
+import uuid
+from typing import Any
+
+import pytest
+
+pa = pytest.importorskip("pyarrow")
+
+from ferrokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition  # noqa: E402
+from ferrokafka import errors as Errors  # noqa: E402
+from ferrokafka.arrow import read_async  # noqa: E402
+from ferrokafka.formats import JsonFormat  # noqa: E402
+from ferrokafka.testing import ExternalKafka, KafkaBroker  # noqa: E402
+
+pytestmark = pytest.mark.integration
+
+DDL = (
+    "i INT, l BIGINT, d DOUBLE, s STRING, b BOOLEAN, day DATE, at TIMESTAMP, "
+    "price DECIMAL(10,2), tags ARRAY<STRING>, p STRUCT<x: INT, y: STRING>, m MAP<STRING, INT>, "
+    "small TINYINT, blob BINARY, nums ARRAY<INT>"
+)
+ARROW = pa.schema(
+    [
+        ("i", pa.int32()),
+        ("l", pa.int64()),
+        ("d", pa.float64()),
+        ("s", pa.string()),
+        ("b", pa.bool_()),
+        ("day", pa.date32()),
+        ("at", pa.timestamp("us", tz="UTC")),
+        ("price", pa.decimal128(10, 2)),
+        ("tags", pa.list_(pa.string())),
+        ("p", pa.struct([("x", pa.int32()), ("y", pa.string())])),
+        ("m", pa.map_(pa.string(), pa.int32())),
+        ("small", pa.int8()),
+        ("blob", pa.binary()),
+        ("nums", pa.list_(pa.int32())),
+    ]
+)
+PAYLOADS: list[str | None] = [
+    json.dumps(
+        {
+            "i": 1,
+            "l": 2**40,
+            "d": 1.5,
+            "s": "x",
+            "b": True,
+            "day": "2024-02-29",
+            "at": "2024-02-29T12:34:56.789Z",
+            "price": 12.345,
+            "tags": ["a", "b"],
+            "p": {"x": 3, "y": "z"},
+            "m": {"k": 1},
+            "small": -128,
+            "blob": "aGk=",
+        }
+    ),
+    '{"i": "no", "s": 7, "d": 3, "l": -1}',
+    '{"i": 2147483648, "small": 128, "b": "true"}',
+    '{"s": {"nested": [1, 2]}, "tags": "not a list", "p": {"x": "bad", "y": "ok"}}',
+    '{"tags": ["a", 1, null], "m": {"a": 1, "b": "x"}}',
+    '{"d": "NaN", "price": 99999999.995, "at": 0}',
+    '{"d": "Infinity", "price": "1.005", "day": "2023-02-29"}',
+    '{"at": "2024-01-01 00:00:00", "day": "2024-1-5"}',
+    '{"at": "2024-01-01T01:00:00+01:00"}',
+    "not json",
+    "[1, 2]",
+    "null",
+    "",
+    None,
+    '  {"i": 5}  ',
+    '{"i": 6}{"i": 7}',
+    '{"i": 1.0}',
+    '{"blob": "***"}',
+    '{"nums": [1, "x", 3], "i": 9}',
+    '{"nums": [1, null, 3], "small": 255}',
+    "{}",
+]
+
+
+def _plain(v: Any) -> Any:
+    """A value as both sides can be compared: Spark's Rows and pyarrow's Python values."""
+    if hasattr(v, "asDict"):
+        return {k: _plain(x) for k, x in v.asDict().items()}
+    if isinstance(v, dict):
+        return {k: _plain(x) for k, x in v.items()}
+    if isinstance(v, list):
+        if v and isinstance(v[0], tuple):  # pyarrow's map: a list of (key, value)
+            return {k: _plain(x) for k, x in v}
+        return [_plain(x) for x in v]
+    if isinstance(v, dt.datetime):
+        return (
+            v.replace(tzinfo=None)
+            if v.tzinfo is None
+            else v.astimezone(dt.UTC).replace(tzinfo=None)
+        )
+    if isinstance(v, bytearray):
+        return bytes(v)
+    if isinstance(v, float) and v != v:
+        return "NaN"
+    if isinstance(v, decimal.Decimal):
+        return str(v)
+    return v
+
+
+def test_json_rows_and_corrupt_records_are_sparks(spark: Any) -> None:
+    from pyspark.sql import functions as F
+
+    df = spark.createDataFrame([(p,) for p in PAYLOADS], "v string")
+    rows = df.select(
+        F.from_json("v", DDL + ", _corrupt_record STRING", {"mode": "PERMISSIVE"}).alias("j")
+    ).collect()
+    sparks = []
+    for r in rows:
+        if r.j is None:
+            sparks.append((None, None))
+            continue
+        fields = r.j.asDict()
+        corrupt = fields.pop("_corrupt_record")
+        sparks.append((_plain(fields), corrupt))
+
+    values = pa.array([None if p is None else p.encode() for p in PAYLOADS], pa.binary())
+    decoded, bad = JsonFormat(ARROW).decode(values)
+    bad_rows = {row for row, _ in bad}
+    ours = [
+        (_plain(v), PAYLOADS[i] if i in bad_rows else None)
+        for i, v in enumerate(decoded.to_pylist())
+    ]
+    differ = [
+        (PAYLOADS[i], want, got)
+        for i, (want, got) in enumerate(zip(sparks, ours, strict=True))
+        if got != want
+    ]
+    assert differ == []
+
+
+async def _topic(broker: KafkaBroker | ExternalKafka, values: list[bytes | None]) -> str:
+    topic = f"fk-fmt-{uuid.uuid4().hex[:8]}"
+    broker.create_topic(topic, partitions=1)
+    async with AIOKafkaProducer(bootstrap_servers=broker.bootstrap_servers) as producer:
+        for v in values:
+            await producer.send(topic, v, key=b"k", partition=0)
+    return topic
+
+
+async def test_getmany_arrow_decodes_values_and_failfast_loses_nothing(
+    kafka_broker: KafkaBroker | ExternalKafka,
+) -> None:
+    schema = pa.schema([("n", pa.int64())])
+    values = [json.dumps({"n": i}).encode() for i in range(10)]
+    values[6] = b"{broken"
+    topic = await _topic(kafka_broker, values)
+    tp = TopicPartition(topic, 0)
+    fmt = JsonFormat(schema, mode="FAILFAST")
+    seen: list[int] = []
+    async with AIOKafkaConsumer(bootstrap_servers=kafka_broker.bootstrap_servers) as consumer:
+        consumer.assign([tp])
+        consumer.seek(tp, 0)
+        failure: Errors.PayloadFormatError | None = None
+        while len(seen) + (failure is not None) < 10:
+            try:
+                got = await consumer.getmany_arrow(timeout_ms=1000, value_format=fmt)
+            except Errors.PayloadFormatError as exc:
+                failure = exc
+                assert await consumer.position(tp) == exc.offset  # at the malformed record
+                consumer.seek(tp, exc.offset + 1)
+                continue
+            for batch in got.values():
+                seen += [v["n"] for v in batch.column("value").to_pylist()]
+    assert failure is not None and (failure.topic, failure.partition, failure.offset) == (
+        topic,
+        0,
+        6,
+    )
+    assert seen == [0, 1, 2, 3, 4, 5, 7, 8, 9]
+
+
+async def test_a_bounded_read_decodes_values_and_keeps_corrupt_ones(
+    kafka_broker: KafkaBroker | ExternalKafka,
+) -> None:
+    schema = pa.schema([("n", pa.int64()), ("tag", pa.string())])
+    values: list[bytes | None] = [json.dumps({"n": i, "tag": "t"}).encode() for i in range(50)]
+    values[10] = b'{"n": "ten"}'
+    values[20] = None
+    topic = await _topic(kafka_broker, values)
+    async with read_async(
+        kafka_broker.bootstrap_servers, topic, value_format=JsonFormat(schema)
+    ) as reader:
+        assert reader.schema.field("value").type == pa.struct(schema)
+        assert reader.schema.names[-1] == "_corrupt_record"
+        table = pa.Table.from_batches([b async for b in reader], schema=reader.schema)
+    rows = table.sort_by("offset").to_pylist()
+    assert [r["value"] for r in rows[:3]] == [{"n": i, "tag": "t"} for i in range(3)]
+    assert rows[10]["value"] == {"n": None, "tag": None}
+    assert rows[10]["_corrupt_record"] == '{"n": "ten"}'
+    assert rows[20]["value"] is None and rows[20]["_corrupt_record"] is None
+    assert sum(r["_corrupt_record"] is not None for r in rows) == 1
