@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import _native
+from .ddl import schema_from_ddl
 
 __all__ = ["JsonFormat", "Malformed", "PayloadFormat", "check_formats", "formatted_schema"]
 
@@ -73,10 +74,12 @@ class PayloadFormat:
 
 
 class JsonFormat(PayloadFormat):
-    """JSON payloads into a struct column of ``schema`` (a ``pyarrow.Schema`` or struct type,
-    or anything with ``__arrow_c_schema__``): booleans, integers, floating point, strings,
-    binary (base64 text), dates, timestamps (microseconds; text, or integer seconds), decimals,
-    structs, lists and maps with string keys. Every field of the result is nullable."""
+    """JSON payloads into a struct column of ``schema``: a ``pyarrow.Schema`` or struct type
+    (or anything with ``__arrow_c_schema__``), or Spark DDL (``"id BIGINT, tags
+    ARRAY<STRING>"``, see :mod:`ferrokafka.ddl`). Booleans, integers, floating point, strings,
+    binary (base64 text), dates, timestamps (microseconds; text, or integer seconds),
+    decimals, structs, lists and maps with string keys. Every field of the result is
+    nullable."""
 
     def __init__(
         self,
@@ -87,7 +90,7 @@ class JsonFormat(PayloadFormat):
     ) -> None:
         if mode not in _MODES:
             raise ValueError(f"mode must be one of {', '.join(_MODES)}, got {mode!r}")
-        self.schema = schema
+        self.schema = schema_from_ddl(schema) if isinstance(schema, str) else schema
         self.mode = mode
         self.corrupt_column = corrupt_column
         # A type JSON is not read into, or not a schema at all, fails here, not at the first

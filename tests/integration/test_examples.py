@@ -333,6 +333,26 @@ async def test_kafka_to_polars_ranks_the_keys(
     assert lines[1:] == ["user-0\t10\t20", "user-1\t9\t18", "user-2\t8\t16"]
 
 
+@runs("json_orders.py")
+async def test_json_orders_totals_the_typed_values_and_shows_the_malformed(
+    bootstrap_servers: str, make_topic: TopicFactory
+) -> None:
+    topic = make_topic(partitions=2)
+    orders = [
+        {"id": i, "customer": f"c{i % 3}", "amount": f"{i}.25", "at": "2026-11-29T10:00:00Z"}
+        for i in range(12)
+    ]
+    records = [(topic, i % 2, None, json.dumps(o).encode()) for i, o in enumerate(orders)]
+    records.append((topic, 0, None, b'{"id": "thirteen"}'))
+    await _produce(bootstrap_servers, records)
+    out = await _run("json_orders.py", "--bootstrap-server", bootstrap_servers, "--topic", topic)
+    lines = out.splitlines()
+    assert lines[0] == f"13 records of {topic}: 12 orders"
+    assert lines[1] == 'malformed: {"id": "thirteen"}'
+    # c2: 2+5+8+11 = 26 + 4 * 0.25; c1: 1+4+7+10 = 22 + 1; c0: 0+3+6+9 = 18 + 1.
+    assert lines[2:] == ["c2\t4\t27.00", "c1\t4\t23.00", "c0\t4\t19.00"]
+
+
 @runs("kafka_to_duckdb.py")
 async def test_kafka_to_duckdb_profiles_each_partition(
     bootstrap_servers: str, make_topic: TopicFactory

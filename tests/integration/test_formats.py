@@ -143,6 +143,23 @@ def test_json_rows_and_corrupt_records_are_sparks(spark: Any) -> None:
     assert differ == []
 
 
+def test_ddl_schemas_are_read_as_sparks_arrow_conversion_gives(spark: Any) -> None:
+    from ferrokafka.ddl import schema_from_ddl
+    from pyspark.sql.pandas.types import to_arrow_schema
+    from pyspark.sql.types import StructType, _parse_datatype_string
+
+    ddls = [
+        DDL,
+        "`odd name` STRING NOT NULL COMMENT 'a comment', n NUMERIC(38, 6), d DECIMAL",
+        "s STRUCT<a: ARRAY<MAP<STRING, DOUBLE>>, `b`: STRUCT<c: DATE>>, bin BINARY",
+        "STRUCT<x: BYTE, y: SHORT, z: LONG, r: REAL, t: TIMESTAMP>",
+    ]
+    for ddl in ddls:
+        struct = _parse_datatype_string(ddl)
+        assert isinstance(struct, StructType)
+        assert schema_from_ddl(ddl) == to_arrow_schema(struct, timezone="UTC"), ddl
+
+
 async def _topic(broker: KafkaBroker | ExternalKafka, values: list[bytes | None]) -> str:
     topic = f"fk-fmt-{uuid.uuid4().hex[:8]}"
     broker.create_topic(topic, partitions=1)

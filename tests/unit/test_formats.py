@@ -75,7 +75,7 @@ def test_bad_arguments_fail_when_the_format_is_made() -> None:
     with pytest.raises(TypeError, match='field "t"'):
         JsonFormat(pa.schema([("t", pa.time32("s"))]))
     with pytest.raises(TypeError, match="__arrow_c_schema__"):
-        JsonFormat("id BIGINT")
+        JsonFormat(42)
     with pytest.raises(ValueError, match="another corrupt_column"):
         check_formats(JsonFormat(SCHEMA), JsonFormat(SCHEMA))
     with pytest.raises(TypeError, match="value_format must be a PayloadFormat"):
@@ -134,3 +134,24 @@ def test_keys_are_decoded_too() -> None:
     key = JsonFormat(pa.schema([("k", pa.int32())]), corrupt_column="_corrupt_key")
     out = decode_payloads(Seeks(), {A: batch}, key, None)
     assert out[A].column("key").to_pylist() == [{"k": 7}]
+
+
+def test_a_spark_ddl_schema() -> None:
+    fmt = JsonFormat("id BIGINT NOT NULL, name VARCHAR(20), tags ARRAY<STRING>")
+    assert fmt.schema == pa.schema(
+        [
+            pa.field("id", pa.int64(), nullable=False),
+            ("name", pa.string()),
+            ("tags", pa.list_(pa.string())),
+        ]
+    )
+    values, bad = fmt.decode(pa.array([b'{"id": 1, "tags": ["x"]}']))
+    assert values.to_pylist() == [{"id": 1, "name": None, "tags": ["x"]}] and bad == []
+    for ddl, message in [
+        ("id INTERVAL", "INTERVAL is not a type read here"),
+        ("id ARRAY<INT", "expected '>', found the end"),
+        ("id INT,", "expected more, found the end"),
+        ("id INT garbage", "unexpected 'garbage'"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            JsonFormat(ddl)
