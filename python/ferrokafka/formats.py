@@ -90,6 +90,7 @@ class JsonFormat(PayloadFormat):
     ) -> None:
         if mode not in _MODES:
             raise ValueError(f"mode must be one of {', '.join(_MODES)}, got {mode!r}")
+        self._described = schema if isinstance(schema, str) else None
         self.schema = schema_from_ddl(schema) if isinstance(schema, str) else schema
         self.mode = mode
         self.corrupt_column = corrupt_column
@@ -105,7 +106,11 @@ class JsonFormat(PayloadFormat):
         return pa.record_batch(columns).column(0), bad
 
     def __repr__(self) -> str:
-        return f"JsonFormat({self.schema!r}, mode={self.mode!r})"
+        described = self._described
+        if described is None:
+            fields = getattr(self.schema, "names", None)
+            described = f"<{len(fields)} fields: {', '.join(fields)}>" if fields else "<schema>"
+        return f"JsonFormat({described!r}, mode={self.mode!r})"
 
 
 def _empty_payloads() -> Any:

@@ -221,3 +221,83 @@ async def test_a_bounded_read_decodes_values_and_keeps_corrupt_ones(
     assert rows[10]["_corrupt_record"] == '{"n": "ten"}'
     assert rows[20]["value"] is None and rows[20]["_corrupt_record"] is None
     assert sum(r["_corrupt_record"] is not None for r in rows) == 1
+
+
+@pytest.mark.parametrize("reader", ["arrow", "pandas", "datasource"])
+@pytest.mark.parametrize("mode", ["PERMISSIVE", "FAILFAST"])
+async def test_spark_reads_json_values_as_from_json_over_sparks_own_source(
+    spark: Any, kafka_broker: KafkaBroker | ExternalKafka, reader: str, mode: str
+) -> None:
+    from pyspark.sql import functions as F
+
+    from .test_spark_read import load
+
+    everything = [None if p is None else p.encode() for p in PAYLOADS]
+    # FAILFAST: the payloads with nothing malformed (a malformed one fails the read).
+    _, bad = JsonFormat(ARROW).decode(pa.array(everything, pa.binary()))
+    malformed = {row for row, _ in bad}
+    payloads = [p for i, p in enumerate(everything) if mode == "PERMISSIVE" or i not in malformed]
+    topic = await _topic(kafka_broker, payloads)
+    bootstrap = kafka_broker.bootstrap_servers
+    opts = {"kafka.bootstrap.servers": bootstrap, "subscribe": topic}
+    fmt = {"valueFormat": "json", "valueSchema": DDL, "mode": mode}
+    ours = load(spark, reader, {**opts, **fmt})
+    theirs = (
+        spark.read.format("kafka")
+        .options(**opts)
+        .load()
+        .withColumn(
+            "value",
+            F.from_json(
+                F.col("value").cast("string"),
+                DDL + ", _corrupt_record STRING",
+                {"mode": "PERMISSIVE"},
+            ),
+        )
+    )
+    if mode == "PERMISSIVE":
+        theirs = theirs.withColumn("_corrupt_record", F.col("value._corrupt_record")).withColumn(
+            "value", F.col("value").dropFields("_corrupt_record")
+        )
+    else:
+        theirs = theirs.withColumn("value", F.col("value").dropFields("_corrupt_record"))
+    columns = ["offset", "value"] + (["_corrupt_record"] if mode == "PERMISSIVE" else [])
+    got = [
+        _plain(r.asDict(recursive=True)) for r in ours.select(*columns).orderBy("offset").collect()
+    ]
+    want = [
+        _plain(r.asDict(recursive=True))
+        for r in theirs.select(*columns).orderBy("offset").collect()
+    ]
+    if reader == "pandas":
+        # mapInPandas hands pandas' NaN back to Spark as null, whatever produced it.
+        want = [_nan_as_null(row) for row in want]
+    assert got == want
+    assert len(got) == len(payloads)
+
+
+def _nan_as_null(v: Any) -> Any:
+    if isinstance(v, dict):
+        return {k: _nan_as_null(x) for k, x in v.items()}
+    return None if v == "NaN" else v
+
+
+def test_spark_failfast_fails_the_task_naming_the_record(
+    spark: Any, kafka_broker: KafkaBroker | ExternalKafka
+) -> None:
+    import asyncio
+
+    from .test_spark_read import load
+
+    topic = asyncio.run(_topic(kafka_broker, [b'{"i": 1}', b"{oops", b'{"i": 3}']))
+    opts = {
+        "kafka.bootstrap.servers": kafka_broker.bootstrap_servers,
+        "subscribe": topic,
+        "valueFormat": "json",
+        "valueSchema": "i INT",
+        "mode": "FAILFAST",
+    }
+    with pytest.raises(Exception, match=rf"{topic}\[0\] offset 1: the record's value"):
+        load(spark, "datasource", opts).collect()
+    with pytest.raises(ValueError, match="valueFormat=json needs the option 'valueSchema'"):
+        load(spark, "arrow", {**opts, "valueSchema": ""})

@@ -270,3 +270,44 @@ def test_commit_offsets_to_group_names_the_group() -> None:
         parse(True, subscribe="a", commitOffsetsToGroup="true", groupIdPrefix=" ")
     with pytest.raises(ValueError, match="'commitOffsetsToGroup' is empty"):
         parse(True, subscribe="a", commitOffsetsToGroup="  ")
+
+
+def test_a_json_value_format_and_the_schema_it_makes() -> None:
+    pytest.importorskip("pyarrow")
+    from ferrokafka.spark.schema import KAFKA_SCHEMA, spark_schema
+
+    opts = parse(subscribe="t", valueFormat="JSON", valueSchema="id BIGINT, tags ARRAY<STRING>")
+    fmt = opts.value_format
+    assert fmt is not None and (fmt.mode, fmt.corrupt_column) == ("PERMISSIVE", "_corrupt_record")
+    assert opts.fetch.value_format == fmt
+    assert (
+        spark_schema(False, fmt)
+        == KAFKA_SCHEMA.replace("value binary", "value struct<id BIGINT, tags ARRAY<STRING>>")
+        + ", `_corrupt_record` string"
+    )
+    failfast = parse(subscribe="t", valueFormat="json", valueSchema="id INT", mode="failfast")
+    assert failfast.value_format is not None
+    assert "_corrupt_record" not in spark_schema(True, failfast.value_format)
+    assert parse(subscribe="t").value_format is None
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"valueFormat": "avro"}, "Invalid value 'avro' for option 'valueFormat'"),
+        ({"valueFormat": "json"}, "needs the option 'valueSchema'"),
+        ({"valueSchema": "id INT"}, "'valueschema' needs valueFormat=json"),
+        ({"valueFormat": "json", "valueSchema": "id INT", "mode": "DROP"}, "mode must be one of"),
+        ({"valueFormat": "json", "valueSchema": "id INTERVAL"}, "INTERVAL is not a type"),
+        (
+            {"valueFormat": "json", "valueSchema": "id INT", "columnNameOfCorruptRecord": "offset"},
+            "is a column of the Kafka schema",
+        ),
+    ],
+)
+def test_value_format_options_are_checked_on_the_driver(
+    options: dict[str, str], message: str
+) -> None:
+    pytest.importorskip("pyarrow")
+    with pytest.raises(ValueError, match=message):
+        parse(subscribe="t", **options)

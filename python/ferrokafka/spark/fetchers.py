@@ -42,6 +42,7 @@ def _read(fetch: FetchOptions, rng: OffsetRange) -> Iterator[Any]:
         include_headers=fetch.include_headers,
         fail_on_data_loss=fetch.fail_on_data_loss,
         poll_timeout_ms=fetch.poll_timeout_ms,
+        value_format=fetch.value_format,
     )
 
 
@@ -73,7 +74,8 @@ def fetch_pandas(
     def fetch_ranges(plans: Iterator[Any]) -> Iterator[Any]:
         for rng in _ranges_of(plans):
             for batch in _read(fetch, rng):
-                yield batch.to_pandas()
+                # Spark reads a pandas map column as dicts (a decoded JSON value's maps).
+                yield batch.to_pandas(maps_as_pydicts="strict")
 
     return fetch_ranges
 
@@ -139,7 +141,7 @@ def read_kafka(
         raise ValueError(f"fetcher must be one of {', '.join(FETCHERS)}, got {fetcher!r}")
     parsed = parse_source_options({**(options or {}), **more}, streaming=False)
     plan = plan_dataframe(spark, plan_ranges(parsed))
-    schema = spark_schema(parsed.include_headers)
+    schema = spark_schema(parsed.include_headers, parsed.value_format)
     if fetcher == "arrow":
         return plan.mapInArrow(fetch_arrow(parsed.fetch), schema)
     return plan.mapInPandas(fetch_pandas(parsed.fetch), schema)

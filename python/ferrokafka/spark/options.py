@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..formats import JsonFormat
 from ..structs import TopicPartition
 from .security import is_security_config, reveal, security_options, ssl_context
 
@@ -118,6 +119,70 @@ class OffsetSpec:
 
 
 @dataclass(frozen=True)
+class ValueFormat:
+    """``valueFormat=json`` with ``valueSchema`` (Spark DDL), ``mode`` and
+    ``columnNameOfCorruptRecord``, Spark's ``from_json`` options: the ``value`` column read
+    as a struct of that schema, decoded in Rust."""
+
+    schema: str
+    mode: str = "PERMISSIVE"
+    corrupt_column: str = "_corrupt_record"
+
+    def payload_format(self) -> JsonFormat:
+        return JsonFormat(self.schema, mode=self.mode, corrupt_column=self.corrupt_column)
+
+    def spark_schema(self, kafka_schema: str) -> str:
+        """``kafka_schema`` (DDL) with ``value`` this struct, and the corrupt-record column
+        last in ``PERMISSIVE`` mode."""
+        out = kafka_schema.replace("value binary", f"value struct<{self.schema}>", 1)
+        if self.mode == "PERMISSIVE":
+            out += f", `{self.corrupt_column}` string"
+        return out
+
+
+_VALUE_FORMATS = ("binary", "json")
+_KAFKA_COLUMNS = (
+    "key",
+    "value",
+    "topic",
+    "partition",
+    "offset",
+    "timestamp",
+    "timestampType",
+    "headers",
+)
+
+
+def _value_format(opts: Mapping[str, str]) -> ValueFormat | None:
+    kind = opts.get("valueformat", "binary").strip().lower()
+    if kind not in _VALUE_FORMATS:
+        raise ValueError(
+            f"Invalid value {kind!r} for option 'valueFormat': {' or '.join(_VALUE_FORMATS)}"
+        )
+    if kind == "binary":
+        for name in ("valueschema", "mode", "columnnameofcorruptrecord"):
+            if name in opts:
+                raise ValueError(f"option {name!r} needs valueFormat=json")
+        return None
+    schema = opts.get("valueschema", "").strip()
+    if not schema:
+        raise ValueError("valueFormat=json needs the option 'valueSchema' (Spark DDL)")
+    mode = opts.get("mode", "PERMISSIVE").strip().upper()
+    corrupt = opts.get("columnnameofcorruptrecord", "_corrupt_record").strip()
+    if corrupt in _KAFKA_COLUMNS:
+        raise ValueError(f"columnNameOfCorruptRecord {corrupt!r} is a column of the Kafka schema")
+    value_format = ValueFormat(schema, mode, corrupt)
+    value_format.payload_format()  # a bad schema or mode fails here, on the driver
+    return value_format
+
+
+def parse_value_format(options: Mapping[str, Any]) -> ValueFormat | None:
+    """The read's ``valueFormat`` (with ``valueSchema``, ``mode`` and
+    ``columnNameOfCorruptRecord``), or None for binary values."""
+    return _value_format(_lower(options))
+
+
+@dataclass(frozen=True)
 class FetchOptions:
     """What an executor needs to read offset ranges."""
 
@@ -126,6 +191,7 @@ class FetchOptions:
     include_headers: bool = False
     fail_on_data_loss: bool = True
     poll_timeout_ms: int = 120_000
+    value_format: ValueFormat | None = None
 
 
 @dataclass(frozen=True)
@@ -151,6 +217,7 @@ class SourceOptions:
     #: The consumer group a streaming read commits each micro-batch's end offsets to, after
     #: Spark's checkpoint has them (``commitOffsetsToGroup``); None: no commits.
     commit_group: str | None = None
+    value_format: ValueFormat | None = None
 
     @property
     def fetch(self) -> FetchOptions:
@@ -160,6 +227,7 @@ class SourceOptions:
             self.include_headers,
             self.fail_on_data_loss,
             self.poll_timeout_ms,
+            self.value_format,
         )
 
     @property
@@ -447,6 +515,7 @@ def parse_source_options(options: Mapping[str, Any], *, streaming: bool) -> Sour
         min_offsets_per_trigger=min_per_trigger,
         max_trigger_delay_ms=_duration_ms(max_trigger_delay, "maxTriggerDelay"),
         commit_group=_commit_group(opts),
+        value_format=_value_format(opts),
     )
 
 
@@ -524,6 +593,7 @@ def parse_fetch_options(options: Mapping[str, Any]) -> FetchOptions:
         include_headers=_flag(opts, "includeHeaders", False),
         fail_on_data_loss=_flag(opts, "failOnDataLoss", True),
         poll_timeout_ms=_positive(opts, "kafkaConsumer.pollTimeoutMs") or 120_000,
+        value_format=_value_format(opts),
     )
 
 

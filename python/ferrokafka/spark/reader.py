@@ -19,7 +19,10 @@ from .. import errors as Errors
 from ..arrow.loss import KafkaDataLossError, deleted, gone, report_data_loss, truncated
 from ..arrow.schema import cut, without_headers
 from ..consumer import AIOKafkaConsumer
+from ..errors import PayloadFormatError
+from ..formats import PayloadFormat
 from ..structs import TopicPartition
+from .options import ValueFormat
 from .planning import OffsetRange
 from .runtime import Runtime, runtime
 
@@ -45,8 +48,11 @@ def read_range(
     include_headers: bool = False,
     fail_on_data_loss: bool = True,
     poll_timeout_ms: int = 120_000,
+    value_format: ValueFormat | None = None,
 ) -> Iterator[Any]:
-    """Yield ``pyarrow.RecordBatch``es with exactly the records of ``rng``."""
+    """Yield ``pyarrow.RecordBatch``es with exactly the records of ``rng`` (values decoded by
+    ``value_format``, if given)."""
+    payloads = None if value_format is None else value_format.payload_format()
     if rng.size == 0:
         return
     rt = runtime()
@@ -59,7 +65,8 @@ def read_range(
             while not reading.done:
                 batch = rt.run(reading.next_batch())
                 if batch is not None and batch.num_rows:
-                    yield batch if include_headers else without_headers(batch)
+                    batch = batch if include_headers else without_headers(batch)
+                    yield batch if payloads is None else _decoded(batch, payloads, rng)
         except BaseException:
             # Stopped early (Spark needed no more rows: GeneratorExit) or failed.
             _stopped_at.pop(id(consumer), None)
@@ -75,6 +82,21 @@ def read_range(
                     log.warning("closing a failed consumer failed: %s", exc)
             else:
                 rt.run(reading.end())
+
+
+def _decoded(batch: Any, payloads: PayloadFormat, rng: OffsetRange) -> Any:
+    """``batch`` with its values decoded; FAILFAST's malformed record fails the task, named."""
+    out, failed = payloads.apply(batch, "value")
+    if failed is not None:
+        offset = batch.column("offset")[failed.row].as_py()
+        raise PayloadFormatError(
+            f"{rng.topic}[{rng.partition}] offset {offset}: the record's value does not read as "
+            f"{payloads!r}: {failed.reason}",
+            rng.topic,
+            rng.partition,
+            offset,
+        )
+    return out
 
 
 class _Range:

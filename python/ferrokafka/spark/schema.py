@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..arrow.schema import arrow_schema, without_headers
+
+if TYPE_CHECKING:
+    from .options import ValueFormat
 
 __all__ = ["KAFKA_SCHEMA", "KAFKA_SCHEMA_WITH_HEADERS", "arrow_schema", "without_headers"]
 
@@ -16,5 +21,6 @@ KAFKA_SCHEMA_WITH_HEADERS = KAFKA_SCHEMA + ", headers array<struct<key: string, 
 PLAN_SCHEMA = "topic string, partition int, fromOffset bigint, untilOffset bigint"
 
 
-def spark_schema(include_headers: bool) -> str:
-    return KAFKA_SCHEMA_WITH_HEADERS if include_headers else KAFKA_SCHEMA
+def spark_schema(include_headers: bool, value_format: ValueFormat | None = None) -> str:
+    schema = KAFKA_SCHEMA_WITH_HEADERS if include_headers else KAFKA_SCHEMA
+    return schema if value_format is None else value_format.spark_schema(schema)
