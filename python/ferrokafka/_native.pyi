@@ -52,6 +52,7 @@ __all__ = [
     "decode_request",
     "decode_response",
     "encode_batch",
+    "encode_json",
     "encode_produce_request",
     "encode_request",
     "encode_response",
@@ -452,6 +453,12 @@ def decode_json(
     one-column ``ArrowColumns`` named ``value``) and the rows that did not fit, each with why;
     with ``fail_fast``, decoding stops at the first of them and the column holds the rows
     before it. TypeError for a type JSON is not read into."""
+
+def encode_json(values: Any) -> ArrowColumns:
+    """Each row of the struct column that is the first column of ``values`` (an Arrow record
+    batch) as a JSON object, as Spark's ``to_json`` writes it; a null row a null payload.
+    Returns a one-column ``ArrowColumns`` (``value``, binary). TypeError for a type not
+    written."""
 
 def split_acquired(
     records: list[ConsumerRecord[Any, Any]], acquired: Sequence[tuple[int, int, int]]

@@ -14,7 +14,9 @@ is a null struct. ``mode`` says what a malformed record does:
   raises when the malformed one comes next; the position stays at it until you seek past it.
 
 Pass a format as ``getmany_arrow(value_format=...)`` (or ``key_format=``) or to
-:func:`ferrokafka.arrow.read` and :func:`~ferrokafka.arrow.read_async`.
+:func:`ferrokafka.arrow.read` and :func:`~ferrokafka.arrow.read_async`; to
+``send_arrow(value_format=...)`` it writes a struct column as JSON, as Spark's ``to_json``
+does.
 """
 
 from __future__ import annotations
@@ -25,7 +27,14 @@ from typing import Any
 from . import _native
 from .ddl import schema_from_ddl
 
-__all__ = ["JsonFormat", "Malformed", "PayloadFormat", "check_formats", "formatted_schema"]
+__all__ = [
+    "JsonFormat",
+    "Malformed",
+    "PayloadFormat",
+    "check_formats",
+    "encoded_batches",
+    "formatted_schema",
+]
 
 _MODES = ("PERMISSIVE", "FAILFAST")
 
@@ -49,6 +58,18 @@ class PayloadFormat:
         malformed rows with why; in ``FAILFAST`` mode the array stops before the first
         malformed row, which is the one listed."""
         raise NotImplementedError
+
+    def encode(self, values: Any) -> Any:
+        """``values`` (a struct ``pyarrow.Array``) as payloads: a binary ``pyarrow.Array``, a
+        null row a null payload."""
+        raise NotImplementedError
+
+    def encoded(self, batch: Any, column: str) -> Any:
+        """``batch`` with its struct ``column`` encoded in place (for ``send_arrow``)."""
+        index = batch.schema.get_field_index(column)
+        if index < 0:
+            return batch
+        return batch.set_column(index, column, self.encode(batch.column(index)))
 
     def apply(self, batch: Any, column: str) -> tuple[Any, Malformed | None]:
         """``batch`` with ``column`` decoded in place (and the corrupt-record column added in
@@ -105,6 +126,17 @@ class JsonFormat(PayloadFormat):
         columns, bad = _native.decode_json(batch, self.schema, fail_fast=self.mode == "FAILFAST")
         return pa.record_batch(columns).column(0), bad
 
+    def encode(self, values: Any) -> Any:
+        """As Spark's ``to_json`` writes a struct: null fields left out, binary as base64,
+        dates as ``yyyy-mm-dd``, timestamps as ``yyyy-mm-ddThh:mm:ss.SSSZ`` (UTC), NaN and
+        the infinities as strings, decimals as plain digits."""
+        import pyarrow as pa
+
+        if not pa.types.is_struct(values.type):
+            raise TypeError(f"expected a struct column to write as JSON, got {values.type}")
+        batch = pa.record_batch([values], names=["value"])
+        return pa.record_batch(_native.encode_json(batch)).column(0)
+
     def __repr__(self) -> str:
         described = self._described
         if described is None:
@@ -149,3 +181,23 @@ def formatted_schema(
         if fmt is not None:
             batch, _ = fmt.apply(batch, column)
     return batch.schema
+
+
+def encoded_batches(
+    data: Any, key_format: PayloadFormat | None, value_format: PayloadFormat | None
+) -> Any:
+    """Arrow ``data`` (anything with ``__arrow_c_array__`` or ``__arrow_c_stream__``) as a
+    ``pyarrow.Table`` with its struct ``key``/``value`` columns written by the formats."""
+    import pyarrow as pa
+
+    for name, fmt in (("key_format", key_format), ("value_format", value_format)):
+        if fmt is not None and not isinstance(fmt, PayloadFormat):
+            raise TypeError(f"{name} must be a PayloadFormat (e.g. JsonFormat), got {fmt!r}")
+    table = pa.table(data)
+    batches = []
+    for batch in table.to_batches() or [pa.RecordBatch.from_pylist([], schema=table.schema)]:
+        for column, fmt in (("key", key_format), ("value", value_format)):
+            if fmt is not None:
+                batch = fmt.encoded(batch, column)
+        batches.append(batch)
+    return pa.Table.from_batches(batches)

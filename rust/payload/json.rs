@@ -49,7 +49,9 @@ pub enum Mode {
 #[derive(Debug, thiserror::Error)]
 pub enum JsonError {
     /// The schema holds a type JSON payloads are not read into.
-    #[error("field {field:?}: {data_type} is not a type JSON payloads are read into")]
+    #[error(
+        "field {field:?}: {data_type} is not a type JSON payloads are read into or written from"
+    )]
     Unsupported { field: String, data_type: DataType },
     #[error(transparent)]
     Arrow(#[from] ArrowError),

@@ -6,3 +6,4 @@
 
 pub mod json;
 pub mod temporal;
+pub mod to_json;

@@ -420,6 +420,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(arrow_input::plan_arrow_records, m)?)?;
     m.add_function(wrap_pyfunction!(columns::decode_columns, m)?)?;
     m.add_function(wrap_pyfunction!(payload::decode_json, m)?)?;
+    m.add_function(wrap_pyfunction!(payload::encode_json, m)?)?;
     m.add_function(wrap_pyfunction!(murmur2, m)?)?;
     m.add_function(wrap_pyfunction!(producer::record_size_bound, m)?)?;
     m.add_function(wrap_pyfunction!(encode_request, m)?)?;

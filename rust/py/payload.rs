@@ -100,3 +100,34 @@ pub fn decode_json<'py>(
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok((Bound::new(py, ArrowColumns::new(batch))?, decoded.bad_rows))
 }
+
+/// Each row of the struct column that is the first column of `values` (an Arrow record batch)
+/// as a JSON object, as Spark's `to_json` writes it; a null row a null payload. Returns a
+/// one-column `ArrowColumns` (`value`, binary). TypeError for a type not written.
+#[pyfunction]
+pub fn encode_json<'py>(
+    py: Python<'py>,
+    values: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, ArrowColumns>> {
+    let mut batches = Vec::new();
+    import_batches(values, &mut batches)?;
+    let [batch] = batches.as_slice() else {
+        return Err(PyTypeError::new_err("expected one record batch"));
+    };
+    if batch.num_columns() == 0 {
+        return Err(PyTypeError::new_err("the batch has no column"));
+    }
+    let Some(column) = batch.column(0).as_struct_opt().cloned() else {
+        return Err(PyTypeError::new_err(format!(
+            "expected a struct column to write as JSON, got {}",
+            batch.column(0).data_type()
+        )));
+    };
+    let encoded = py
+        .detach(|| crate::payload::to_json::encode(&column))
+        .map_err(|e| PyTypeError::new_err(e.to_string()))?;
+    let schema = Schema::new(vec![Field::new("value", DataType::Binary, true)]);
+    let batch = RecordBatch::try_new(Arc::new(schema), vec![Arc::new(encoded)])
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Bound::new(py, ArrowColumns::new(batch))
+}

@@ -301,3 +301,44 @@ def test_spark_failfast_fails_the_task_naming_the_record(
         load(spark, "datasource", opts).collect()
     with pytest.raises(ValueError, match="valueFormat=json needs the option 'valueSchema'"):
         load(spark, "arrow", {**opts, "valueSchema": ""})
+
+
+def test_struct_values_are_written_as_sparks_to_json_writes_them(spark: Any) -> None:
+    """Our JSON, read by Spark's from_json and written again by its to_json, is unchanged."""
+    from pyspark.sql import functions as F
+
+    values = pa.array([None if p is None else p.encode() for p in PAYLOADS], pa.binary())
+    decoded, _ = JsonFormat(ARROW).decode(values)
+    ours = [
+        None if b is None else b.decode() for b in JsonFormat(ARROW).encode(decoded).to_pylist()
+    ]
+    frame = spark.createDataFrame([(v,) for v in ours], "v string")
+    theirs = [r.j for r in frame.select(F.to_json(F.from_json("v", DDL)).alias("j")).collect()]
+    assert ours == theirs
+
+
+async def test_send_arrow_writes_json_that_getmany_arrow_reads_back(
+    kafka_broker: KafkaBroker | ExternalKafka,
+) -> None:
+    schema = pa.schema([("id", pa.int64()), ("tags", pa.list_(pa.string()))])
+    fmt = JsonFormat(schema)
+    rows = [{"id": i, "tags": [f"t{i}"] * (i % 3)} for i in range(100)]
+    table = pa.table(
+        {"key": [b"k%d" % i for i in range(100)], "value": pa.array(rows, pa.struct(schema))}
+    )
+    topic = f"fk-fmt-{uuid.uuid4().hex[:8]}"
+    kafka_broker.create_topic(topic, partitions=1)
+    bootstrap = kafka_broker.bootstrap_servers
+    async with AIOKafkaProducer(bootstrap_servers=bootstrap) as producer:
+        await (await producer.send_arrow(topic, table, value_format=fmt))
+    tp = TopicPartition(topic, 0)
+    got: list[Any] = []
+    async with AIOKafkaConsumer(bootstrap_servers=bootstrap) as consumer:
+        consumer.assign([tp])
+        consumer.seek(tp, 0)
+        while len(got) < len(rows):
+            batches = await consumer.getmany_arrow(timeout_ms=1000, value_format=fmt)
+            for batch in batches.values():
+                assert batch.column("_corrupt_record").null_count == batch.num_rows
+                got += batch.column("value").to_pylist()
+    assert got == rows

@@ -155,3 +155,28 @@ def test_a_spark_ddl_schema() -> None:
     ]:
         with pytest.raises(ValueError, match=message):
             JsonFormat(ddl)
+
+
+def test_struct_values_are_written_as_json_and_read_back() -> None:
+    fmt = JsonFormat("id BIGINT, at TIMESTAMP, tags ARRAY<STRING>, m MAP<STRING, DOUBLE>")
+    values = pa.array(
+        [
+            {"id": 1, "at": None, "tags": ["a", None], "m": [("k", 1.5)]},
+            None,
+            {"id": None, "at": 1_500_000, "tags": [], "m": []},
+        ],
+        pa.struct(fmt.schema),
+    )
+    encoded = fmt.encode(values)
+    assert encoded.type == pa.binary()
+    assert encoded.to_pylist() == [
+        b'{"id":1,"tags":["a",null],"m":{"k":1.5}}',
+        None,
+        b'{"at":"1970-01-01T00:00:01.500Z","tags":[],"m":{}}',
+    ]
+    back, bad = fmt.decode(encoded)
+    assert bad == [] and back.equals(values)
+    with pytest.raises(TypeError, match="expected a struct column"):
+        fmt.encode(pa.array([1]))
+    with pytest.raises(TypeError, match='field "t"'):
+        fmt.encode(pa.array([{"t": 1}], pa.struct([("t", pa.time32("s"))])))

@@ -16,7 +16,7 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from .. import _native
+from .. import _native, formats
 from .. import errors as Errors
 from .._native import RecordFuture
 from .._rng import rng
@@ -527,7 +527,13 @@ class AIOKafkaProducer:
         return future  # type: ignore[return-value]
 
     async def send_arrow(
-        self, topic: str, data: Any, *, batch_size: int | None = None
+        self,
+        topic: str,
+        data: Any,
+        *,
+        batch_size: int | None = None,
+        key_format: formats.PayloadFormat | None = None,
+        value_format: formats.PayloadFormat | None = None,
     ) -> asyncio.Future[list[arrow.ArrowBatchResult]]:
         """Queue every row of Arrow data (a pyarrow ``RecordBatch``, ``Table`` or
         ``RecordBatchReader``, or any object with ``__arrow_c_array__`` or
@@ -558,9 +564,15 @@ class AIOKafkaProducer:
         array) raises ``ValueError`` too. The rows are read when their batch is encoded, after
         this returns: the data must not change until the future resolves (a batch whose
         buffers changed fails with ``ValueError`` naming the row).
+
+        ``value_format`` (``key_format``): the ``value`` (``key``) column is a struct, written
+        by the format, e.g. ``ferrokafka.formats.JsonFormat`` (as Spark's ``to_json`` writes
+        it), in Rust, before the rows are checked. Needs pyarrow.
         """
         self._check_ready()
         data = arrow.arrow_input(data)
+        if key_format is not None or value_format is not None:
+            data = formats.encoded_batches(data, key_format, value_format)
         created_ms = now_ms()
         if batch_size is None:
             batch_size = max(
