@@ -124,7 +124,7 @@ def draw(report: dict[str, Any], out_dir: Path) -> list[Path]:
                 xlabel = "records/s, first record to last (median, min-max)"
             elif workload == "W11":
                 rows = _rows(case, "txn_per_s", versions, "transactions")
-                title = f"W11: transactions/s, {case_name} (acks=all, each client's idiom)"
+                title = f"W11: transactions/s, {case_name} (acks=all)"
                 path = out_dir / _name("W11", case_name)
                 xlabel = "transactions/s (median, min-max)"
             elif workload == "W7":

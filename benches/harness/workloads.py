@@ -260,8 +260,8 @@ QUICK = Sizes(
     w10_rates=(2_000,),
     w10_seconds=3.0,
     w10_warmup=1.0,
-    w11_transactions=50,
-    w11=Dataset(8, 5_000, 100),
+    w11_transactions=30,
+    w11=Dataset(8, 2_000, 100),
 )
 
 
