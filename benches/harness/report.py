@@ -99,7 +99,8 @@ TXN_NOTES = {
     "`init_transactions()` before the clock; `begin_transaction()`, `produce()` each, "
     "`commit_transaction()`; consume-transform-produce: `Consumer.consume(500, 0.1)` and "
     "`send_offsets_to_transaction(consumer.position(consumer.assignment()), "
-    "consumer.consumer_group_metadata())` (its transactions example)",
+    "consumer.consumer_group_metadata())` (its transactions example); librdkafka follows "
+    "the transaction version 1 flow too (AddPartitionsToTxn, EndTxn v1)",
     "java": "tools/java/BenchTransactions.java: `initTransactions()` before the clock; "
     "`beginTransaction()`, `send()` each (futures dropped), `commitTransaction()`; "
     "consume-transform-produce: `poll(100 ms)` with `max.poll.records=500` (its default), "

@@ -139,10 +139,11 @@ SHARE_MEMBERS = (1, 4)
 #: record: with several members it is how each JVM ends (after the last record, outside the
 #: measured time), so it must also cover a JVM's start and join on a busy machine.
 JAVA_SHARE_IDLE_MS = 10_000
-#: W11, transactions: ferrokafka's `transaction()` block, aiokafka's (the transaction version 1
-#: flow: it adds each partition with AddPartitionsToTxn, which Kafka 4.2 still serves),
-#: confluent-kafka's `begin_transaction()`/`commit_transaction()` and Java's KafkaProducer
-#: (tools/java/BenchTransactions.java).
+#: W11, transactions: ferrokafka's `transaction()` block and Java's KafkaProducer
+#: (tools/java/BenchTransactions.java), both on transaction version 2 when the cluster finalized
+#: it; aiokafka's `transaction()` and confluent-kafka's `begin_transaction()`/
+#: `commit_transaction()` follow version 1 (AddPartitionsToTxn before a partition's first
+#: write), which Kafka 4.2 still serves to clients that send its older request versions.
 TXN_CLIENTS = ["ferrokafka", "aiokafka", "confluent-kafka", "java"]
 #: W11's ratios are to the Java producer's.
 TXN_BASE = "java"
