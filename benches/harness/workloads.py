@@ -13,7 +13,8 @@ import statistics
 import sys
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -295,6 +296,24 @@ class Context:
         self.log(progress_line(run, self.rounds))
         return run
 
+    def unrecorded(self) -> Context:
+        """This context for a warm-up run: its runs are logged as such and not recorded."""
+        return replace(self, runs=[], log=lambda line: self.log(f"(warm-up, not recorded) {line}"))
+
+
+@contextmanager
+def written_topic(ctx: Context, ds: Dataset, *parts: str) -> Iterator[str]:
+    """A new topic (named after ``parts``) holding ``ds``, deleted when the block ends."""
+    topic = ctx.topic(*parts)
+    ctx.kafka.create_topic(topic, partitions=ds.partitions)
+    try:
+        t = time.perf_counter()
+        asyncio.run(write_dataset(ctx.bootstrap, topic, ds))
+        ctx.log(f"[{' '.join(parts)}] wrote {ds.describe()} in {time.perf_counter() - t:.1f}s")
+        yield topic
+    finally:
+        ctx.kafka.delete_topic(topic)
+
 
 def progress_line(run: dict[str, Any], rounds: int) -> str:
     head = f"[{run['workload']} {run['case']} round {run['round']}/{rounds}] {run['client']}"
@@ -458,12 +477,7 @@ def consume_once(
 def consume_workload(
     ctx: Context, workload: str, case: str, ds: Dataset, clients: list[str]
 ) -> list[dict[str, Any]]:
-    topic = ctx.topic(workload, case)
-    ctx.kafka.create_topic(topic, partitions=ds.partitions)
-    try:
-        t = time.perf_counter()
-        asyncio.run(write_dataset(ctx.bootstrap, topic, ds))
-        ctx.log(f"[{workload} {case}] wrote {ds.describe()} in {time.perf_counter() - t:.1f}s")
+    with written_topic(ctx, ds, workload, case) as topic:
         # The broker's fetch path is cold (JIT, page cache) until something reads the topic;
         # without this, the first client of round 1 pays for it.
         warm = consume_once(ctx, workload, case, WARM_UP_CLIENT, 0, topic, ds, keep=False)
@@ -473,8 +487,6 @@ def consume_workload(
             for client in clients:  # alternating: A B C ... A B C ...
                 runs.append(consume_once(ctx, workload, case, client, rnd, topic, ds))
         return runs
-    finally:
-        ctx.kafka.delete_topic(topic)
 
 
 # -- W5: end-to-end latency at a fixed produce rate --------------------------------------------
@@ -549,7 +561,7 @@ def latency_workload(ctx: Context, clients: list[str]) -> list[dict[str, Any]]:
     # rate's length, not recorded, goes before the measured ones.
     if clients:
         rate, seconds = next(iter(ctx.sizes.w5_seconds.items()))
-        warm = replace(ctx, runs=[], log=lambda line: ctx.log(f"(warm-up, not recorded) {line}"))
+        warm = ctx.unrecorded()
         latency_once(warm, f"{rate}/s", clients[0], 0, rate, seconds)
     runs = []
     for rate, seconds in ctx.sizes.w5_seconds.items():
@@ -663,7 +675,7 @@ def produce_workload(
     # of the first case at 0.36M records/s, then 0.54M and 0.82M, and its runs cost the broker
     # 3.1, 2.1 and 0.6 CPU s (benches/produce_ceiling.py). So one whole round of the settings
     # cases goes first and is not recorded.
-    warm = replace(ctx, runs=[], log=lambda line: ctx.log(f"(warm-up, not recorded) {line}"))
+    warm = ctx.unrecorded()
     for case, acks, codec, keys, who in cases[: len(PRODUCER_CONFIGS)]:
         for client in who:
             produce_once(warm, case, client, 0, acks, codec, keys)
@@ -1002,21 +1014,13 @@ def share_workload(ctx: Context, clients: list[str]) -> list[dict[str, Any]]:
     ds = ctx.sizes.w9
     if not clients:
         return []
-    topic = ctx.topic("W9")
-    ctx.kafka.create_topic(topic, partitions=ds.partitions)
     runs = []
-    try:
-        t = time.perf_counter()
-        asyncio.run(write_dataset(ctx.bootstrap, topic, ds))
-        ctx.log(f"[W9] wrote {ds.describe()} in {time.perf_counter() - t:.1f}s")
-        warm = replace(ctx, runs=[], log=lambda line: ctx.log(f"(warm-up, not recorded) {line}"))
-        share_once(warm, clients[0], 0, topic, ds, 1)
+    with written_topic(ctx, ds, "W9") as topic:
+        share_once(ctx.unrecorded(), clients[0], 0, topic, ds, 1)
         for rnd in range(1, ctx.rounds + 1):
             for members in SHARE_MEMBERS:
                 for client in clients:
                     runs.append(share_once(ctx, client, rnd, topic, ds, members))
-    finally:
-        ctx.kafka.delete_topic(topic)
     return runs
 
 
@@ -1131,23 +1135,14 @@ def transactions_workload(ctx: Context, clients: list[str]) -> list[dict[str, An
         f"[W11] the cluster's finalized transaction.version: {version}"
         + ("" if version >= 2 else " (not 2: these runs measure the older protocol)")
     )
-    ds = ctx.sizes.w11
-    source = ctx.topic("W11", "input")
-    ctx.kafka.create_topic(source, partitions=ds.partitions)
     runs = []
-    try:
-        t = time.perf_counter()
-        asyncio.run(write_dataset(ctx.bootstrap, source, ds))
-        ctx.log(f"[W11] wrote {ds.describe()} in {time.perf_counter() - t:.1f}s")
-        warm = replace(ctx, runs=[], log=lambda line: ctx.log(f"(warm-up, not recorded) {line}"))
+    with written_topic(ctx, ctx.sizes.w11, "W11") as source:
         case, mode = TXN_CASES[0]
-        transactions_once(warm, case, mode, clients[0], 0, source, version)
+        transactions_once(ctx.unrecorded(), case, mode, clients[0], 0, source, version)
         for rnd in range(1, ctx.rounds + 1):
             for case, mode in TXN_CASES:
                 for client in clients:
                     runs.append(transactions_once(ctx, case, mode, client, rnd, source, version))
-    finally:
-        ctx.kafka.delete_topic(source)
     return runs
 
 
