@@ -137,7 +137,8 @@ def descriptions(sizes: Sizes) -> dict[str, str]:
         "the same span. Every run is checked by reading its output `read_committed`: small, "
         "the count and value bytes; consume-transform-produce, every input key once, every "
         "value the input's upper-cased and the group's committed offsets at the input's end. "
-        "Before the rounds, one untimed small-transactions run of the first client",
+        "Before the rounds, one untimed round of small transactions (every client): a new "
+        "broker serves transactions slowly for its first minutes",
     }
 
 
