@@ -28,6 +28,8 @@ def main(argv: list[str]) -> None:
         from .shares import run
     elif role == "spark-stream":
         from .spark_streams import run
+    elif role == "transactions":
+        from .transactions import run
     else:
         raise ValueError(f"unknown role {role!r}")
     # A run may report its own peak (a consumer: when the client has closed, before the

@@ -36,6 +36,11 @@ from .workloads import (
     SHARE_MEMBERS,
     SPARK_READERS,
     STREAM_SOURCES,
+    TXN_BATCH,
+    TXN_CLIENTS,
+    TXN_PARTITIONS,
+    TXN_RECORDS,
+    TXN_VALUE_SIZE,
     W3_CASES,
     WORKLOADS,
     Context,
@@ -47,6 +52,7 @@ from .workloads import (
     share_workload,
     spark_workload,
     stream_workload,
+    transactions_workload,
 )
 
 NOT_RUN = {
@@ -115,6 +121,24 @@ def descriptions(sizes: Sizes) -> dict[str, str]:
         "measured record reached the sink within 5 s of the producer's end. Triggers: "
         + " and ".join(f"`{t}`" for t in sizes.w10_triggers)
         + f"; {sizes.w10_steady_rounds} steady-state round(s)",
+        "W11": "transactions, acks=all, each client's own idiom and its other settings its "
+        f"defaults, one transactional id per run, each run writing a new {TXN_PARTITIONS}-"
+        "partition topic. "
+        f"Small transactions: {sizes.w11_transactions:,} transactions of {TXN_RECORDS} keyless "
+        f"records of {TXN_VALUE_SIZE} random capital letters, one after the other (the next "
+        "begins when the commit has returned). Consume-transform-produce: a `read_committed` "
+        f"consumer in a new group reads {sizes.w11.describe()} (written before the rounds) "
+        f"from the earliest offsets, up to {TXN_BATCH} records a poll; each batch's records go "
+        "out with the value upper-cased and the key kept, in one transaction with the batch's "
+        "next offsets (`send_offsets_to_transaction`). The clock runs from the first "
+        "transaction's begin (small) or the first batch's arrival (consume-transform-produce) "
+        "to the last commit: the producer's start (coordinator lookup, InitProducerId), a "
+        "JVM's and the group's join are not in it (set-up s). CPU s is the process's over "
+        "the same span. Every run is checked by reading its output `read_committed`: small, "
+        "the count and value bytes; consume-transform-produce, every input key once, every "
+        "value the input's upper-cased and the group's committed offsets at the input's end. "
+        "Before the rounds, one untimed round of small transactions (every client): a new "
+        "broker serves transactions slowly for its first minutes",
     }
 
 
@@ -151,6 +175,8 @@ def run_workload(ctx: Context, w: str, pick: Callable[[list[str]], list[str]]) -
         share_workload(ctx, pick(SHARE_CLIENTS))
     elif w == "W10":
         stream_workload(ctx, pick(STREAM_SOURCES))
+    elif w == "W11":
+        transactions_workload(ctx, pick(TXN_CLIENTS))
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -184,6 +210,16 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         + "); 'none' runs the catch-up only",
     )
     p.add_argument(
+        "--w11-transactions",
+        type=int,
+        help=f"W11's small transactions per run (default {FULL.w11_transactions:,})",
+    )
+    p.add_argument(
+        "--w11-records",
+        type=int,
+        help=f"W11's consume-transform-produce input, records (default {FULL.w11.records:,})",
+    )
+    p.add_argument(
         "--stall-seconds",
         type=float,
         default=30.0,
@@ -201,8 +237,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
                 p.error(f"unknown client {c!r}: choose from {','.join(ALL_CLIENTS)}")
     if args.rounds is None:
         args.rounds = 1 if args.quick else 3
-    if args.w6_records is not None and args.w6_records < 1:
-        p.error("--w6-records must be positive")
+    for name in ("w6_records", "w11_transactions", "w11_records"):
+        if getattr(args, name) is not None and getattr(args, name) < 1:
+            p.error(f"--{name.replace('_', '-')} must be positive")
     if args.w10_rates:
         try:
             args.w10_rates = (
@@ -239,6 +276,11 @@ def main(argv: list[str] | None = None) -> int:
         sizes = dataclasses.replace(sizes, w6_records=args.w6_records)
     if args.w10_rates is not None:
         sizes = dataclasses.replace(sizes, w10_rates=args.w10_rates)
+    if args.w11_transactions:
+        sizes = dataclasses.replace(sizes, w11_transactions=args.w11_transactions)
+    if args.w11_records:
+        w11 = dataclasses.replace(sizes.w11, records=args.w11_records)
+        sizes = dataclasses.replace(sizes, w11=w11)
     not_run = dict(NOT_RUN)
 
     def pick(clients: list[str]) -> list[str]:
@@ -264,7 +306,8 @@ def main(argv: list[str] | None = None) -> int:
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
     needs_java = any(
-        c.startswith("java") for c in pick(CONSUMERS + PRODUCERS + GROUP_CLIENTS + SHARE_CLIENTS)
+        c.startswith("java")
+        for c in pick(CONSUMERS + PRODUCERS + GROUP_CLIENTS + SHARE_CLIENTS + TXN_CLIENTS)
     )
     with tempfile.TemporaryDirectory(prefix="ferrokafka-bench-java-") as classes:
         java = prepare(Path(classes)) if needs_java else None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,7 +62,7 @@ async def write_dataset(bootstrap: str, topic: str, ds: Dataset) -> None:
     per_batch = max(1, (512 * 1024) // (ds.value_size + 30))
     # Current timestamps: older ones fall to time-based retention in the middle of a run.
     now_ms = int(time.time() * 1000)
-    value = (b"0123456789abcdef" * (ds.value_size // 16 + 1))[: ds.value_size]
+    value = dataset_value(ds)
     async with AIOKafkaClient(bootstrap_servers=bootstrap) as client:
         client.add_topic(topic)
         await client.refresh_metadata()
@@ -132,3 +133,74 @@ async def end_offsets(bootstrap: str, topic: str, partitions: int) -> list[int]:
         tps = [TopicPartition(topic, p) for p in range(partitions)]
         ends = await consumer.end_offsets(tps)
     return [ends[tp] for tp in tps]
+
+
+@dataclass
+class Committed:
+    """What a ``read_committed`` reader finds in a topic: the record count and how many times
+    each key and each value occurs."""
+
+    count: int
+    keys: Counter[bytes | None]
+    values: Counter[bytes | None]
+
+
+def dataset_keys(ds: Dataset) -> Counter[bytes | None]:
+    """How many times each key occurs in ``ds`` (partition ``p``'s records are keyed by their
+    offsets, so the small offsets' keys occur once per partition)."""
+    keys: Counter[bytes | None] = Counter()
+    for n in ds.counts():
+        keys.update(key(i) for i in range(n))
+    return keys
+
+
+def dataset_value(ds: Dataset) -> bytes:
+    """The one value every record of ``ds`` has (see ``write_dataset``)."""
+    return (b"0123456789abcdef" * (ds.value_size // 16 + 1))[: ds.value_size]
+
+
+async def read_committed(
+    bootstrap: str, topic: str, partitions: int, timeout_s: float
+) -> Committed:
+    """Every record of ``topic`` that a ``read_committed`` consumer sees, from the earliest
+    offsets to the last stable offsets (the transaction checks: records of aborted
+    transactions and transaction markers are not counted)."""
+    from ferrokafka import AIOKafkaConsumer, TopicPartition
+
+    found = Committed(0, Counter(), Counter())
+    async with AIOKafkaConsumer(
+        bootstrap_servers=bootstrap, isolation_level="read_committed"
+    ) as consumer:
+        tps = [TopicPartition(topic, p) for p in range(partitions)]
+        consumer.assign(tps)
+        await consumer.seek_to_beginning(*tps)
+        ends = await consumer.end_offsets(tps)
+        deadline = time.monotonic() + timeout_s
+        left = {tp for tp in tps if ends[tp] > 0}
+        while left:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"read_committed of {topic}: not at the end in {timeout_s:.0f}s")
+            for records in (await consumer.getmany(timeout_ms=200)).values():
+                found.count += len(records)
+                found.keys.update(r.key for r in records)
+                found.values.update(r.value for r in records)
+            left = {tp for tp in left if await consumer.position(tp) < ends[tp]}
+    return found
+
+
+async def committed_offsets(bootstrap: str, group: str, topic: str, partitions: int) -> list[int]:
+    """Group ``group``'s committed offsets of ``topic``, partition by partition (-1: none)."""
+    from ferrokafka import AIOKafkaConsumer, TopicPartition
+
+    async with AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=group) as consumer:
+        got = [await consumer.committed(TopicPartition(topic, p)) for p in range(partitions)]
+    return [-1 if offset is None else offset for offset in got]
+
+
+async def transaction_version(bootstrap: str) -> int:
+    """The cluster's finalized ``transaction.version`` (0 when it has none: Kafka 3.x)."""
+    from ferrokafka.client import AIOKafkaClient
+
+    async with AIOKafkaClient(bootstrap_servers=bootstrap) as client:
+        await client.refresh_metadata()
+        return client.finalized_feature("transaction.version")

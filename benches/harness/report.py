@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .workloads import SHARE_BASE, SPARK_BASE, summarize
+from .workloads import CTP_CASE, SHARE_BASE, SPARK_BASE, TXN_BASE, summarize
 
 CONSUMER_WORKLOADS = ("W1", "W2", "W3", "W4")
 
@@ -85,6 +85,26 @@ SHARE_NOTES = {
     "acknowledgement (sent with the next fetch); one JVM per member, checked by the count only",
     "java-share-commit": "tools/java/ShareMember.java: as java-share, and `commitSync()` after "
     "each poll that returned records",
+}
+TXN_NOTES = {
+    "ferrokafka": '`AIOKafkaProducer(transactional_id=..., acks="all")`; small: `async with '
+    "producer.transaction():` around `await producer.send(topic, value)` x10 (futures "
+    "dropped: the commit waits for them); consume-transform-produce: `getmany(timeout_ms=100, "
+    "max_records=500)`, then in the block a `send` per record and `await "
+    "producer.send_offsets_to_transaction({tp: last offset + 1}, group_id)` "
+    "(examples/transform_transactions.py)",
+    "aiokafka": "the same code as ferrokafka's, on aiokafka (which follows the transaction "
+    "version 1 flow: AddPartitionsToTxn and AddOffsetsToTxn before the writes)",
+    "confluent-kafka": "`Producer({..., 'transactional.id': ..., 'acks': 'all'})`, "
+    "`init_transactions()` before the clock; `begin_transaction()`, `produce()` each, "
+    "`commit_transaction()`; consume-transform-produce: `Consumer.consume(500, 0.1)` and "
+    "`send_offsets_to_transaction(consumer.position(consumer.assignment()), "
+    "consumer.consumer_group_metadata())` (its transactions example); librdkafka follows "
+    "the transaction version 1 flow too (AddPartitionsToTxn, EndTxn v1)",
+    "java": "tools/java/BenchTransactions.java: `initTransactions()` before the clock; "
+    "`beginTransaction()`, `send()` each (futures dropped), `commitTransaction()`; "
+    "consume-transform-produce: `poll(100 ms)` with `max.poll.records=500` (its default), "
+    "`sendOffsetsToTransaction(offsets, consumer.groupMetadata())`",
 }
 GROUP_NOTES = {
     "java": "tools/java/BenchGroup.java: members are threads of one fresh JVM, so its first "
@@ -170,6 +190,17 @@ def label(client: str, versions: dict[str, Any], role: str = "consumer") -> str:
                 "+ callback",
             }
         )
+    if role == "transactions":
+        names.update(
+            {
+                "ferrokafka": "ferrokafka `async with producer.transaction()`",
+                "aiokafka": f"aiokafka {v.get('aiokafka')} `async with producer.transaction()`",
+                "confluent-kafka": f"confluent-kafka {v.get('confluent-kafka')} "
+                "`begin_transaction()`, `commit_transaction()`",
+                "java": f"Java KafkaProducer {v.get('kafka-clients (Java consumer)')} "
+                "`beginTransaction()`, `commitTransaction()`",
+            }
+        )
     if role == "group":
         names["ferrokafka"] = "ferrokafka"
         names["confluent-kafka"] = f"confluent-kafka {v.get('confluent-kafka')}"
@@ -216,6 +247,7 @@ def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
     metrics += ["first_record_s", "settle_s", "achieved_rate", "p50", "p99", "p999", "max"]
     metrics += ["plan_s", "p50_ms", "p99_ms", "max_ms", "drain_s", "batches"]
     metrics += ["batch_records_per_s", "trigger_s", "start_s"]
+    metrics += ["txn_per_s", "setup_s"]
     out: dict[str, Any] = {}
     for r in runs:
         if "lat_us" in r:
@@ -415,6 +447,55 @@ def share_table(
     return lines
 
 
+def transactions_table(cases: dict[str, Any], versions: dict[str, Any]) -> list[str]:
+    """W11: a row per case and client; ratios are to the Java producer's transactions/s."""
+    lines = _header(
+        "client | case | transactions/s | min-max | records/s | records a transaction "
+        "| wall s | CPU s | CPU ms a transaction | set-up s | peak RSS MB | vs Java"
+    )
+    for case_name, case in cases.items():
+        if case_name == "setup":
+            continue
+        base = _med(case.get(TXN_BASE, {}), "txn_per_s")
+        for client, s in case.items():
+            name = label(client, versions, "transactions")
+            rate = _med(s, "txn_per_s")
+            if rate is None:
+                lines.append(_failed_row(s, 12, name, case_name))
+                continue
+            t = s["txn_per_s"]
+            cpu = _med(s, "cpu") or 0.0
+            wall = _med(s, "wall") or 0.0
+            records = _med(s, "records_per_s") or 0.0
+            rss = s.get("rss_mb")
+            cells = [
+                name,
+                case_name,
+                f"{rate:,.0f}",
+                f"{t['min']:,.0f}-{t['max']:,.0f}",
+                _rate(records),
+                f"{records / rate:.0f}",
+                f"{wall:.2f}",
+                f"{cpu:.2f}",
+                f"{cpu * 1000 / (rate * wall):.2f}" if rate and wall else "n/a",
+                _opt(_med(s, "setup_s")),
+                "?" if rss is None else f"{rss['max']:.0f}",
+                f"{rate / base:.2f}x" if base else "n/a",
+            ]
+            lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def _transaction_versions(runs: list[dict[str, Any]]) -> str:
+    """The cluster's finalized ``transaction.version`` as W11's runs found it."""
+    found = sorted({r["transaction_version"] for r in runs if "transaction_version" in r})
+    if not found:
+        return "not read (no run)"
+    return " and ".join(str(v) for v in found) + (
+        "" if min(found) >= 2 else " (**not 2**: the older protocol was measured)"
+    )
+
+
 def _opt(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.2f}"
 
@@ -495,9 +576,14 @@ def _notes(summ: dict[str, Any], versions: dict[str, Any]) -> list[str]:
     """One line per client that ran, saying what it is and how it is set up."""
     seen: dict[str, set[str]] = {}
     for workload, cases in summ.items():
-        role = {"W6": "producer", "W7": "group", "W8": "spark", "W9": "share", "W10": "spark"}.get(
-            workload, "consumer"
-        )
+        role = {
+            "W6": "producer",
+            "W7": "group",
+            "W8": "spark",
+            "W9": "share",
+            "W10": "spark",
+            "W11": "transactions",
+        }.get(workload, "consumer")
         for case in cases.values():
             seen.setdefault(role, set()).update(case)
     lines = []
@@ -507,9 +593,11 @@ def _notes(summ: dict[str, Any], versions: dict[str, Any]) -> list[str]:
         "group": " (W7)",
         "spark": " (W8)",
         "share": " (W9)",
+        "transactions": " (W11)",
     }
     roles = [("consumer", NOTES), ("producer", PRODUCER_NOTES), ("group", GROUP_NOTES)]
-    for role, notes in [*roles, ("spark", SPARK_NOTES), ("share", SHARE_NOTES)]:
+    roles += [("spark", SPARK_NOTES), ("share", SHARE_NOTES), ("transactions", TXN_NOTES)]
+    for role, notes in roles:
         lines += [
             f"- {label(c, versions, role)}{where[role]}: {notes[c]}"
             for c in notes
@@ -599,6 +687,16 @@ def markdown(report: dict[str, Any]) -> str:
             out += ["", *share_table(cases, versions, report["runs"])]
         elif workload == "W10":
             out += stream_tables(cases, versions, report["runs"])
+        elif workload == "W11":
+            w11 = [r for r in report["runs"] if r["workload"] == "W11"]
+            out += [
+                "",
+                "The cluster's finalized `transaction.version` (ApiVersions' finalized features): "
+                + _transaction_versions(w11)
+                + ".",
+                "",
+                *transactions_table(cases, versions),
+            ]
     goals = targets(summ)
     if goals:
         quick = " (--quick: these sizes say nothing about the targets)" if report["quick"] else ""
@@ -798,6 +896,21 @@ def targets(summ: dict[str, Any]) -> list[str]:
                 med("W10", case, SPARK_BASE, "p99_ms"),
                 1,
                 False,
+            )
+    for case in summ.get("W11", {}):
+        # Issue 42: ferrokafka's transactions at least the Java producer's. A
+        # consume-transform-produce transaction is whatever a poll returned, so its records/s
+        # is said too: fewer records a poll would mean more, smaller transactions.
+        metrics = [("txn_per_s", "transactions/s")]
+        if case == CTP_CASE:
+            metrics.append(("records_per_s", "records/s"))
+        for metric, shown in metrics if case != "setup" else []:
+            check(
+                f"W11 {case} {shown}, ferrokafka `transaction()` / Java KafkaProducer",
+                med("W11", case, "ferrokafka", metric),
+                med("W11", case, TXN_BASE, metric),
+                1,
+                True,
             )
     if "1000/s" in summ.get("W5", {}):
         check(

@@ -1,4 +1,4 @@
-"""W1-W9: what each writes, which clients run it and how a run is checked.
+"""W1-W11: what each writes, which clients run it and how a run is checked.
 
 Every workload alternates its clients round by round (A B C ... A B C ...). A run that reads
 the wrong data, fails, stalls or times out is recorded as failed with its reason; the harness
@@ -13,14 +13,25 @@ import statistics
 import sys
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from . import runner
 from .broker import BrokerGC
-from .datasets import MASK, Dataset, end_offsets, write_dataset
+from .datasets import (
+    MASK,
+    Dataset,
+    committed_offsets,
+    dataset_keys,
+    dataset_value,
+    end_offsets,
+    read_committed,
+    transaction_version,
+    write_dataset,
+)
 from .java import (
     CONSUMER_PERFORMANCE,
     PRODUCER_PERFORMANCE,
@@ -129,6 +140,24 @@ SHARE_MEMBERS = (1, 4)
 #: record: with several members it is how each JVM ends (after the last record, outside the
 #: measured time), so it must also cover a JVM's start and join on a busy machine.
 JAVA_SHARE_IDLE_MS = 10_000
+#: W11, transactions: ferrokafka's `transaction()` block and Java's KafkaProducer
+#: (tools/java/BenchTransactions.java), both on transaction version 2 when the cluster finalized
+#: it; aiokafka's `transaction()` and confluent-kafka's `begin_transaction()`/
+#: `commit_transaction()` follow version 1 (AddPartitionsToTxn before a partition's first
+#: write), which Kafka 4.2 still serves to clients that send its older request versions.
+TXN_CLIENTS = ["ferrokafka", "aiokafka", "confluent-kafka", "java"]
+#: W11's ratios are to the Java producer's.
+TXN_BASE = "java"
+#: W11's cases: (case name, the child's mode).
+CTP_CASE = "consume-transform-produce"
+TXN_CASES = [("small transactions", "small"), (CTP_CASE, "ctp")]
+#: W11: records per small transaction, and the most records a consume-transform-produce poll
+#: returns (Java's `max.poll.records` default), each batch one transaction.
+TXN_RECORDS = 10
+TXN_BATCH = 500
+TXN_VALUE_SIZE = 100
+#: Partitions of each W11 output topic.
+TXN_PARTITIONS = 8
 ALL_CLIENTS = sorted(
     {
         *CONSUMERS,
@@ -140,9 +169,10 @@ ALL_CLIENTS = sorted(
         *GROUP_CLIENTS,
         *SPARK_READERS,
         *SHARE_CLIENTS,
+        *TXN_CLIENTS,
     }
 )
-WORKLOADS = ["W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "W10"]
+WORKLOADS = ["W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "W10", "W11"]
 #: W10, Spark streaming: Spark's own Kafka source and ferrokafka's data source.
 STREAM_SOURCES = ["spark-jvm", "ferrokafka-spark-datasource", "spark-stream-ceiling"]
 
@@ -163,6 +193,9 @@ GROUP_PARTITIONS = 8
 #: W10's catch-up: 2,000,000 records of 100 B in 8 partitions, W8's data.
 W10_DATASET = Dataset(8, 2_000_000, 100)
 W9_DATASET = Dataset(4, 1_000_000, 100)
+#: W11's consume-transform-produce input: 200,000 records of 100 B in 8 partitions, 400
+#: transactions of 500.
+W11_DATASET = Dataset(8, 200_000, 100)
 
 
 @dataclass(frozen=True)
@@ -190,6 +223,9 @@ class Sizes:
     w10_triggers: tuple[str, ...] = ("default", "1 second")
     #: Steady-state runs are a minute each: fewer rounds than the catch-up's.
     w10_steady_rounds: int = 1
+    #: W11: small transactions per run, and consume-transform-produce's input.
+    w11_transactions: int = 2_000
+    w11: Dataset = W11_DATASET
 
     def w3(self, codec: str, value_size: int = 100) -> Dataset:
         """W1's records compressed with ``codec``, or W2's for 1 KiB values."""
@@ -226,6 +262,8 @@ QUICK = Sizes(
     w10_rates=(2_000,),
     w10_seconds=3.0,
     w10_warmup=1.0,
+    w11_transactions=30,
+    w11=Dataset(8, 2_000, 100),
 )
 
 
@@ -258,6 +296,24 @@ class Context:
         self.log(progress_line(run, self.rounds))
         return run
 
+    def unrecorded(self) -> Context:
+        """This context for a warm-up run: its runs are logged as such and not recorded."""
+        return replace(self, runs=[], log=lambda line: self.log(f"(warm-up, not recorded) {line}"))
+
+
+@contextmanager
+def written_topic(ctx: Context, ds: Dataset, *parts: str) -> Iterator[str]:
+    """A new topic (named after ``parts``) holding ``ds``, deleted when the block ends."""
+    topic = ctx.topic(*parts)
+    ctx.kafka.create_topic(topic, partitions=ds.partitions)
+    try:
+        t = time.perf_counter()
+        asyncio.run(write_dataset(ctx.bootstrap, topic, ds))
+        ctx.log(f"[{' '.join(parts)}] wrote {ds.describe()} in {time.perf_counter() - t:.1f}s")
+        yield topic
+    finally:
+        ctx.kafka.delete_topic(topic)
+
 
 def progress_line(run: dict[str, Any], rounds: int) -> str:
     head = f"[{run['workload']} {run['case']} round {run['round']}/{rounds}] {run['client']}"
@@ -287,6 +343,12 @@ def progress_line(run: dict[str, Any], rounds: int) -> str:
         return (
             f"{head}: {run['records_per_s'] / 1e6:.3f} M rec/s, wall {run['wall']:.2f}s, "
             f"{run['batches']} micro-batches, cpu {run['cpu']:.1f}s"
+        )
+    if "txn_per_s" in run:  # W11
+        return (
+            f"{head}: {run['txn_per_s']:,.0f} transactions/s, {run['records_per_s'] / 1e3:.1f} k "
+            f"rec/s, wall {run['wall']:.2f}s, cpu {run['cpu']:.2f}s, set-up "
+            f"{run['setup_s']:.2f}s, rss {run.get('rss_mb', 0):.0f} MB"
         )
     if "per_member" in run:  # W9: from the first record to the last, members together
         split = "/".join(f"{n:,}" for n in run["per_member"])
@@ -415,12 +477,7 @@ def consume_once(
 def consume_workload(
     ctx: Context, workload: str, case: str, ds: Dataset, clients: list[str]
 ) -> list[dict[str, Any]]:
-    topic = ctx.topic(workload, case)
-    ctx.kafka.create_topic(topic, partitions=ds.partitions)
-    try:
-        t = time.perf_counter()
-        asyncio.run(write_dataset(ctx.bootstrap, topic, ds))
-        ctx.log(f"[{workload} {case}] wrote {ds.describe()} in {time.perf_counter() - t:.1f}s")
+    with written_topic(ctx, ds, workload, case) as topic:
         # The broker's fetch path is cold (JIT, page cache) until something reads the topic;
         # without this, the first client of round 1 pays for it.
         warm = consume_once(ctx, workload, case, WARM_UP_CLIENT, 0, topic, ds, keep=False)
@@ -430,8 +487,6 @@ def consume_workload(
             for client in clients:  # alternating: A B C ... A B C ...
                 runs.append(consume_once(ctx, workload, case, client, rnd, topic, ds))
         return runs
-    finally:
-        ctx.kafka.delete_topic(topic)
 
 
 # -- W5: end-to-end latency at a fixed produce rate --------------------------------------------
@@ -506,7 +561,7 @@ def latency_workload(ctx: Context, clients: list[str]) -> list[dict[str, Any]]:
     # rate's length, not recorded, goes before the measured ones.
     if clients:
         rate, seconds = next(iter(ctx.sizes.w5_seconds.items()))
-        warm = replace(ctx, runs=[], log=lambda line: ctx.log(f"(warm-up, not recorded) {line}"))
+        warm = ctx.unrecorded()
         latency_once(warm, f"{rate}/s", clients[0], 0, rate, seconds)
     runs = []
     for rate, seconds in ctx.sizes.w5_seconds.items():
@@ -620,7 +675,7 @@ def produce_workload(
     # of the first case at 0.36M records/s, then 0.54M and 0.82M, and its runs cost the broker
     # 3.1, 2.1 and 0.6 CPU s (benches/produce_ceiling.py). So one whole round of the settings
     # cases goes first and is not recorded.
-    warm = replace(ctx, runs=[], log=lambda line: ctx.log(f"(warm-up, not recorded) {line}"))
+    warm = ctx.unrecorded()
     for case, acks, codec, keys, who in cases[: len(PRODUCER_CONFIGS)]:
         for client in who:
             produce_once(warm, case, client, 0, acks, codec, keys)
@@ -959,21 +1014,138 @@ def share_workload(ctx: Context, clients: list[str]) -> list[dict[str, Any]]:
     ds = ctx.sizes.w9
     if not clients:
         return []
-    topic = ctx.topic("W9")
-    ctx.kafka.create_topic(topic, partitions=ds.partitions)
     runs = []
-    try:
-        t = time.perf_counter()
-        asyncio.run(write_dataset(ctx.bootstrap, topic, ds))
-        ctx.log(f"[W9] wrote {ds.describe()} in {time.perf_counter() - t:.1f}s")
-        warm = replace(ctx, runs=[], log=lambda line: ctx.log(f"(warm-up, not recorded) {line}"))
-        share_once(warm, clients[0], 0, topic, ds, 1)
+    with written_topic(ctx, ds, "W9") as topic:
+        share_once(ctx.unrecorded(), clients[0], 0, topic, ds, 1)
         for rnd in range(1, ctx.rounds + 1):
             for members in SHARE_MEMBERS:
                 for client in clients:
                     runs.append(share_once(ctx, client, rnd, topic, ds, members))
+    return runs
+
+
+# -- W11: transactions ------------------------------------------------------------------------
+
+
+def transactions_once(
+    ctx: Context, case: str, mode: str, client: str, rnd: int, source: str, version: int
+) -> dict[str, Any]:
+    """One run of ``client`` (``mode`` small or ctp, see ``transactions``) into a new output
+    topic with a new transactional id (and group), then checked by reading the output topic
+    ``read_committed``: small, the count and the value bytes of every record committed; ctp,
+    the input's records each once (their keys' multiset), each value the input's upper-cased,
+    and the group's committed offsets at the input's end."""
+    run = _base("W11", case, client, rnd)
+    run["transaction_version"] = version
+    ds = ctx.sizes.w11
+    output = ctx.topic("W11", mode, client, rnd)
+    ctx.kafka.create_topic(output, partitions=TXN_PARTITIONS)
+    txn_id = f"bench-w11-{uuid.uuid4().hex[:10]}"
+    group = f"bench-w11-{uuid.uuid4().hex[:10]}"
+    n = ctx.sizes.w11_transactions
+    expected = n * TXN_RECORDS if mode == "small" else ds.records
+    # A transaction's round trips dominate: a few milliseconds each on a quiet machine, tens
+    # on a loaded one.
+    timeout = 120.0 + (n * 0.1 if mode == "small" else ds.records / 1000)
+    try:
+        if client == "java":
+            args: list[object] = [mode, ctx.bootstrap, txn_id]
+            if mode == "small":
+                args += [output, n, TXN_RECORDS, TXN_VALUE_SIZE]
+            else:
+                args += [source, output, group, ds.records, TXN_BATCH]
+            argv = _need_java(ctx).argv("BenchTransactions", *args)
+        else:
+            spec = {
+                "role": "transactions",
+                "client": client,
+                "case": mode,
+                "bootstrap": ctx.bootstrap,
+                "transactional_id": txn_id,
+                "topic": output,
+                "transactions": n,
+                "per_transaction": TXN_RECORDS,
+                "value_size": TXN_VALUE_SIZE,
+                "input": source,
+                "output": output,
+                "group": group,
+                "expected": ds.records,
+                "batch": TXN_BATCH,
+            }
+            argv = runner.python_child(spec)
+        out = runner.run(argv, stall_s=ctx.stall_s, timeout_s=timeout, name=client)
+        error = None
+        if out.ok and out.result is not None:
+            error = _check_transactions(ctx, mode, output, group, source, expected, out.result)
+        run = _finish(run, out, error)
+        if run["ok"]:
+            run["txn_per_s"] = run["transactions"] / run["wall"]
+        return ctx.record(run)
     finally:
-        ctx.kafka.delete_topic(topic)
+        ctx.kafka.delete_topic(output)
+
+
+def _check_transactions(
+    ctx: Context,
+    mode: str,
+    output: str,
+    group: str,
+    source: str,
+    expected: int,
+    result: dict[str, Any],
+) -> str | None:
+    """What a W11 run left in its output topic, said as its error (None: all as expected)."""
+    ds = ctx.sizes.w11
+    result["bytes"] = expected * TXN_VALUE_SIZE
+    if result.get("count") != expected:
+        return f"{result.get('count')} records committed, expected {expected}"
+    found = asyncio.run(read_committed(ctx.bootstrap, output, TXN_PARTITIONS, _timeout(expected)))
+    if mode == "small":
+        result["verified"] = "count, value bytes (read_committed)"
+        got = (found.count, sum(len(v or b"") * k for v, k in found.values.items()))
+        if got != (expected, expected * TXN_VALUE_SIZE):
+            return f"read_committed found (count, value bytes) {got}, expected {expected} records"
+        return None
+    result["verified"] = (
+        "count, each input key once, values upper-cased (read_committed), group offsets at "
+        "the input's end"
+    )
+    if found.count != expected:
+        return f"read_committed found {found.count} records, expected {expected}"
+    if found.keys != dataset_keys(ds):
+        return "read_committed found the input's count but not its keys, each once"
+    upper = dataset_value(ds).upper()
+    if found.values != {upper: expected}:
+        wrong = sum(k for v, k in found.values.items() if v != upper)
+        return f"{wrong} values are not the input's upper-cased"
+    offsets = asyncio.run(committed_offsets(ctx.bootstrap, group, source, ds.partitions))
+    if offsets != ds.counts():
+        return f"group {group} committed {offsets}, expected the input's end {ds.counts()}"
+    return None
+
+
+def transactions_workload(ctx: Context, clients: list[str]) -> list[dict[str, Any]]:
+    """Both cases (TXN_CASES) for every client, rounds outside; consume-transform-produce reads
+    one input topic written before the rounds. A whole round of small transactions goes first
+    and is not recorded: a new broker serves transactions slowly for its first minutes (one
+    client's runs of 200 went from 36 a second to 65-75, then to 80-240 after 1,500 more), so
+    with one client's warm-up whichever client ran first paid for it."""
+    if not clients:
+        return []
+    version = asyncio.run(transaction_version(ctx.bootstrap))
+    ctx.log(
+        f"[W11] the cluster's finalized transaction.version: {version}"
+        + ("" if version >= 2 else " (not 2: these runs measure the older protocol)")
+    )
+    runs = []
+    with written_topic(ctx, ctx.sizes.w11, "W11") as source:
+        case, mode = TXN_CASES[0]
+        for client in clients:
+            transactions_once(ctx.unrecorded(), case, mode, client, 0, source, version)
+        for rnd in range(1, ctx.rounds + 1):
+            for case, mode in TXN_CASES:
+                for client in clients:
+                    runs.append(transactions_once(ctx, case, mode, client, rnd, source, version))
     return runs
 
 

@@ -27,6 +27,7 @@ from harness.workloads import (  # noqa: E402
     SHARE_CLIENTS,
     SPARK_READERS,
     STREAM_SOURCES,
+    TXN_CLIENTS,
     WORKLOADS,
 )
 
@@ -59,6 +60,7 @@ EXPECTED = {
         ],
         STREAM_SOURCES,
     ),
+    "W11": (["small transactions", "consume-transform-produce"], TXN_CLIENTS),
 }
 # confluent-kafka's ShareConsumer (a librdkafka preview) now and then delivers records a second
 # time to another member while the first holds them; its run then fails W9's check.
@@ -70,7 +72,7 @@ def quick_run(bootstrap_servers: str, tmp_path_factory: pytest.TempPathFactory) 
     out = tmp_path_factory.mktemp("bench") / "results"
     argv = [sys.executable, str(ROOT / "benches" / "harness.py"), "--quick"]
     argv += ["--bootstrap", bootstrap_servers, "--out", str(out)]
-    proc = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=570)
+    proc = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=630)
     assert proc.returncode == 0, f"exit {proc.returncode}:\n{proc.stderr[-4000:]}"
     (out / "progress.log").write_text(proc.stderr)
     return out
@@ -82,7 +84,7 @@ def report(quick_run: Path) -> dict[str, Any]:
     return data
 
 
-@pytest.mark.timeout(600)
+@pytest.mark.timeout(660)
 def test_every_run_of_every_client_passed_its_verification(report: dict[str, Any]) -> None:
     runs = report["runs"]
     failed = [r for r in runs if not r["ok"] and not r.get("unsupported")]
@@ -101,9 +103,12 @@ def test_every_run_of_every_client_passed_its_verification(report: dict[str, Any
             assert r["verified"] == "count, value bytes", r
         if r["ok"] and r["workload"] == "W10":
             assert r["verified"] in ("count, value bytes", "count of measured records"), r
+        if r["ok"] and r["workload"] == "W11":
+            assert r["verified"].startswith("count, "), r
+            assert "read_committed" in r["verified"], r
 
 
-@pytest.mark.timeout(600)
+@pytest.mark.timeout(660)
 def test_every_workload_has_a_row_per_client(report: dict[str, Any]) -> None:
     assert report["workloads"] == WORKLOADS
     for workload, (cases, clients) in EXPECTED.items():
@@ -121,7 +126,7 @@ def test_every_workload_has_a_row_per_client(report: dict[str, Any]) -> None:
         assert any(r["workload"] == workload for r in report["runs"])
 
 
-@pytest.mark.timeout(600)
+@pytest.mark.timeout(660)
 def test_outputs_markdown_json_charts_and_machine(quick_run: Path, report: dict[str, Any]) -> None:
     markdown = (quick_run / "results.md").read_text()
     for workload in WORKLOADS:
@@ -133,6 +138,7 @@ def test_outputs_markdown_json_charts_and_machine(quick_run: Path, report: dict[
     assert {"W3-lz4-1KiB.png", "W3-zstd-1KiB.png"} <= charts
     assert {"W5-1000per-s.png", "W5-50000per-s.png", "W6-acks-1-none.png", "W8.png"} <= charts
     assert {"W9-1-member.png", "W9-4-members.png"} <= charts
+    assert {"W11-small-transactions.png", "W11-consume-transform-produce.png"} <= charts
     for chart in charts:
         assert (quick_run / chart).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     machine = report["machine"]
@@ -193,7 +199,7 @@ def test_each_dataset_is_read_once_untimed_before_the_rounds(
     assert all(r["round"] >= 1 for r in report["runs"])
 
 
-@pytest.mark.timeout(600)
+@pytest.mark.timeout(660)
 def test_spark_workload_has_a_verified_row_per_reader(
     quick_run: Path, report: dict[str, Any]
 ) -> None:
@@ -229,7 +235,7 @@ def test_spark_workload_has_a_verified_row_per_reader(
     assert '- W8 rows/s, ferrokafka `format("ferrokafka")` / Spark\'s Kafka source: ' in targets
 
 
-@pytest.mark.timeout(600)
+@pytest.mark.timeout(660)
 def test_streaming_workload_has_catch_up_and_latency_rows_per_source(
     quick_run: Path, report: dict[str, Any]
 ) -> None:
@@ -262,6 +268,38 @@ def test_streaming_workload_has_catch_up_and_latency_rows_per_source(
     assert "- W10 catch-up, foreachBatch count rows/s in the micro-batches, ferrokafka" in targets
     assert "- W10 catch-up, Parquet sink: the in-memory Python streaming source" in targets
     assert "- W10 2000/s, trigger default p99 latency, ferrokafka's data source" in targets
+
+
+@pytest.mark.timeout(660)
+def test_transactions_workload_checks_every_run_read_committed(
+    quick_run: Path, report: dict[str, Any]
+) -> None:
+    """W11: every client ran both cases on a cluster of transaction version 2, each run's
+    output read ``read_committed`` held exactly what it committed (the quick sizes: 30
+    transactions of 10 records; 2,000 input records transformed), and the report has the
+    version, a row per client and case, and the targets against the Java producer."""
+    runs = [r for r in report["runs"] if r["workload"] == "W11"]
+    for case, count in (("small transactions", 300), ("consume-transform-produce", 2000)):
+        mine = {r["client"]: r for r in runs if r["case"] == case}
+        assert list(mine) == TXN_CLIENTS, case
+        for r in mine.values():
+            assert r["ok"] and r["count"] == count and r["transaction_version"] == 2, r
+            assert r["txn_per_s"] == pytest.approx(r["transactions"] / r["wall"]), r
+    small = [r for r in runs if r["case"] == "small transactions"]
+    assert all(r["transactions"] == 30 for r in small), small
+    log = (quick_run / "progress.log").read_text()
+    assert "[W11] the cluster's finalized transaction.version: 2\n" in log
+    warm = [ln for ln in log.splitlines() if ln.startswith("(warm-up, not recorded) [W11 ")]
+    assert len(warm) == len(TXN_CLIENTS), warm
+    assert not [ln for ln in warm if "FAILED" in ln], warm
+    markdown = (quick_run / "results.md").read_text()
+    table = markdown[markdown.index("\n## W11: ") :]
+    assert "finalized features): 2." in table
+    assert "| ferrokafka `async with producer.transaction()` | small transactions |" in table
+    targets = markdown[markdown.index("## Targets") :]
+    for case in ("small transactions", "consume-transform-produce"):
+        line = f"- W11 {case} transactions/s, ferrokafka `transaction()` / Java KafkaProducer: "
+        assert line in targets, line
 
 
 @pytest.mark.timeout(300)
