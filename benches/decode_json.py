@@ -8,7 +8,7 @@ record once the records are fetched (no broker):
   with ``jsonschema``), then ``from_pylist``: the consumer-side deserializer of a confluent-kafka
   application, when installed.
 
-The records are 10-field objects of about 200 B (W11's shape: ints, a double, strings, a
+The records are 10-field objects of about 200 B (a typical event: ints, a double, strings, a
 boolean, a timestamp, a nested object and a list). Each idiom runs ``--repeat`` times over
 ``--records`` records; the best round is kept. Prints a Markdown table of records/s and the
 ratio to the Rust decoder. Run against a release build of the native module:

@@ -5,8 +5,8 @@ Modules: ``datasets`` (what is written and what a reader must see), ``tally`` (t
 accounting every Python client does), ``consumers``, ``producers`` and ``groups`` (the Python
 clients, run in child processes by ``child``), ``java`` (the Java programs and Kafka's tools),
 ``spark_reads`` (W8's SparkSession and its readers, in one child process), ``shares`` (W9's
-share-group members, in one child process per run), ``transactions`` (W11's transactional
+share-group members, in one child process per run), ``transactions`` (W12's transactional
 clients, in one child process per run), ``runner`` (a child process with a stall watchdog),
-``workloads`` (W1-W11), ``report`` (Markdown and JSON), ``charts`` (PNG),
+``workloads`` (W1-W12), ``report`` (Markdown and JSON), ``charts`` (PNG),
 ``machine`` (what ran it) and ``cli`` (the command: ``benches/harness.py``).
 """

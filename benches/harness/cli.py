@@ -121,13 +121,13 @@ def descriptions(sizes: Sizes) -> dict[str, str]:
         "measured record reached the sink within 5 s of the producer's end. Triggers: "
         + " and ".join(f"`{t}`" for t in sizes.w10_triggers)
         + f"; {sizes.w10_steady_rounds} steady-state round(s)",
-        "W11": "transactions, acks=all, each client's own idiom and its other settings its "
+        "W12": "transactions, acks=all, each client's own idiom and its other settings its "
         f"defaults, one transactional id per run, each run writing a new {TXN_PARTITIONS}-"
         "partition topic. "
-        f"Small transactions: {sizes.w11_transactions:,} transactions of {TXN_RECORDS} keyless "
+        f"Small transactions: {sizes.w12_transactions:,} transactions of {TXN_RECORDS} keyless "
         f"records of {TXN_VALUE_SIZE} random capital letters, one after the other (the next "
         "begins when the commit has returned). Consume-transform-produce: a `read_committed` "
-        f"consumer in a new group reads {sizes.w11.describe()} (written before the rounds) "
+        f"consumer in a new group reads {sizes.w12.describe()} (written before the rounds) "
         f"from the earliest offsets, up to {TXN_BATCH} records a poll; each batch's records go "
         "out with the value upper-cased and the key kept, in one transaction with the batch's "
         "next offsets (`send_offsets_to_transaction`). The clock runs from the first "
@@ -175,7 +175,7 @@ def run_workload(ctx: Context, w: str, pick: Callable[[list[str]], list[str]]) -
         share_workload(ctx, pick(SHARE_CLIENTS))
     elif w == "W10":
         stream_workload(ctx, pick(STREAM_SOURCES))
-    elif w == "W11":
+    elif w == "W12":
         transactions_workload(ctx, pick(TXN_CLIENTS))
 
 
@@ -210,14 +210,14 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         + "); 'none' runs the catch-up only",
     )
     p.add_argument(
-        "--w11-transactions",
+        "--w12-transactions",
         type=int,
-        help=f"W11's small transactions per run (default {FULL.w11_transactions:,})",
+        help=f"W12's small transactions per run (default {FULL.w12_transactions:,})",
     )
     p.add_argument(
-        "--w11-records",
+        "--w12-records",
         type=int,
-        help=f"W11's consume-transform-produce input, records (default {FULL.w11.records:,})",
+        help=f"W12's consume-transform-produce input, records (default {FULL.w12.records:,})",
     )
     p.add_argument(
         "--stall-seconds",
@@ -237,7 +237,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
                 p.error(f"unknown client {c!r}: choose from {','.join(ALL_CLIENTS)}")
     if args.rounds is None:
         args.rounds = 1 if args.quick else 3
-    for name in ("w6_records", "w11_transactions", "w11_records"):
+    for name in ("w6_records", "w12_transactions", "w12_records"):
         if getattr(args, name) is not None and getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be positive")
     if args.w10_rates:
@@ -276,11 +276,11 @@ def main(argv: list[str] | None = None) -> int:
         sizes = dataclasses.replace(sizes, w6_records=args.w6_records)
     if args.w10_rates is not None:
         sizes = dataclasses.replace(sizes, w10_rates=args.w10_rates)
-    if args.w11_transactions:
-        sizes = dataclasses.replace(sizes, w11_transactions=args.w11_transactions)
-    if args.w11_records:
-        w11 = dataclasses.replace(sizes.w11, records=args.w11_records)
-        sizes = dataclasses.replace(sizes, w11=w11)
+    if args.w12_transactions:
+        sizes = dataclasses.replace(sizes, w12_transactions=args.w12_transactions)
+    if args.w12_records:
+        w12 = dataclasses.replace(sizes.w12, records=args.w12_records)
+        sizes = dataclasses.replace(sizes, w12=w12)
     not_run = dict(NOT_RUN)
 
     def pick(clients: list[str]) -> list[str]:

@@ -448,7 +448,7 @@ def share_table(
 
 
 def transactions_table(cases: dict[str, Any], versions: dict[str, Any]) -> list[str]:
-    """W11: a row per case and client; ratios are to the Java producer's transactions/s."""
+    """W12: a row per case and client; ratios are to the Java producer's transactions/s."""
     lines = _header(
         "client | case | transactions/s | min-max | records/s | records a transaction "
         "| wall s | CPU s | CPU ms a transaction | set-up s | peak RSS MB | vs Java"
@@ -487,7 +487,7 @@ def transactions_table(cases: dict[str, Any], versions: dict[str, Any]) -> list[
 
 
 def _transaction_versions(runs: list[dict[str, Any]]) -> str:
-    """The cluster's finalized ``transaction.version`` as W11's runs found it."""
+    """The cluster's finalized ``transaction.version`` as W12's runs found it."""
     found = sorted({r["transaction_version"] for r in runs if "transaction_version" in r})
     if not found:
         return "not read (no run)"
@@ -582,7 +582,7 @@ def _notes(summ: dict[str, Any], versions: dict[str, Any]) -> list[str]:
             "W8": "spark",
             "W9": "share",
             "W10": "spark",
-            "W11": "transactions",
+            "W12": "transactions",
         }.get(workload, "consumer")
         for case in cases.values():
             seen.setdefault(role, set()).update(case)
@@ -593,7 +593,7 @@ def _notes(summ: dict[str, Any], versions: dict[str, Any]) -> list[str]:
         "group": " (W7)",
         "spark": " (W8)",
         "share": " (W9)",
-        "transactions": " (W11)",
+        "transactions": " (W12)",
     }
     roles = [("consumer", NOTES), ("producer", PRODUCER_NOTES), ("group", GROUP_NOTES)]
     roles += [("spark", SPARK_NOTES), ("share", SHARE_NOTES), ("transactions", TXN_NOTES)]
@@ -687,12 +687,12 @@ def markdown(report: dict[str, Any]) -> str:
             out += ["", *share_table(cases, versions, report["runs"])]
         elif workload == "W10":
             out += stream_tables(cases, versions, report["runs"])
-        elif workload == "W11":
-            w11 = [r for r in report["runs"] if r["workload"] == "W11"]
+        elif workload == "W12":
+            w12 = [r for r in report["runs"] if r["workload"] == "W12"]
             out += [
                 "",
                 "The cluster's finalized `transaction.version` (ApiVersions' finalized features): "
-                + _transaction_versions(w11)
+                + _transaction_versions(w12)
                 + ".",
                 "",
                 *transactions_table(cases, versions),
@@ -897,7 +897,7 @@ def targets(summ: dict[str, Any]) -> list[str]:
                 1,
                 False,
             )
-    for case in summ.get("W11", {}):
+    for case in summ.get("W12", {}):
         # Issue 42: ferrokafka's transactions at least the Java producer's. A
         # consume-transform-produce transaction is whatever a poll returned, so its records/s
         # is said too: fewer records a poll would mean more, smaller transactions.
@@ -906,9 +906,9 @@ def targets(summ: dict[str, Any]) -> list[str]:
             metrics.append(("records_per_s", "records/s"))
         for metric, shown in metrics if case != "setup" else []:
             check(
-                f"W11 {case} {shown}, ferrokafka `transaction()` / Java KafkaProducer",
-                med("W11", case, "ferrokafka", metric),
-                med("W11", case, TXN_BASE, metric),
+                f"W12 {case} {shown}, ferrokafka `transaction()` / Java KafkaProducer",
+                med("W12", case, "ferrokafka", metric),
+                med("W12", case, TXN_BASE, metric),
                 1,
                 True,
             )

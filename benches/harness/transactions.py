@@ -1,4 +1,4 @@
-"""W11's Python clients, each run in its own child process (``child``): transactional producers
+"""W12's Python clients, each run in its own child process (``child``): transactional producers
 in each client's own idiom, acks=all (a transactional producer's only setting), every other
 setting the client's default.
 

@@ -1,4 +1,4 @@
-"""W1-W11: what each writes, which clients run it and how a run is checked.
+"""W1-W12: what each writes, which clients run it and how a run is checked.
 
 Every workload alternates its clients round by round (A B C ... A B C ...). A run that reads
 the wrong data, fails, stalls or times out is recorded as failed with its reason; the harness
@@ -140,23 +140,23 @@ SHARE_MEMBERS = (1, 4)
 #: record: with several members it is how each JVM ends (after the last record, outside the
 #: measured time), so it must also cover a JVM's start and join on a busy machine.
 JAVA_SHARE_IDLE_MS = 10_000
-#: W11, transactions: ferrokafka's `transaction()` block and Java's KafkaProducer
+#: W12, transactions: ferrokafka's `transaction()` block and Java's KafkaProducer
 #: (tools/java/BenchTransactions.java), both on transaction version 2 when the cluster finalized
 #: it; aiokafka's `transaction()` and confluent-kafka's `begin_transaction()`/
 #: `commit_transaction()` follow version 1 (AddPartitionsToTxn before a partition's first
 #: write), which Kafka 4.2 still serves to clients that send its older request versions.
 TXN_CLIENTS = ["ferrokafka", "aiokafka", "confluent-kafka", "java"]
-#: W11's ratios are to the Java producer's.
+#: W12's ratios are to the Java producer's.
 TXN_BASE = "java"
-#: W11's cases: (case name, the child's mode).
+#: W12's cases: (case name, the child's mode).
 CTP_CASE = "consume-transform-produce"
 TXN_CASES = [("small transactions", "small"), (CTP_CASE, "ctp")]
-#: W11: records per small transaction, and the most records a consume-transform-produce poll
+#: W12: records per small transaction, and the most records a consume-transform-produce poll
 #: returns (Java's `max.poll.records` default), each batch one transaction.
 TXN_RECORDS = 10
 TXN_BATCH = 500
 TXN_VALUE_SIZE = 100
-#: Partitions of each W11 output topic.
+#: Partitions of each W12 output topic.
 TXN_PARTITIONS = 8
 ALL_CLIENTS = sorted(
     {
@@ -172,7 +172,7 @@ ALL_CLIENTS = sorted(
         *TXN_CLIENTS,
     }
 )
-WORKLOADS = ["W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "W10", "W11"]
+WORKLOADS = ["W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "W10", "W12"]
 #: W10, Spark streaming: Spark's own Kafka source and ferrokafka's data source.
 STREAM_SOURCES = ["spark-jvm", "ferrokafka-spark-datasource", "spark-stream-ceiling"]
 
@@ -193,9 +193,9 @@ GROUP_PARTITIONS = 8
 #: W10's catch-up: 2,000,000 records of 100 B in 8 partitions, W8's data.
 W10_DATASET = Dataset(8, 2_000_000, 100)
 W9_DATASET = Dataset(4, 1_000_000, 100)
-#: W11's consume-transform-produce input: 200,000 records of 100 B in 8 partitions, 400
+#: W12's consume-transform-produce input: 200,000 records of 100 B in 8 partitions, 400
 #: transactions of 500.
-W11_DATASET = Dataset(8, 200_000, 100)
+W12_DATASET = Dataset(8, 200_000, 100)
 
 
 @dataclass(frozen=True)
@@ -223,9 +223,9 @@ class Sizes:
     w10_triggers: tuple[str, ...] = ("default", "1 second")
     #: Steady-state runs are a minute each: fewer rounds than the catch-up's.
     w10_steady_rounds: int = 1
-    #: W11: small transactions per run, and consume-transform-produce's input.
-    w11_transactions: int = 2_000
-    w11: Dataset = W11_DATASET
+    #: W12: small transactions per run, and consume-transform-produce's input.
+    w12_transactions: int = 2_000
+    w12: Dataset = W12_DATASET
 
     def w3(self, codec: str, value_size: int = 100) -> Dataset:
         """W1's records compressed with ``codec``, or W2's for 1 KiB values."""
@@ -262,8 +262,8 @@ QUICK = Sizes(
     w10_rates=(2_000,),
     w10_seconds=3.0,
     w10_warmup=1.0,
-    w11_transactions=30,
-    w11=Dataset(8, 2_000, 100),
+    w12_transactions=30,
+    w12=Dataset(8, 2_000, 100),
 )
 
 
@@ -344,7 +344,7 @@ def progress_line(run: dict[str, Any], rounds: int) -> str:
             f"{head}: {run['records_per_s'] / 1e6:.3f} M rec/s, wall {run['wall']:.2f}s, "
             f"{run['batches']} micro-batches, cpu {run['cpu']:.1f}s"
         )
-    if "txn_per_s" in run:  # W11
+    if "txn_per_s" in run:  # W12
         return (
             f"{head}: {run['txn_per_s']:,.0f} transactions/s, {run['records_per_s'] / 1e3:.1f} k "
             f"rec/s, wall {run['wall']:.2f}s, cpu {run['cpu']:.2f}s, set-up "
@@ -1024,7 +1024,7 @@ def share_workload(ctx: Context, clients: list[str]) -> list[dict[str, Any]]:
     return runs
 
 
-# -- W11: transactions ------------------------------------------------------------------------
+# -- W12: transactions ------------------------------------------------------------------------
 
 
 def transactions_once(
@@ -1035,14 +1035,14 @@ def transactions_once(
     ``read_committed``: small, the count and the value bytes of every record committed; ctp,
     the input's records each once (their keys' multiset), each value the input's upper-cased,
     and the group's committed offsets at the input's end."""
-    run = _base("W11", case, client, rnd)
+    run = _base("W12", case, client, rnd)
     run["transaction_version"] = version
-    ds = ctx.sizes.w11
-    output = ctx.topic("W11", mode, client, rnd)
+    ds = ctx.sizes.w12
+    output = ctx.topic("W12", mode, client, rnd)
     ctx.kafka.create_topic(output, partitions=TXN_PARTITIONS)
-    txn_id = f"bench-w11-{uuid.uuid4().hex[:10]}"
-    group = f"bench-w11-{uuid.uuid4().hex[:10]}"
-    n = ctx.sizes.w11_transactions
+    txn_id = f"bench-w12-{uuid.uuid4().hex[:10]}"
+    group = f"bench-w12-{uuid.uuid4().hex[:10]}"
+    n = ctx.sizes.w12_transactions
     expected = n * TXN_RECORDS if mode == "small" else ds.records
     # A transaction's round trips dominate: a few milliseconds each on a quiet machine, tens
     # on a loaded one.
@@ -1094,8 +1094,8 @@ def _check_transactions(
     expected: int,
     result: dict[str, Any],
 ) -> str | None:
-    """What a W11 run left in its output topic, said as its error (None: all as expected)."""
-    ds = ctx.sizes.w11
+    """What a W12 run left in its output topic, said as its error (None: all as expected)."""
+    ds = ctx.sizes.w12
     result["bytes"] = expected * TXN_VALUE_SIZE
     if result.get("count") != expected:
         return f"{result.get('count')} records committed, expected {expected}"
@@ -1134,11 +1134,11 @@ def transactions_workload(ctx: Context, clients: list[str]) -> list[dict[str, An
         return []
     version = asyncio.run(transaction_version(ctx.bootstrap))
     ctx.log(
-        f"[W11] the cluster's finalized transaction.version: {version}"
+        f"[W12] the cluster's finalized transaction.version: {version}"
         + ("" if version >= 2 else " (not 2: these runs measure the older protocol)")
     )
     runs = []
-    with written_topic(ctx, ctx.sizes.w11, "W11") as source:
+    with written_topic(ctx, ctx.sizes.w12, "W12") as source:
         case, mode = TXN_CASES[0]
         for client in clients:
             transactions_once(ctx.unrecorded(), case, mode, client, 0, source, version)

@@ -60,7 +60,7 @@ EXPECTED = {
         ],
         STREAM_SOURCES,
     ),
-    "W11": (["small transactions", "consume-transform-produce"], TXN_CLIENTS),
+    "W12": (["small transactions", "consume-transform-produce"], TXN_CLIENTS),
 }
 # confluent-kafka's ShareConsumer (a librdkafka preview) now and then delivers records a second
 # time to another member while the first holds them; its run then fails W9's check.
@@ -103,7 +103,7 @@ def test_every_run_of_every_client_passed_its_verification(report: dict[str, Any
             assert r["verified"] == "count, value bytes", r
         if r["ok"] and r["workload"] == "W10":
             assert r["verified"] in ("count, value bytes", "count of measured records"), r
-        if r["ok"] and r["workload"] == "W11":
+        if r["ok"] and r["workload"] == "W12":
             assert r["verified"].startswith("count, "), r
             assert "read_committed" in r["verified"], r
 
@@ -138,7 +138,7 @@ def test_outputs_markdown_json_charts_and_machine(quick_run: Path, report: dict[
     assert {"W3-lz4-1KiB.png", "W3-zstd-1KiB.png"} <= charts
     assert {"W5-1000per-s.png", "W5-50000per-s.png", "W6-acks-1-none.png", "W8.png"} <= charts
     assert {"W9-1-member.png", "W9-4-members.png"} <= charts
-    assert {"W11-small-transactions.png", "W11-consume-transform-produce.png"} <= charts
+    assert {"W12-small-transactions.png", "W12-consume-transform-produce.png"} <= charts
     for chart in charts:
         assert (quick_run / chart).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     machine = report["machine"]
@@ -274,11 +274,11 @@ def test_streaming_workload_has_catch_up_and_latency_rows_per_source(
 def test_transactions_workload_checks_every_run_read_committed(
     quick_run: Path, report: dict[str, Any]
 ) -> None:
-    """W11: every client ran both cases on a cluster of transaction version 2, each run's
+    """W12: every client ran both cases on a cluster of transaction version 2, each run's
     output read ``read_committed`` held exactly what it committed (the quick sizes: 30
     transactions of 10 records; 2,000 input records transformed), and the report has the
     version, a row per client and case, and the targets against the Java producer."""
-    runs = [r for r in report["runs"] if r["workload"] == "W11"]
+    runs = [r for r in report["runs"] if r["workload"] == "W12"]
     for case, count in (("small transactions", 300), ("consume-transform-produce", 2000)):
         mine = {r["client"]: r for r in runs if r["case"] == case}
         assert list(mine) == TXN_CLIENTS, case
@@ -288,17 +288,17 @@ def test_transactions_workload_checks_every_run_read_committed(
     small = [r for r in runs if r["case"] == "small transactions"]
     assert all(r["transactions"] == 30 for r in small), small
     log = (quick_run / "progress.log").read_text()
-    assert "[W11] the cluster's finalized transaction.version: 2\n" in log
-    warm = [ln for ln in log.splitlines() if ln.startswith("(warm-up, not recorded) [W11 ")]
+    assert "[W12] the cluster's finalized transaction.version: 2\n" in log
+    warm = [ln for ln in log.splitlines() if ln.startswith("(warm-up, not recorded) [W12 ")]
     assert len(warm) == len(TXN_CLIENTS), warm
     assert not [ln for ln in warm if "FAILED" in ln], warm
     markdown = (quick_run / "results.md").read_text()
-    table = markdown[markdown.index("\n## W11: ") :]
+    table = markdown[markdown.index("\n## W12: ") :]
     assert "finalized features): 2." in table
     assert "| ferrokafka `async with producer.transaction()` | small transactions |" in table
     targets = markdown[markdown.index("## Targets") :]
     for case in ("small transactions", "consume-transform-produce"):
-        line = f"- W11 {case} transactions/s, ferrokafka `transaction()` / Java KafkaProducer: "
+        line = f"- W12 {case} transactions/s, ferrokafka `transaction()` / Java KafkaProducer: "
         assert line in targets, line
 
 

@@ -1,4 +1,4 @@
-"""The harness's W11 (transactions) in the report, from a synthetic set of runs: a row per
+"""The harness's W12 (transactions) in the report, from a synthetic set of runs: a row per
 client and case with the idiom named, a failed run said as failed and never counted, the
 cluster's transaction version, and the targets against the Java producer met or not."""
 
@@ -23,7 +23,7 @@ SMALL = "small transactions"
 def _run(case: str, client: str, rnd: int, txns: int, wall: float, **extra: Any) -> dict[str, Any]:
     per = 10 if case == SMALL else 500
     run: dict[str, Any] = {
-        "workload": "W11",
+        "workload": "W12",
         "case": case,
         "client": client,
         "round": rnd,
@@ -60,12 +60,12 @@ def _report(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "load_average_1_5_15": {"start": (1.0, 1.0, 1.0), "end": (1.0, 1.0, 1.0)},
     }
     return {
-        "command": "benches/harness.py --workloads W11",
+        "command": "benches/harness.py --workloads W12",
         "date": "2026-11-29T14:00:00+00:00",
         "quick": False,
         "rounds": 3,
-        "workloads": ["W11"],
-        "descriptions": {"W11": "transactions"},
+        "workloads": ["W12"],
+        "descriptions": {"W12": "transactions"},
         "machine": machine,
         "not_run": {},
         "elapsed_s": 60.0,
@@ -97,7 +97,7 @@ def _runs() -> list[dict[str, Any]]:
 
 
 def _section(markdown: str) -> str:
-    return markdown[markdown.index("\n## W11: ") : markdown.index("\n## Targets")]
+    return markdown[markdown.index("\n## W12: ") : markdown.index("\n## Targets")]
 
 
 def _row(section: str, name: str, case: str) -> list[str]:
@@ -132,7 +132,7 @@ def test_each_client_has_a_row_per_case_naming_its_idiom() -> None:
 
 def test_a_failed_run_is_said_and_not_counted() -> None:
     runs = _runs()
-    summ = report.summary(runs)["W11"][SMALL]["aiokafka"]
+    summ = report.summary(runs)["W12"][SMALL]["aiokafka"]
     assert (summ["runs"], summ["ok"]) == (3, 2)
     assert summ["txn_per_s"]["max"] < 1e9
     assert summ["failures"] == ["read_committed found (count, value bytes) (19990, 1999000)"]
@@ -151,13 +151,13 @@ def test_targets_against_the_java_producer() -> None:
     markdown = report.markdown(_report(_runs()))
     targets = markdown[markdown.index("## Targets") :].splitlines()
     what = "ferrokafka `transaction()` / Java KafkaProducer"
-    assert f"- W11 {SMALL} transactions/s, {what}: 1.20x (target >= 1x): met" in targets
-    assert f"- W11 {CTP_CASE} transactions/s, {what}: 0.80x (target >= 1x): **not met**" in targets
-    assert f"- W11 {CTP_CASE} records/s, {what}: 0.80x (target >= 1x): **not met**" in targets
+    assert f"- W12 {SMALL} transactions/s, {what}: 1.20x (target >= 1x): met" in targets
+    assert f"- W12 {CTP_CASE} transactions/s, {what}: 0.80x (target >= 1x): **not met**" in targets
+    assert f"- W12 {CTP_CASE} records/s, {what}: 0.80x (target >= 1x): **not met**" in targets
     # No Java figure: said so, never a ratio.
     runs = [r for r in _runs() if r["client"] != "java"]
     targets = report.targets(report.summary(runs))
-    line = f"- W11 {SMALL} transactions/s, {what}: no figure (a client failed or did not run)"
+    line = f"- W12 {SMALL} transactions/s, {what}: no figure (a client failed or did not run)"
     assert line in targets
 
 
@@ -167,15 +167,15 @@ def test_a_cluster_without_transaction_version_2_is_said() -> None:
     assert "finalized features): 1 (**not 2**: the older protocol was measured)." in section
 
 
-def test_w11_sizes_from_the_command_line() -> None:
-    args = parse(["--workloads", "W11", "--w11-transactions", "200", "--w11-records", "20000"])
-    assert (args.workloads, args.w11_transactions, args.w11_records) == (["W11"], 200, 20_000)
-    assert parse([]).w11_transactions is None  # FULL's
-    assert (FULL.w11_transactions, FULL.w11.records, FULL.w11.partitions) == (2000, 200_000, 8)
+def test_w12_sizes_from_the_command_line() -> None:
+    args = parse(["--workloads", "W12", "--w12-transactions", "200", "--w12-records", "20000"])
+    assert (args.workloads, args.w12_transactions, args.w12_records) == (["W12"], 200, 20_000)
+    assert parse([]).w12_transactions is None  # FULL's
+    assert (FULL.w12_transactions, FULL.w12.records, FULL.w12.partitions) == (2000, 200_000, 8)
 
 
-@pytest.mark.parametrize("flag", ["--w11-transactions", "--w11-records"])
-def test_a_bad_w11_size_is_a_usage_error(flag: str, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("flag", ["--w12-transactions", "--w12-records"])
+def test_a_bad_w12_size_is_a_usage_error(flag: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:
         parse([flag, "0"])
     assert exit_info.value.code == 2

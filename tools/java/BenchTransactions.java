@@ -1,4 +1,4 @@
-// The Java clients of benches/harness's W11, transactions (acks=all, other settings the
+// The Java clients of benches/harness's W12, transactions (acks=all, other settings the
 // clients' defaults):
 //   small: <n> transactions of <per> keyless records of <size> random bytes (a pool of 1,024
 //     made before the clock starts), one after the other: beginTransaction(), send() each
