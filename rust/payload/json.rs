@@ -390,17 +390,10 @@ impl Column {
                     for item in items {
                         ok &= c.child.append(Some(item));
                     }
-                    c.offsets
-                        .push(c.offsets.last().copied().unwrap_or(0) + items.len() as i32);
-                    // An element that does not fit nulls the whole list, as in Spark (the
-                    // null slot keeps its elements' range; readers skip it).
-                    if ok {
-                        c.nulls.append_non_null();
-                        Some(())
-                    } else {
-                        c.nulls.append_null();
+                    if !end_entry(&mut c.offsets, &mut c.nulls, items.len(), ok) {
                         return false;
                     }
+                    Some(())
                 }
                 None => None,
             },
@@ -411,15 +404,10 @@ impl Column {
                         c.keys.append_value(k);
                         ok &= c.values.append(Some(v));
                     }
-                    c.offsets
-                        .push(c.offsets.last().copied().unwrap_or(0) + object.len() as i32);
-                    if ok {
-                        c.nulls.append_non_null();
-                        Some(())
-                    } else {
-                        c.nulls.append_null();
+                    if !end_entry(&mut c.offsets, &mut c.nulls, object.len(), ok) {
                         return false;
                     }
+                    Some(())
                 }
                 None => None,
             },
@@ -447,12 +435,10 @@ impl Column {
             Column::Decimal(b, _, _) => b.append_null(),
             Column::Struct(c) => c.append_null(),
             Column::List(c) => {
-                c.offsets.push(c.offsets.last().copied().unwrap_or(0));
-                c.nulls.append_null();
+                end_entry(&mut c.offsets, &mut c.nulls, 0, false);
             }
             Column::Map(c) => {
-                c.offsets.push(c.offsets.last().copied().unwrap_or(0));
-                c.nulls.append_null();
+                end_entry(&mut c.offsets, &mut c.nulls, 0, false);
             }
         }
     }
@@ -502,6 +488,24 @@ impl Column {
             }
         })
     }
+}
+
+/// Close a list's or map's entry of `added` items: null unless every item fitted (`ok`), as
+/// Spark nulls a list or map for one misfit (the null slot keeps its items' range; readers
+/// skip it). Returns `ok`.
+fn end_entry(
+    offsets: &mut Vec<i32>,
+    nulls: &mut NullBufferBuilder,
+    added: usize,
+    ok: bool,
+) -> bool {
+    offsets.push(offsets.last().copied().unwrap_or(0) + added as i32);
+    if ok {
+        nulls.append_non_null();
+    } else {
+        nulls.append_null();
+    }
+    ok
 }
 
 /// An integer that fits `T`: JSON integers only (Spark refuses `1.0` for an integer field).

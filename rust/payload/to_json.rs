@@ -145,11 +145,7 @@ fn write_value(column: &dyn Array, row: usize, out: &mut Vec<u8>) {
                 if i > 0 {
                     out.push(b',');
                 }
-                if items.is_null(i) {
-                    out.extend_from_slice(b"null");
-                } else {
-                    write_value(items.as_ref(), i, out);
-                }
+                write_item(items.as_ref(), i, out);
             }
             out.push(b']');
         }
@@ -164,15 +160,20 @@ fn write_value(column: &dyn Array, row: usize, out: &mut Vec<u8>) {
                 }
                 write_string(keys.value(i), out);
                 out.push(b':');
-                if values.is_null(i) {
-                    out.extend_from_slice(b"null");
-                } else {
-                    write_value(values.as_ref(), i, out);
-                }
+                write_item(values.as_ref(), i, out);
             }
             out.push(b'}');
         }
         _ => unreachable!("checked before writing"),
+    }
+}
+
+/// A list's item or a map's value: `null` where null (kept, unlike a struct's null field).
+fn write_item(column: &dyn Array, i: usize, out: &mut Vec<u8>) {
+    if column.is_null(i) {
+        out.extend_from_slice(b"null");
+    } else {
+        write_value(column, i, out);
     }
 }
 
