@@ -1729,6 +1729,100 @@ class DeletableGroupResult(TypedDict):
     error_code: int
 
 @type_check_only
+class IncrementalAlterConfigsRequest(TypedDict):
+    """IncrementalAlterConfigs request (key 44), v0-1."""
+
+    resources: list[IncrementalAlterConfigsResource]
+    validate_only: bool
+
+@type_check_only
+class IncrementalAlterConfigsResource(TypedDict):
+    resource_type: int
+    resource_name: str
+    configs: list[IncrementalAlterableConfig]
+
+@type_check_only
+class IncrementalAlterableConfig(TypedDict):
+    name: str
+    config_operation: int
+    value: str | None
+
+@type_check_only
+class IncrementalAlterConfigsResponse(TypedDict):
+    """IncrementalAlterConfigs response (key 44), v0-1."""
+
+    throttle_time_ms: int
+    responses: list[IncrementalAlterConfigsResult]
+
+@type_check_only
+class IncrementalAlterConfigsResult(TypedDict):
+    error_code: int
+    error_message: str | None
+    resource_type: int
+    resource_name: str
+
+@type_check_only
+class OffsetDeleteRequest(TypedDict):
+    """OffsetDelete request (key 47), v0-0."""
+
+    group_id: str
+    topics: list[OffsetDeleteRequestTopic]
+
+@type_check_only
+class OffsetDeleteRequestTopic(TypedDict):
+    name: str
+    partitions: list[OffsetDeleteRequestPartition]
+
+@type_check_only
+class OffsetDeleteRequestPartition(TypedDict):
+    partition_index: int
+
+@type_check_only
+class OffsetDeleteResponse(TypedDict):
+    """OffsetDelete response (key 47), v0-0."""
+
+    error_code: int
+    throttle_time_ms: int
+    topics: list[OffsetDeleteResponseTopic]
+
+@type_check_only
+class OffsetDeleteResponseTopic(TypedDict):
+    name: str
+    partitions: list[OffsetDeleteResponsePartition]
+
+@type_check_only
+class OffsetDeleteResponsePartition(TypedDict):
+    partition_index: int
+    error_code: int
+
+@type_check_only
+class DescribeClusterRequest(TypedDict):
+    """DescribeCluster request (key 60), v0-1."""
+
+    include_cluster_authorized_operations: bool
+    endpoint_type: NotRequired[int]  # v1+
+
+@type_check_only
+class DescribeClusterResponse(TypedDict):
+    """DescribeCluster response (key 60), v0-1."""
+
+    throttle_time_ms: int
+    error_code: int
+    error_message: str | None
+    endpoint_type: int  # v1+
+    cluster_id: str
+    controller_id: int
+    brokers: list[DescribeClusterBroker]
+    cluster_authorized_operations: int
+
+@type_check_only
+class DescribeClusterBroker(TypedDict):
+    broker_id: int
+    host: str
+    port: int
+    rack: str | None
+
+@type_check_only
 class ConsumerGroupHeartbeatRequest(TypedDict):
     """ConsumerGroupHeartbeat request (key 68), v0-1."""
 

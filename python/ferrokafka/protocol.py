@@ -44,6 +44,8 @@ if TYPE_CHECKING:
         DeleteTopicsResponse,
         DescribeAclsRequest,
         DescribeAclsResponse,
+        DescribeClusterRequest,
+        DescribeClusterResponse,
         DescribeConfigsRequest,
         DescribeConfigsResponse,
         DescribeGroupsRequest,
@@ -58,6 +60,8 @@ if TYPE_CHECKING:
         FindCoordinatorResponse,
         HeartbeatRequest,
         HeartbeatResponse,
+        IncrementalAlterConfigsRequest,
+        IncrementalAlterConfigsResponse,
         InitProducerIdRequest,
         InitProducerIdResponse,
         JoinGroupRequest,
@@ -72,6 +76,8 @@ if TYPE_CHECKING:
         MetadataResponse,
         OffsetCommitRequest,
         OffsetCommitResponse,
+        OffsetDeleteRequest,
+        OffsetDeleteResponse,
         OffsetFetchRequest,
         OffsetFetchResponse,
         OffsetForLeaderEpochRequest,
@@ -136,6 +142,9 @@ class ApiKey(IntEnum):
     SASL_AUTHENTICATE = 36
     CREATE_PARTITIONS = 37
     DELETE_GROUPS = 42
+    INCREMENTAL_ALTER_CONFIGS = 44
+    OFFSET_DELETE = 47
+    DESCRIBE_CLUSTER = 60
     CONSUMER_GROUP_HEARTBEAT = 68
     CONSUMER_GROUP_DESCRIBE = 69
     SHARE_GROUP_HEARTBEAT = 76
@@ -198,6 +207,11 @@ class Api(Generic[_Req, _Resp_co]):
     SASL_AUTHENTICATE: ClassVar[Api[SaslAuthenticateRequest, SaslAuthenticateResponse]]
     CREATE_PARTITIONS: ClassVar[Api[CreatePartitionsRequest, CreatePartitionsResponse]]
     DELETE_GROUPS: ClassVar[Api[DeleteGroupsRequest, DeleteGroupsResponse]]
+    INCREMENTAL_ALTER_CONFIGS: ClassVar[
+        Api[IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse]
+    ]
+    OFFSET_DELETE: ClassVar[Api[OffsetDeleteRequest, OffsetDeleteResponse]]
+    DESCRIBE_CLUSTER: ClassVar[Api[DescribeClusterRequest, DescribeClusterResponse]]
     CONSUMER_GROUP_HEARTBEAT: ClassVar[
         Api[ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse]
     ]

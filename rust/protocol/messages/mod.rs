@@ -27,6 +27,7 @@ pub mod delete_records;
 pub mod delete_share_group_offsets;
 pub mod delete_topics;
 pub mod describe_acls;
+pub mod describe_cluster;
 pub mod describe_configs;
 pub mod describe_groups;
 pub mod describe_share_group_offsets;
@@ -34,6 +35,7 @@ pub mod end_txn;
 pub mod fetch;
 pub mod find_coordinator;
 pub mod heartbeat;
+pub mod incremental_alter_configs;
 pub mod init_producer_id;
 pub mod join_group;
 pub mod leave_group;
@@ -41,6 +43,7 @@ pub mod list_groups;
 pub mod list_offsets;
 pub mod metadata;
 pub mod offset_commit;
+pub mod offset_delete;
 pub mod offset_fetch;
 pub mod offset_for_leader_epoch;
 pub mod produce;
@@ -321,6 +324,18 @@ macro_rules! with_api {
                 type $A = delete_groups::DeleteGroups;
                 $body
             }
+            k if k == incremental_alter_configs::IncrementalAlterConfigs::KEY => {
+                type $A = incremental_alter_configs::IncrementalAlterConfigs;
+                $body
+            }
+            k if k == offset_delete::OffsetDelete::KEY => {
+                type $A = offset_delete::OffsetDelete;
+                $body
+            }
+            k if k == describe_cluster::DescribeCluster::KEY => {
+                type $A = describe_cluster::DescribeCluster;
+                $body
+            }
             k if k == consumer_group_heartbeat::ConsumerGroupHeartbeat::KEY => {
                 type $A = consumer_group_heartbeat::ConsumerGroupHeartbeat;
                 $body
@@ -428,7 +443,8 @@ mod tests {
             keys,
             vec![
                 0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25,
-                26, 28, 29, 30, 31, 32, 33, 36, 37, 42, 68, 69, 76, 77, 78, 79, 90, 91, 92
+                26, 28, 29, 30, 31, 32, 33, 36, 37, 42, 44, 47, 60, 68, 69, 76, 77, 78, 79, 90, 91,
+                92
             ]
         );
         for a in apis {
