@@ -11,6 +11,7 @@ from .acl_resource import (
     ResourceType,
 )
 from .client import AIOKafkaAdminClient
+from .cluster import ClusterDescription
 from .config_resource import ConfigResource, ConfigResourceType
 from .new_partitions import NewPartitions
 from .new_topic import NewTopic
@@ -23,6 +24,7 @@ __all__ = [
     "ACLPermissionType",
     "ACLResourcePatternType",
     "AIOKafkaAdminClient",
+    "ClusterDescription",
     "ConfigResource",
     "ConfigResourceType",
     "NewPartitions",

@@ -1,19 +1,23 @@
-"""``AIOKafkaAdminClient``: topics, partitions, configs, records, consumer groups and ACLs.
+"""``AIOKafkaAdminClient``: topics, partitions, the cluster, configs, records, offsets,
+consumer groups and ACLs.
 
-The method names, parameters and results follow aiokafka 0.14's admin client. Where aiokafka
-returns a raw response object, this client returns the decoded response as a dict (the Kafka
-schema's field names in snake_case). aiokafka has no ACL calls; ``create_acls``,
-``describe_acls`` and ``delete_acls`` take and return kafka-python's ACL types. Nor has it
-``delete_consumer_groups``, which returns what kafka-python's does.
+The method names, parameters and results follow aiokafka 0.14's admin client; what aiokafka
+lacks follows Java's ``Admin``, with typed results (``describe_cluster_result``...).
+Where aiokafka returns a raw response object, this client returns the decoded response as a
+dict (the Kafka schema's field names in snake_case). aiokafka has no ACL calls;
+``create_acls``, ``describe_acls`` and ``delete_acls`` take and return kafka-python's ACL
+types. Nor has it ``delete_consumer_groups``, which returns what kafka-python's does.
 
-Each kind of operation is a part of its own (``topics.py``, ``configs.py``, ``records.py``,
-``groups.py``, ``share_groups.py``, ``acls.py``, on the shared ``_base.py``); this module
-assembles them and holds the lifecycle.
+Each kind of operation is a part of its own (``topics.py``, ``cluster.py``, ``configs.py``,
+``records.py``, ``groups.py``,
+``share_groups.py``, ``acls.py``, on the shared ``_base.py``); this module assembles them and
+holds the lifecycle.
 
 Routing: requests that KRaft forwards to the controller (CreateTopics, DeleteTopics,
 CreatePartitions, the ACL calls) and cluster-wide reads go to the least-loaded broker (KIP-590);
-DeleteRecords goes to each partition's leader; group requests go to the group coordinator
-found with FindCoordinator, retried while the coordinator moves or loads.
+DeleteRecords goes to each partition's leader; broker config resources to that
+broker; group requests go to the group coordinator found with FindCoordinator, retried while
+the coordinator moves or loads.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from ..config import AdminConfig
 from ..config.connection import keyword_options
 from ..metrics import MetricName
 from .acls import AclOperations
+from .cluster import ClusterOperations
 from .configs import ConfigOperations
 from .records import RecordOperations
 from .share_groups import ShareGroupOperations
@@ -43,7 +48,12 @@ _NO_OPS = {
 
 
 class AIOKafkaAdminClient(
-    TopicOperations, ConfigOperations, RecordOperations, ShareGroupOperations, AclOperations
+    TopicOperations,
+    ClusterOperations,
+    ConfigOperations,
+    RecordOperations,
+    ShareGroupOperations,
+    AclOperations,
 ):
     """An admin client. ``start()`` connects; ``close()`` disconnects (or use ``async with``).
 
