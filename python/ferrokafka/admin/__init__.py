@@ -15,6 +15,7 @@ from .cluster import ClusterDescription
 from .config_resource import ConfigResource, ConfigResourceType
 from .new_partitions import NewPartitions
 from .new_topic import NewTopic
+from .offsets import ListOffsetsResultInfo, OffsetSpec
 from .records_to_delete import RecordsToDelete
 
 __all__ = [
@@ -27,8 +28,10 @@ __all__ = [
     "ClusterDescription",
     "ConfigResource",
     "ConfigResourceType",
+    "ListOffsetsResultInfo",
     "NewPartitions",
     "NewTopic",
+    "OffsetSpec",
     "RecordsToDelete",
     "ResourcePattern",
     "ResourcePatternFilter",

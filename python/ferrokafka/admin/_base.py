@@ -3,13 +3,14 @@ version, retrying, and turning error codes into exceptions."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, TypeVar, cast
 
 from .. import errors as Errors
 from ..client import AIOKafkaClient
 from ..protocol import Api
 from ..retry import retrying
+from ..structs import TopicPartition
 
 __all__ = ["AdminBase", "Body"]
 
@@ -39,6 +40,34 @@ class AdminBase:
             conn = await self._client.ready(node_id)
             version = min(conn.version_for(api.key), max_version)
         return await self._client.send(node_id, api, body, version=version)
+
+    async def _leaders(
+        self, partitions: Iterable[TopicPartition], what: str
+    ) -> dict[TopicPartition, int]:
+        """The leader of each of ``partitions``, from a fresh Metadata answer. An unknown
+        topic or partition, or one without a leader, raises its error naming ``what`` and
+        the partition."""
+        wanted = list(partitions)
+        metadata = await self._client.fetch_metadata(topics={tp.topic for tp in wanted})
+        known: dict[TopicPartition, int] = {}
+        for t in metadata["topics"]:
+            raise_for(t["error_code"], f"{what}: topic {t['name']!r}")
+            name = t["name"]
+            if name is None:  # only topics asked for by id come back nameless
+                continue
+            for p in t["partitions"]:
+                known[TopicPartition(name, p["partition_index"])] = p["leader_id"]
+        for tp in wanted:
+            leader = known.get(tp)
+            if leader is None:
+                raise Errors.UnknownTopicOrPartitionError(
+                    f"{what}: topic {tp.topic!r} has no partition {tp.partition}"
+                )
+            if leader < 0:
+                raise Errors.LeaderNotAvailableError(
+                    f"{what}: topic {tp.topic!r} partition {tp.partition} has no leader"
+                )
+        return {tp: known[tp] for tp in wanted}
 
     async def _retrying(self, attempt: Callable[[], Awaitable[T]]) -> T:
         """Run ``attempt`` until it succeeds, retrying retriable Kafka errors with backoff for

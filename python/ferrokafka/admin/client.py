@@ -2,20 +2,20 @@
 consumer groups and ACLs.
 
 The method names, parameters and results follow aiokafka 0.14's admin client; what aiokafka
-lacks follows Java's ``Admin``, with typed results (``describe_cluster_result``...).
+lacks follows Java's ``Admin``, with typed results (``describe_cluster_result``, ``list_offsets``...).
 Where aiokafka returns a raw response object, this client returns the decoded response as a
 dict (the Kafka schema's field names in snake_case). aiokafka has no ACL calls;
 ``create_acls``, ``describe_acls`` and ``delete_acls`` take and return kafka-python's ACL
 types. Nor has it ``delete_consumer_groups``, which returns what kafka-python's does.
 
 Each kind of operation is a part of its own (``topics.py``, ``cluster.py``, ``configs.py``,
-``records.py``, ``groups.py``,
+``records.py``, ``offsets.py``, ``groups.py``,
 ``share_groups.py``, ``acls.py``, on the shared ``_base.py``); this module assembles them and
 holds the lifecycle.
 
 Routing: requests that KRaft forwards to the controller (CreateTopics, DeleteTopics,
 CreatePartitions, the ACL calls) and cluster-wide reads go to the least-loaded broker (KIP-590);
-DeleteRecords goes to each partition's leader; broker config resources to that
+DeleteRecords and ListOffsets go to each partition's leader; broker config resources to that
 broker; group requests go to the group coordinator found with FindCoordinator, retried while
 the coordinator moves or loads.
 """
@@ -34,6 +34,7 @@ from ..metrics import MetricName
 from .acls import AclOperations
 from .cluster import ClusterOperations
 from .configs import ConfigOperations
+from .offsets import OffsetOperations
 from .records import RecordOperations
 from .share_groups import ShareGroupOperations
 from .topics import TopicOperations
@@ -52,6 +53,7 @@ class AIOKafkaAdminClient(
     ClusterOperations,
     ConfigOperations,
     RecordOperations,
+    OffsetOperations,
     ShareGroupOperations,
     AclOperations,
 ):
