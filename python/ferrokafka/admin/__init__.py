@@ -10,6 +10,7 @@ from .acl_resource import (
     ResourcePatternFilter,
     ResourceType,
 )
+from .alter_config_op import AlterConfigOp, AlterConfigOpType
 from .client import AIOKafkaAdminClient
 from .cluster import ClusterDescription
 from .config_resource import ConfigResource, ConfigResourceType
@@ -25,6 +26,8 @@ __all__ = [
     "ACLPermissionType",
     "ACLResourcePatternType",
     "AIOKafkaAdminClient",
+    "AlterConfigOp",
+    "AlterConfigOpType",
     "ClusterDescription",
     "ConfigResource",
     "ConfigResourceType",

@@ -2,7 +2,7 @@
 consumer groups and ACLs.
 
 The method names, parameters and results follow aiokafka 0.14's admin client; what aiokafka
-lacks follows Java's ``Admin``, with typed results (``describe_cluster_result``, ``list_offsets``...).
+lacks follows Java's ``Admin``, with typed results (``describe_cluster_result``, ``list_offsets``, ``incremental_alter_configs``...).
 Where aiokafka returns a raw response object, this client returns the decoded response as a
 dict (the Kafka schema's field names in snake_case). aiokafka has no ACL calls;
 ``create_acls``, ``describe_acls`` and ``delete_acls`` take and return kafka-python's ACL
