@@ -1,8 +1,9 @@
-"""``list_offsets`` against the real broker, read back through another path (the consumer's
-own offset lookups)."""
+"""``list_offsets`` and ``delete_consumer_group_offsets`` against the real broker, each read
+back through another path (the consumer's own offset lookups, OffsetFetch)."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import AsyncIterator
 
@@ -10,7 +11,7 @@ import pytest
 from ferrokafka import AIOKafkaConsumer
 from ferrokafka import errors as Errors
 from ferrokafka.admin import AIOKafkaAdminClient, ListOffsetsResultInfo, OffsetSpec
-from ferrokafka.structs import TopicPartition
+from ferrokafka.structs import OffsetAndMetadata, TopicPartition
 
 from .produce_util import produce_values
 
@@ -95,3 +96,43 @@ async def test_list_offsets_rejects_bad_input(
     with pytest.raises(ValueError, match="isolation_level"):
         await admin.list_offsets({TopicPartition(topic, 0): OffsetSpec.latest()}, "dirty")
     assert await admin.list_offsets({}) == {}
+
+
+async def test_delete_consumer_group_offsets(
+    admin: AIOKafkaAdminClient, make_topic: object, bootstrap_servers: str
+) -> None:
+    subscribed = make_topic(partitions=2)  # type: ignore[operator]
+    other = make_topic(partitions=1)  # type: ignore[operator]
+    group = f"fk-offdel-{uuid.uuid4().hex[:10]}"
+    s0, s1, o0 = (
+        TopicPartition(subscribed, 0),
+        TopicPartition(subscribed, 1),
+        TopicPartition(other, 0),
+    )
+    await admin.alter_consumer_group_offsets(group, {s0: 1, s1: 2, o0: 3})
+
+    # Without members every partition's offset may go.
+    await admin.delete_consumer_group_offsets(group, [s1])
+    assert await admin.list_consumer_group_offsets(group) == {
+        s0: OffsetAndMetadata(1, ""),
+        o0: OffsetAndMetadata(3, ""),
+    }
+
+    async with AIOKafkaConsumer(
+        subscribed, bootstrap_servers=bootstrap_servers, group_id=group, enable_auto_commit=False
+    ) as member:
+        for _ in range(150):
+            if member.assignment():
+                break
+            await asyncio.sleep(0.1)
+        assert member.assignment(), "never assigned"
+        # A topic the live group consumes keeps its offsets; another topic's go.
+        with pytest.raises(Errors.GroupSubscribedToTopicError, match=f"{group}.*{subscribed}"):
+            await admin.delete_consumer_group_offsets(group, [s0])
+        await admin.delete_consumer_group_offsets(group, [o0])
+        remaining = await admin.list_consumer_group_offsets(group)
+    assert o0 not in remaining and remaining[s0] == OffsetAndMetadata(1, "")
+
+    unknown = f"fk-nogroup-{uuid.uuid4().hex[:10]}"
+    with pytest.raises(Errors.GroupIdNotFound, match=unknown):
+        await admin.delete_consumer_group_offsets(unknown, [o0])

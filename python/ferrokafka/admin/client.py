@@ -2,14 +2,15 @@
 consumer groups and ACLs.
 
 The method names, parameters and results follow aiokafka 0.14's admin client; what aiokafka
-lacks follows Java's ``Admin``, with typed results (``describe_cluster_result``, ``list_offsets``, ``incremental_alter_configs``...).
+lacks follows Java's ``Admin``, with typed results (``describe_cluster_result``,
+``list_offsets``, ``incremental_alter_configs``, ``delete_consumer_group_offsets``...).
 Where aiokafka returns a raw response object, this client returns the decoded response as a
 dict (the Kafka schema's field names in snake_case). aiokafka has no ACL calls;
 ``create_acls``, ``describe_acls`` and ``delete_acls`` take and return kafka-python's ACL
 types. Nor has it ``delete_consumer_groups``, which returns what kafka-python's does.
 
 Each kind of operation is a part of its own (``topics.py``, ``cluster.py``, ``configs.py``,
-``records.py``, ``offsets.py``, ``groups.py``,
+``records.py``, ``offsets.py``, ``groups.py``, ``group_offset_deletion.py``,
 ``share_groups.py``, ``acls.py``, on the shared ``_base.py``); this module assembles them and
 holds the lifecycle.
 
@@ -34,6 +35,7 @@ from ..metrics import MetricName
 from .acls import AclOperations
 from .cluster import ClusterOperations
 from .configs import ConfigOperations
+from .group_offset_deletion import GroupOffsetDeletion
 from .offsets import OffsetOperations
 from .records import RecordOperations
 from .share_groups import ShareGroupOperations
@@ -54,6 +56,7 @@ class AIOKafkaAdminClient(
     ConfigOperations,
     RecordOperations,
     OffsetOperations,
+    GroupOffsetDeletion,
     ShareGroupOperations,
     AclOperations,
 ):
