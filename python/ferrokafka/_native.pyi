@@ -1665,6 +1665,78 @@ class AlterConfigsResourceResponse(TypedDict):
     resource_name: str
 
 @type_check_only
+class AlterReplicaLogDirsRequest(TypedDict):
+    """AlterReplicaLogDirs request (key 34), v1-2."""
+
+    dirs: list[AlterReplicaLogDir]
+
+@type_check_only
+class AlterReplicaLogDir(TypedDict):
+    path: str
+    topics: list[AlterReplicaLogDirTopic]
+
+@type_check_only
+class AlterReplicaLogDirTopic(TypedDict):
+    name: str
+    partitions: list[int]
+
+@type_check_only
+class AlterReplicaLogDirsResponse(TypedDict):
+    """AlterReplicaLogDirs response (key 34), v1-2."""
+
+    throttle_time_ms: int
+    results: list[AlterReplicaLogDirTopicResult]
+
+@type_check_only
+class AlterReplicaLogDirTopicResult(TypedDict):
+    topic_name: str
+    partitions: list[AlterReplicaLogDirPartitionResult]
+
+@type_check_only
+class AlterReplicaLogDirPartitionResult(TypedDict):
+    partition_index: int
+    error_code: int
+
+@type_check_only
+class DescribeLogDirsRequest(TypedDict):
+    """DescribeLogDirs request (key 35), v1-4."""
+
+    topics: list[DescribableLogDirTopic] | None
+
+@type_check_only
+class DescribableLogDirTopic(TypedDict):
+    topic: str
+    partitions: list[int]
+
+@type_check_only
+class DescribeLogDirsResponse(TypedDict):
+    """DescribeLogDirs response (key 35), v1-4."""
+
+    throttle_time_ms: int
+    error_code: int  # v3+
+    results: list[DescribeLogDirsResult]
+
+@type_check_only
+class DescribeLogDirsResult(TypedDict):
+    error_code: int
+    log_dir: str
+    topics: list[DescribeLogDirsTopic]
+    total_bytes: int  # v4+
+    usable_bytes: int  # v4+
+
+@type_check_only
+class DescribeLogDirsTopic(TypedDict):
+    name: str
+    partitions: list[DescribeLogDirsPartition]
+
+@type_check_only
+class DescribeLogDirsPartition(TypedDict):
+    partition_index: int
+    partition_size: int
+    offset_lag: int
+    is_future_key: bool
+
+@type_check_only
 class SaslAuthenticateRequest(TypedDict):
     """SaslAuthenticate request (key 36), v0-2."""
 
@@ -1729,6 +1801,38 @@ class DeletableGroupResult(TypedDict):
     error_code: int
 
 @type_check_only
+class ElectLeadersRequest(TypedDict):
+    """ElectLeaders request (key 43), v0-2."""
+
+    election_type: NotRequired[int]  # v1+
+    topic_partitions: list[ElectLeadersTopicPartitions] | None
+    timeout_ms: NotRequired[int]
+
+@type_check_only
+class ElectLeadersTopicPartitions(TypedDict):
+    topic: str
+    partitions: list[int]
+
+@type_check_only
+class ElectLeadersResponse(TypedDict):
+    """ElectLeaders response (key 43), v0-2."""
+
+    throttle_time_ms: int
+    error_code: int  # v1+
+    replica_election_results: list[ReplicaElectionResult]
+
+@type_check_only
+class ReplicaElectionResult(TypedDict):
+    topic: str
+    partition_result: list[ElectLeadersPartitionResult]
+
+@type_check_only
+class ElectLeadersPartitionResult(TypedDict):
+    partition_id: int
+    error_code: int
+    error_message: str | None
+
+@type_check_only
 class IncrementalAlterConfigsRequest(TypedDict):
     """IncrementalAlterConfigs request (key 44), v0-1."""
 
@@ -1760,6 +1864,76 @@ class IncrementalAlterConfigsResult(TypedDict):
     error_message: str | None
     resource_type: int
     resource_name: str
+
+@type_check_only
+class AlterPartitionReassignmentsRequest(TypedDict):
+    """AlterPartitionReassignments request (key 45), v0-0."""
+
+    timeout_ms: NotRequired[int]
+    topics: list[ReassignableTopic]
+
+@type_check_only
+class ReassignableTopic(TypedDict):
+    name: str
+    partitions: list[ReassignablePartition]
+
+@type_check_only
+class ReassignablePartition(TypedDict):
+    partition_index: int
+    replicas: list[int] | None
+
+@type_check_only
+class AlterPartitionReassignmentsResponse(TypedDict):
+    """AlterPartitionReassignments response (key 45), v0-0."""
+
+    throttle_time_ms: int
+    error_code: int
+    error_message: str | None
+    responses: list[ReassignableTopicResponse]
+
+@type_check_only
+class ReassignableTopicResponse(TypedDict):
+    name: str
+    partitions: list[ReassignablePartitionResponse]
+
+@type_check_only
+class ReassignablePartitionResponse(TypedDict):
+    partition_index: int
+    error_code: int
+    error_message: str | None
+
+@type_check_only
+class ListPartitionReassignmentsRequest(TypedDict):
+    """ListPartitionReassignments request (key 46), v0-0."""
+
+    timeout_ms: NotRequired[int]
+    topics: list[ListPartitionReassignmentsTopics] | None
+
+@type_check_only
+class ListPartitionReassignmentsTopics(TypedDict):
+    name: str
+    partition_indexes: list[int]
+
+@type_check_only
+class ListPartitionReassignmentsResponse(TypedDict):
+    """ListPartitionReassignments response (key 46), v0-0."""
+
+    throttle_time_ms: int
+    error_code: int
+    error_message: str | None
+    topics: list[OngoingTopicReassignment]
+
+@type_check_only
+class OngoingTopicReassignment(TypedDict):
+    name: str
+    partitions: list[OngoingPartitionReassignment]
+
+@type_check_only
+class OngoingPartitionReassignment(TypedDict):
+    partition_index: int
+    replicas: list[int]
+    adding_replicas: list[int]
+    removing_replicas: list[int]
 
 @type_check_only
 class OffsetDeleteRequest(TypedDict):

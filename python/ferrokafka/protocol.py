@@ -18,6 +18,10 @@ if TYPE_CHECKING:
         AddPartitionsToTxnResponse,
         AlterConfigsRequest,
         AlterConfigsResponse,
+        AlterPartitionReassignmentsRequest,
+        AlterPartitionReassignmentsResponse,
+        AlterReplicaLogDirsRequest,
+        AlterReplicaLogDirsResponse,
         AlterShareGroupOffsetsRequest,
         AlterShareGroupOffsetsResponse,
         ApiVersionsRequest,
@@ -50,8 +54,12 @@ if TYPE_CHECKING:
         DescribeConfigsResponse,
         DescribeGroupsRequest,
         DescribeGroupsResponse,
+        DescribeLogDirsRequest,
+        DescribeLogDirsResponse,
         DescribeShareGroupOffsetsRequest,
         DescribeShareGroupOffsetsResponse,
+        ElectLeadersRequest,
+        ElectLeadersResponse,
         EndTxnRequest,
         EndTxnResponse,
         FetchRequest,
@@ -72,6 +80,8 @@ if TYPE_CHECKING:
         ListGroupsResponse,
         ListOffsetsRequest,
         ListOffsetsResponse,
+        ListPartitionReassignmentsRequest,
+        ListPartitionReassignmentsResponse,
         MetadataRequest,
         MetadataResponse,
         OffsetCommitRequest,
@@ -139,10 +149,15 @@ class ApiKey(IntEnum):
     DELETE_ACLS = 31
     DESCRIBE_CONFIGS = 32
     ALTER_CONFIGS = 33
+    ALTER_REPLICA_LOG_DIRS = 34
+    DESCRIBE_LOG_DIRS = 35
     SASL_AUTHENTICATE = 36
     CREATE_PARTITIONS = 37
     DELETE_GROUPS = 42
+    ELECT_LEADERS = 43
     INCREMENTAL_ALTER_CONFIGS = 44
+    ALTER_PARTITION_REASSIGNMENTS = 45
+    LIST_PARTITION_REASSIGNMENTS = 46
     OFFSET_DELETE = 47
     DESCRIBE_CLUSTER = 60
     CONSUMER_GROUP_HEARTBEAT = 68
@@ -204,11 +219,20 @@ class Api(Generic[_Req, _Resp_co]):
     DELETE_ACLS: ClassVar[Api[DeleteAclsRequest, DeleteAclsResponse]]
     DESCRIBE_CONFIGS: ClassVar[Api[DescribeConfigsRequest, DescribeConfigsResponse]]
     ALTER_CONFIGS: ClassVar[Api[AlterConfigsRequest, AlterConfigsResponse]]
+    ALTER_REPLICA_LOG_DIRS: ClassVar[Api[AlterReplicaLogDirsRequest, AlterReplicaLogDirsResponse]]
+    DESCRIBE_LOG_DIRS: ClassVar[Api[DescribeLogDirsRequest, DescribeLogDirsResponse]]
     SASL_AUTHENTICATE: ClassVar[Api[SaslAuthenticateRequest, SaslAuthenticateResponse]]
     CREATE_PARTITIONS: ClassVar[Api[CreatePartitionsRequest, CreatePartitionsResponse]]
     DELETE_GROUPS: ClassVar[Api[DeleteGroupsRequest, DeleteGroupsResponse]]
+    ELECT_LEADERS: ClassVar[Api[ElectLeadersRequest, ElectLeadersResponse]]
     INCREMENTAL_ALTER_CONFIGS: ClassVar[
         Api[IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse]
+    ]
+    ALTER_PARTITION_REASSIGNMENTS: ClassVar[
+        Api[AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse]
+    ]
+    LIST_PARTITION_REASSIGNMENTS: ClassVar[
+        Api[ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse]
     ]
     OFFSET_DELETE: ClassVar[Api[OffsetDeleteRequest, OffsetDeleteResponse]]
     DESCRIBE_CLUSTER: ClassVar[Api[DescribeClusterRequest, DescribeClusterResponse]]

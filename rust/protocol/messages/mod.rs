@@ -13,6 +13,8 @@ use super::header::{read_response_header, write_response_header, RequestHeader};
 pub mod add_offsets_to_txn;
 pub mod add_partitions_to_txn;
 pub mod alter_configs;
+pub mod alter_partition_reassignments;
+pub mod alter_replica_log_dirs;
 pub mod alter_share_group_offsets;
 pub mod api_versions;
 pub mod common;
@@ -30,7 +32,9 @@ pub mod describe_acls;
 pub mod describe_cluster;
 pub mod describe_configs;
 pub mod describe_groups;
+pub mod describe_log_dirs;
 pub mod describe_share_group_offsets;
+pub mod elect_leaders;
 pub mod end_txn;
 pub mod fetch;
 pub mod find_coordinator;
@@ -41,6 +45,7 @@ pub mod join_group;
 pub mod leave_group;
 pub mod list_groups;
 pub mod list_offsets;
+pub mod list_partition_reassignments;
 pub mod metadata;
 pub mod offset_commit;
 pub mod offset_delete;
@@ -312,6 +317,14 @@ macro_rules! with_api {
                 type $A = alter_configs::AlterConfigs;
                 $body
             }
+            k if k == alter_replica_log_dirs::AlterReplicaLogDirs::KEY => {
+                type $A = alter_replica_log_dirs::AlterReplicaLogDirs;
+                $body
+            }
+            k if k == describe_log_dirs::DescribeLogDirs::KEY => {
+                type $A = describe_log_dirs::DescribeLogDirs;
+                $body
+            }
             k if k == sasl_authenticate::SaslAuthenticate::KEY => {
                 type $A = sasl_authenticate::SaslAuthenticate;
                 $body
@@ -324,8 +337,20 @@ macro_rules! with_api {
                 type $A = delete_groups::DeleteGroups;
                 $body
             }
+            k if k == elect_leaders::ElectLeaders::KEY => {
+                type $A = elect_leaders::ElectLeaders;
+                $body
+            }
             k if k == incremental_alter_configs::IncrementalAlterConfigs::KEY => {
                 type $A = incremental_alter_configs::IncrementalAlterConfigs;
+                $body
+            }
+            k if k == alter_partition_reassignments::AlterPartitionReassignments::KEY => {
+                type $A = alter_partition_reassignments::AlterPartitionReassignments;
+                $body
+            }
+            k if k == list_partition_reassignments::ListPartitionReassignments::KEY => {
+                type $A = list_partition_reassignments::ListPartitionReassignments;
                 $body
             }
             k if k == offset_delete::OffsetDelete::KEY => {
@@ -443,8 +468,8 @@ mod tests {
             keys,
             vec![
                 0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25,
-                26, 28, 29, 30, 31, 32, 33, 36, 37, 42, 44, 47, 60, 68, 69, 76, 77, 78, 79, 90, 91,
-                92
+                26, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 42, 43, 44, 45, 46, 47, 60, 68, 69, 76,
+                77, 78, 79, 90, 91, 92
             ]
         );
         for a in apis {
