@@ -3,12 +3,13 @@ three-node cluster, compared with the Metadata answer."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 
 import pytest
 from ferrokafka.admin import AIOKafkaAdminClient, ClusterDescription
 from ferrokafka.admin.acl_resource import ACLOperation
-from ferrokafka.testing import QUICK_START_JVM_OPTIONS, KafkaCluster
+
+from .conftest import PlacementCluster
 
 pytestmark = [pytest.mark.integration, pytest.mark.core]
 
@@ -17,21 +18,6 @@ pytestmark = [pytest.mark.integration, pytest.mark.core]
 async def admin(bootstrap_servers: str) -> AsyncIterator[AIOKafkaAdminClient]:
     async with AIOKafkaAdminClient(bootstrap_servers=bootstrap_servers) as client:
         yield client
-
-
-@pytest.fixture(scope="module")
-def racked_cluster() -> Iterator[KafkaCluster]:
-    cluster = KafkaCluster(
-        3,
-        config={"log.retention.ms": "-1"},
-        node_configs={n: {"broker.rack": f"r{n}"} for n in (1, 2, 3)},
-        jvm_options=QUICK_START_JVM_OPTIONS,
-    )
-    cluster.start()
-    try:
-        yield cluster
-    finally:
-        cluster.stop()
 
 
 async def test_describe_cluster_result_matches_the_metadata(admin: AIOKafkaAdminClient) -> None:
@@ -56,13 +42,14 @@ async def test_describe_cluster_result_matches_the_metadata(admin: AIOKafkaAdmin
 
 @pytest.mark.cluster
 async def test_describe_cluster_result_names_every_broker_and_rack(
-    racked_cluster: KafkaCluster,
+    placement_cluster: PlacementCluster,
 ) -> None:
-    async with AIOKafkaAdminClient(bootstrap_servers=racked_cluster.bootstrap_servers) as admin:
+    bootstrap = placement_cluster.bootstrap_servers
+    async with AIOKafkaAdminClient(bootstrap_servers=bootstrap) as admin:
         described = await admin.describe_cluster_result()
         metadata = await admin.describe_cluster()
     assert [(b.nodeId, b.rack) for b in described.brokers] == [(1, "r1"), (2, "r2"), (3, "r3")]
-    ports = {int(a.rsplit(":", 1)[1]) for a in racked_cluster.bootstrap_servers.split(",")}
+    ports = {int(a.rsplit(":", 1)[1]) for a in bootstrap.split(",")}
     assert {b.port for b in described.brokers} == ports
     assert described.cluster_id == metadata["cluster_id"]
     # KRaft brokers name a live broker, picked at random, as the controller.
