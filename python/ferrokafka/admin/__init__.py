@@ -17,6 +17,7 @@ from .config_resource import ConfigResource, ConfigResourceType
 from .new_partitions import NewPartitions
 from .new_topic import NewTopic
 from .offsets import ListOffsetsResultInfo, OffsetSpec
+from .reassignments import ElectionType, PartitionReassignment
 from .records_to_delete import RecordsToDelete
 
 __all__ = [
@@ -31,10 +32,12 @@ __all__ = [
     "ClusterDescription",
     "ConfigResource",
     "ConfigResourceType",
+    "ElectionType",
     "ListOffsetsResultInfo",
     "NewPartitions",
     "NewTopic",
     "OffsetSpec",
+    "PartitionReassignment",
     "RecordsToDelete",
     "ResourcePattern",
     "ResourcePatternFilter",

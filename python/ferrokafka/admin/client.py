@@ -10,15 +10,15 @@ dict (the Kafka schema's field names in snake_case). aiokafka has no ACL calls;
 types. Nor has it ``delete_consumer_groups``, which returns what kafka-python's does.
 
 Each kind of operation is a part of its own (``topics.py``, ``cluster.py``, ``configs.py``,
-``records.py``, ``offsets.py``, ``groups.py``, ``group_offset_deletion.py``,
-``share_groups.py``, ``acls.py``, on the shared ``_base.py``); this module assembles them and
-holds the lifecycle.
+``records.py``, ``offsets.py``, ``reassignments.py``, ``groups.py``,
+``group_offset_deletion.py``, ``share_groups.py``, ``acls.py``, on the shared ``_base.py``);
+this module assembles them and holds the lifecycle.
 
 Routing: requests that KRaft forwards to the controller (CreateTopics, DeleteTopics,
-CreatePartitions, the ACL calls) and cluster-wide reads go to the least-loaded broker (KIP-590);
-DeleteRecords and ListOffsets go to each partition's leader; broker config resources to that
-broker; group requests go to the group coordinator found with FindCoordinator, retried while
-the coordinator moves or loads.
+CreatePartitions, ElectLeaders, the partition reassignment and ACL calls) and cluster-wide reads
+go to the least-loaded broker (KIP-590); DeleteRecords and ListOffsets go to each partition's
+leader; broker config resources and log directory requests to that broker; group requests go to
+the group coordinator found with FindCoordinator, retried while the coordinator moves or loads.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from .cluster import ClusterOperations
 from .configs import ConfigOperations
 from .group_offset_deletion import GroupOffsetDeletion
 from .offsets import OffsetOperations
+from .reassignments import ReassignmentOperations
 from .records import RecordOperations
 from .share_groups import ShareGroupOperations
 from .topics import TopicOperations
@@ -56,6 +57,7 @@ class AIOKafkaAdminClient(
     ConfigOperations,
     RecordOperations,
     OffsetOperations,
+    ReassignmentOperations,
     GroupOffsetDeletion,
     ShareGroupOperations,
     AclOperations,
