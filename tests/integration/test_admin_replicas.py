@@ -1,6 +1,8 @@
-"""Replica placement through the admin client on a three-node cluster: partition
-reassignments (throttled so that one stays in progress, then cancelled; then one run to its
-end) and preferred leader elections. Each outcome is read back from the cluster's metadata."""
+"""Replica placement through the admin client on a three-node cluster with two log
+directories per node: partition reassignments (throttled so that one stays in progress, then
+cancelled; then one run to its end), preferred leader elections, log directories described and
+replicas moved between them. Each outcome is read back from the cluster's metadata or from
+``describe_log_dirs``."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ import asyncio
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import pytest
 from ferrokafka import AIOKafkaProducer
@@ -22,6 +24,7 @@ from ferrokafka.admin import (
     ElectionType,
     NewTopic,
     PartitionReassignment,
+    TopicPartitionReplica,
 )
 from ferrokafka.structs import TopicPartition
 
@@ -160,3 +163,52 @@ async def test_elect_preferred_leaders(admin: AIOKafkaAdminClient) -> None:
     [outcome] = (await admin.elect_leaders(ElectionType.PREFERRED, [missing])).values()
     assert isinstance(outcome, Errors.UnknownTopicOrPartitionError)
     assert f"{topic!r} partition 5" in str(outcome)
+
+
+async def test_describe_log_dirs_and_move_a_replica_between_them(
+    admin: AIOKafkaAdminClient, placement_cluster: PlacementCluster
+) -> None:
+    topic = await _create(admin, [1, 2, 3])
+    tp = TopicPartition(topic, 0)
+    await _fill(placement_cluster.bootstrap_servers, topic, 50, 1000)
+
+    def holder(described: Any, node: int) -> str:
+        """The directory of ``node``'s replica in use (a move copies it into a future one)."""
+        [path] = [
+            p
+            for p, d in described[node].items()
+            if tp in d.replicas and not d.replicas[tp].is_future
+        ]
+        return str(path)
+
+    described = await _eventually(
+        admin.describe_log_dirs,
+        lambda d: all(any(tp in x.replicas for x in d[n].values()) for n in NODES),
+    )
+    assert sorted(described) == list(NODES)
+    for n in NODES:
+        assert sorted(described[n]) == sorted(placement_cluster.log_dirs[n])
+        for d in described[n].values():
+            assert d.error is None
+            assert d.total_bytes is not None and d.usable_bytes is not None
+            assert 0 < d.usable_bytes <= d.total_bytes
+    sizes = await _eventually(
+        admin.describe_log_dirs,
+        lambda d: all(d[n][holder(d, n)].replicas[tp].size > 50_000 for n in NODES),
+    )
+    assert not sizes[1][holder(sizes, 1)].replicas[tp].is_future
+
+    # Move broker 2's replica to its other directory; the copy takes over.
+    source = holder(sizes, 2)
+    [target] = [p for p in placement_cluster.log_dirs[2] if p != source]
+    await admin.alter_replica_log_dirs({TopicPartitionReplica(topic, 0, 2): target})
+    moved = await _eventually(
+        lambda: admin.describe_log_dirs([2]),
+        lambda d: holder(d, 2) == target and tp not in d[2][source].replicas,
+    )
+    assert tp not in moved[2][source].replicas
+    assert moved[2][target].replicas[tp].size > 50_000
+
+    with pytest.raises(Errors.KafkaError, match=f"{topic}.*broker 2.*/nowhere") as refused:
+        await admin.alter_replica_log_dirs({TopicPartitionReplica(topic, 0, 2): "/nowhere"})
+    assert isinstance(refused.value, (Errors.LogDirNotFound, Errors.KafkaStorageError))

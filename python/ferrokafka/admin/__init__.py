@@ -14,6 +14,7 @@ from .alter_config_op import AlterConfigOp, AlterConfigOpType
 from .client import AIOKafkaAdminClient
 from .cluster import ClusterDescription
 from .config_resource import ConfigResource, ConfigResourceType
+from .log_dirs import LogDirDescription, ReplicaInfo, TopicPartitionReplica
 from .new_partitions import NewPartitions
 from .new_topic import NewTopic
 from .offsets import ListOffsetsResultInfo, OffsetSpec
@@ -34,12 +35,15 @@ __all__ = [
     "ConfigResourceType",
     "ElectionType",
     "ListOffsetsResultInfo",
+    "LogDirDescription",
     "NewPartitions",
     "NewTopic",
     "OffsetSpec",
     "PartitionReassignment",
     "RecordsToDelete",
+    "ReplicaInfo",
     "ResourcePattern",
     "ResourcePatternFilter",
     "ResourceType",
+    "TopicPartitionReplica",
 ]

@@ -10,7 +10,7 @@ dict (the Kafka schema's field names in snake_case). aiokafka has no ACL calls;
 types. Nor has it ``delete_consumer_groups``, which returns what kafka-python's does.
 
 Each kind of operation is a part of its own (``topics.py``, ``cluster.py``, ``configs.py``,
-``records.py``, ``offsets.py``, ``reassignments.py``, ``groups.py``,
+``records.py``, ``offsets.py``, ``reassignments.py``, ``log_dirs.py``, ``groups.py``,
 ``group_offset_deletion.py``, ``share_groups.py``, ``acls.py``, on the shared ``_base.py``);
 this module assembles them and holds the lifecycle.
 
@@ -36,6 +36,7 @@ from .acls import AclOperations
 from .cluster import ClusterOperations
 from .configs import ConfigOperations
 from .group_offset_deletion import GroupOffsetDeletion
+from .log_dirs import LogDirOperations
 from .offsets import OffsetOperations
 from .reassignments import ReassignmentOperations
 from .records import RecordOperations
@@ -58,6 +59,7 @@ class AIOKafkaAdminClient(
     RecordOperations,
     OffsetOperations,
     ReassignmentOperations,
+    LogDirOperations,
     GroupOffsetDeletion,
     ShareGroupOperations,
     AclOperations,
