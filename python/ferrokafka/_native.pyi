@@ -1441,6 +1441,46 @@ class EndTxnResponse(TypedDict):
     error_code: int
 
 @type_check_only
+class WriteTxnMarkersRequest(TypedDict):
+    """WriteTxnMarkers request (key 27), v0-1."""
+
+    markers: list[WritableTxnMarker]
+
+@type_check_only
+class WritableTxnMarker(TypedDict):
+    producer_id: int
+    producer_epoch: int
+    transaction_result: bool
+    topics: list[WritableTxnMarkerTopic]
+    coordinator_epoch: int
+
+@type_check_only
+class WritableTxnMarkerTopic(TypedDict):
+    name: str
+    partition_indexes: list[int]
+
+@type_check_only
+class WriteTxnMarkersResponse(TypedDict):
+    """WriteTxnMarkers response (key 27), v0-1."""
+
+    markers: list[WritableTxnMarkerResult]
+
+@type_check_only
+class WritableTxnMarkerResult(TypedDict):
+    producer_id: int
+    topics: list[WritableTxnMarkerTopicResult]
+
+@type_check_only
+class WritableTxnMarkerTopicResult(TypedDict):
+    name: str
+    partitions: list[WritableTxnMarkerPartitionResult]
+
+@type_check_only
+class WritableTxnMarkerPartitionResult(TypedDict):
+    partition_index: int
+    error_code: int
+
+@type_check_only
 class TxnOffsetCommitRequest(TypedDict):
     """TxnOffsetCommit request (key 28), v0-3."""
 
@@ -1995,6 +2035,97 @@ class DescribeClusterBroker(TypedDict):
     host: str
     port: int
     rack: str | None
+
+@type_check_only
+class DescribeProducersRequest(TypedDict):
+    """DescribeProducers request (key 61), v0-0."""
+
+    topics: list[DescribeProducersTopic]
+
+@type_check_only
+class DescribeProducersTopic(TypedDict):
+    name: str
+    partition_indexes: list[int]
+
+@type_check_only
+class DescribeProducersResponse(TypedDict):
+    """DescribeProducers response (key 61), v0-0."""
+
+    throttle_time_ms: int
+    topics: list[DescribeProducersTopicResponse]
+
+@type_check_only
+class DescribeProducersTopicResponse(TypedDict):
+    name: str
+    partitions: list[DescribeProducersPartition]
+
+@type_check_only
+class DescribeProducersPartition(TypedDict):
+    partition_index: int
+    error_code: int
+    error_message: str | None
+    active_producers: list[ProducerState]
+
+@type_check_only
+class ProducerState(TypedDict):
+    producer_id: int
+    producer_epoch: int
+    last_sequence: int
+    last_timestamp: int
+    coordinator_epoch: int
+    current_txn_start_offset: int
+
+@type_check_only
+class DescribeTransactionsRequest(TypedDict):
+    """DescribeTransactions request (key 65), v0-0."""
+
+    transactional_ids: list[str]
+
+@type_check_only
+class DescribeTransactionsResponse(TypedDict):
+    """DescribeTransactions response (key 65), v0-0."""
+
+    throttle_time_ms: int
+    transaction_states: list[DescribedTransaction]
+
+@type_check_only
+class DescribedTransaction(TypedDict):
+    error_code: int
+    transactional_id: str
+    transaction_state: str
+    transaction_timeout_ms: int
+    transaction_start_time_ms: int
+    producer_id: int
+    producer_epoch: int
+    topics: list[DescribeTransactionsTopic]
+
+@type_check_only
+class DescribeTransactionsTopic(TypedDict):
+    topic: str
+    partitions: list[int]
+
+@type_check_only
+class ListTransactionsRequest(TypedDict):
+    """ListTransactions request (key 66), v0-1."""
+
+    state_filters: list[str]
+    producer_id_filters: list[int]
+    duration_filter: NotRequired[int]  # v1+
+
+@type_check_only
+class ListTransactionsResponse(TypedDict):
+    """ListTransactions response (key 66), v0-1."""
+
+    throttle_time_ms: int
+    error_code: int
+    unknown_state_filters: list[str]
+    transaction_states: list[ListedTransaction]
+
+@type_check_only
+class ListedTransaction(TypedDict):
+    transactional_id: str
+    producer_id: int
+    transaction_state: str
 
 @type_check_only
 class ConsumerGroupHeartbeatRequest(TypedDict):

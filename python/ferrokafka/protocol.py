@@ -56,8 +56,12 @@ if TYPE_CHECKING:
         DescribeGroupsResponse,
         DescribeLogDirsRequest,
         DescribeLogDirsResponse,
+        DescribeProducersRequest,
+        DescribeProducersResponse,
         DescribeShareGroupOffsetsRequest,
         DescribeShareGroupOffsetsResponse,
+        DescribeTransactionsRequest,
+        DescribeTransactionsResponse,
         ElectLeadersRequest,
         ElectLeadersResponse,
         EndTxnRequest,
@@ -82,6 +86,8 @@ if TYPE_CHECKING:
         ListOffsetsResponse,
         ListPartitionReassignmentsRequest,
         ListPartitionReassignmentsResponse,
+        ListTransactionsRequest,
+        ListTransactionsResponse,
         MetadataRequest,
         MetadataResponse,
         OffsetCommitRequest,
@@ -110,6 +116,8 @@ if TYPE_CHECKING:
         SyncGroupResponse,
         TxnOffsetCommitRequest,
         TxnOffsetCommitResponse,
+        WriteTxnMarkersRequest,
+        WriteTxnMarkersResponse,
     )
     # END GENERATED
 
@@ -143,6 +151,7 @@ class ApiKey(IntEnum):
     ADD_PARTITIONS_TO_TXN = 24
     ADD_OFFSETS_TO_TXN = 25
     END_TXN = 26
+    WRITE_TXN_MARKERS = 27
     TXN_OFFSET_COMMIT = 28
     DESCRIBE_ACLS = 29
     CREATE_ACLS = 30
@@ -160,6 +169,9 @@ class ApiKey(IntEnum):
     LIST_PARTITION_REASSIGNMENTS = 46
     OFFSET_DELETE = 47
     DESCRIBE_CLUSTER = 60
+    DESCRIBE_PRODUCERS = 61
+    DESCRIBE_TRANSACTIONS = 65
+    LIST_TRANSACTIONS = 66
     CONSUMER_GROUP_HEARTBEAT = 68
     CONSUMER_GROUP_DESCRIBE = 69
     SHARE_GROUP_HEARTBEAT = 76
@@ -213,6 +225,7 @@ class Api(Generic[_Req, _Resp_co]):
     ADD_PARTITIONS_TO_TXN: ClassVar[Api[AddPartitionsToTxnRequest, AddPartitionsToTxnResponse]]
     ADD_OFFSETS_TO_TXN: ClassVar[Api[AddOffsetsToTxnRequest, AddOffsetsToTxnResponse]]
     END_TXN: ClassVar[Api[EndTxnRequest, EndTxnResponse]]
+    WRITE_TXN_MARKERS: ClassVar[Api[WriteTxnMarkersRequest, WriteTxnMarkersResponse]]
     TXN_OFFSET_COMMIT: ClassVar[Api[TxnOffsetCommitRequest, TxnOffsetCommitResponse]]
     DESCRIBE_ACLS: ClassVar[Api[DescribeAclsRequest, DescribeAclsResponse]]
     CREATE_ACLS: ClassVar[Api[CreateAclsRequest, CreateAclsResponse]]
@@ -236,6 +249,9 @@ class Api(Generic[_Req, _Resp_co]):
     ]
     OFFSET_DELETE: ClassVar[Api[OffsetDeleteRequest, OffsetDeleteResponse]]
     DESCRIBE_CLUSTER: ClassVar[Api[DescribeClusterRequest, DescribeClusterResponse]]
+    DESCRIBE_PRODUCERS: ClassVar[Api[DescribeProducersRequest, DescribeProducersResponse]]
+    DESCRIBE_TRANSACTIONS: ClassVar[Api[DescribeTransactionsRequest, DescribeTransactionsResponse]]
+    LIST_TRANSACTIONS: ClassVar[Api[ListTransactionsRequest, ListTransactionsResponse]]
     CONSUMER_GROUP_HEARTBEAT: ClassVar[
         Api[ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse]
     ]

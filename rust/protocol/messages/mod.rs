@@ -33,7 +33,9 @@ pub mod describe_cluster;
 pub mod describe_configs;
 pub mod describe_groups;
 pub mod describe_log_dirs;
+pub mod describe_producers;
 pub mod describe_share_group_offsets;
+pub mod describe_transactions;
 pub mod elect_leaders;
 pub mod end_txn;
 pub mod fetch;
@@ -46,6 +48,7 @@ pub mod leave_group;
 pub mod list_groups;
 pub mod list_offsets;
 pub mod list_partition_reassignments;
+pub mod list_transactions;
 pub mod metadata;
 pub mod offset_commit;
 pub mod offset_delete;
@@ -60,6 +63,7 @@ pub mod share_group_describe;
 pub mod share_group_heartbeat;
 pub mod sync_group;
 pub mod txn_offset_commit;
+pub mod write_txn_markers;
 
 #[cfg(test)]
 mod golden;
@@ -289,6 +293,10 @@ macro_rules! with_api {
                 type $A = end_txn::EndTxn;
                 $body
             }
+            k if k == write_txn_markers::WriteTxnMarkers::KEY => {
+                type $A = write_txn_markers::WriteTxnMarkers;
+                $body
+            }
             k if k == txn_offset_commit::TxnOffsetCommit::KEY => {
                 type $A = txn_offset_commit::TxnOffsetCommit;
                 $body
@@ -359,6 +367,18 @@ macro_rules! with_api {
             }
             k if k == describe_cluster::DescribeCluster::KEY => {
                 type $A = describe_cluster::DescribeCluster;
+                $body
+            }
+            k if k == describe_producers::DescribeProducers::KEY => {
+                type $A = describe_producers::DescribeProducers;
+                $body
+            }
+            k if k == describe_transactions::DescribeTransactions::KEY => {
+                type $A = describe_transactions::DescribeTransactions;
+                $body
+            }
+            k if k == list_transactions::ListTransactions::KEY => {
+                type $A = list_transactions::ListTransactions;
                 $body
             }
             k if k == consumer_group_heartbeat::ConsumerGroupHeartbeat::KEY => {
@@ -468,8 +488,8 @@ mod tests {
             keys,
             vec![
                 0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25,
-                26, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 42, 43, 44, 45, 46, 47, 60, 68, 69, 76,
-                77, 78, 79, 90, 91, 92
+                26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 42, 43, 44, 45, 46, 47, 60, 61, 65,
+                66, 68, 69, 76, 77, 78, 79, 90, 91, 92
             ]
         );
         for a in apis {
