@@ -20,6 +20,14 @@ from .new_topic import NewTopic
 from .offsets import ListOffsetsResultInfo, OffsetSpec
 from .reassignments import ElectionType, PartitionReassignment
 from .records_to_delete import RecordsToDelete
+from .transaction_types import (
+    AbortTransactionSpec,
+    ProducerIdAndEpoch,
+    ProducerState,
+    TransactionDescription,
+    TransactionListing,
+    TransactionState,
+)
 
 __all__ = [
     "ACL",
@@ -28,6 +36,7 @@ __all__ = [
     "ACLPermissionType",
     "ACLResourcePatternType",
     "AIOKafkaAdminClient",
+    "AbortTransactionSpec",
     "AlterConfigOp",
     "AlterConfigOpType",
     "ClusterDescription",
@@ -40,10 +49,15 @@ __all__ = [
     "NewTopic",
     "OffsetSpec",
     "PartitionReassignment",
+    "ProducerIdAndEpoch",
+    "ProducerState",
     "RecordsToDelete",
     "ReplicaInfo",
     "ResourcePattern",
     "ResourcePatternFilter",
     "ResourceType",
     "TopicPartitionReplica",
+    "TransactionDescription",
+    "TransactionListing",
+    "TransactionState",
 ]

@@ -69,11 +69,19 @@ class AdminBase:
                 )
         return {tp: known[tp] for tp in wanted}
 
-    async def _retrying(self, attempt: Callable[[], Awaitable[T]]) -> T:
-        """Run ``attempt`` until it succeeds, retrying retriable Kafka errors with backoff for
-        up to ``request_timeout_ms``."""
+    async def _retrying(
+        self,
+        attempt: Callable[[], Awaitable[T]],
+        also: type[Errors.KafkaError] | None = None,
+    ) -> T:
+        """Run ``attempt`` until it succeeds, retrying retriable Kafka errors (and ``also``,
+        an error that is worth waiting out for this request) with backoff for up to
+        ``request_timeout_ms``."""
         return await retrying(
-            attempt, timeout=self._request_timeout_ms / 1000, backoff=self._retry_backoff
+            attempt,
+            timeout=self._request_timeout_ms / 1000,
+            backoff=self._retry_backoff,
+            retriable=lambda exc: exc.retriable or (also is not None and isinstance(exc, also)),
         )
 
 

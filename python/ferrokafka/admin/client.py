@@ -11,14 +11,15 @@ types. Nor has it ``delete_consumer_groups``, which returns what kafka-python's 
 
 Each kind of operation is a part of its own (``topics.py``, ``cluster.py``, ``configs.py``,
 ``records.py``, ``offsets.py``, ``reassignments.py``, ``log_dirs.py``, ``groups.py``,
-``group_offset_deletion.py``, ``share_groups.py``, ``acls.py``, on the shared ``_base.py``);
-this module assembles them and holds the lifecycle.
+``group_offset_deletion.py``, ``transactions.py``, ``share_groups.py``, ``acls.py``, on the
+shared ``_base.py``); this module assembles them and holds the lifecycle.
 
 Routing: requests that KRaft forwards to the controller (CreateTopics, DeleteTopics,
 CreatePartitions, ElectLeaders, the partition reassignment and ACL calls) and cluster-wide reads
 go to the least-loaded broker (KIP-590); DeleteRecords and ListOffsets go to each partition's
 leader; broker config resources and log directory requests to that broker; group requests go to
-the group coordinator found with FindCoordinator, retried while the coordinator moves or loads.
+the group coordinator found with FindCoordinator, retried while the coordinator moves or loads;
+transaction requests as ``transactions.py`` says.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from .reassignments import ReassignmentOperations
 from .records import RecordOperations
 from .share_groups import ShareGroupOperations
 from .topics import TopicOperations
+from .transactions import TransactionOperations
 
 __all__ = ["AIOKafkaAdminClient"]
 
@@ -61,6 +63,7 @@ class AIOKafkaAdminClient(
     ReassignmentOperations,
     LogDirOperations,
     GroupOffsetDeletion,
+    TransactionOperations,
     ShareGroupOperations,
     AclOperations,
 ):
