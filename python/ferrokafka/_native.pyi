@@ -2010,6 +2010,167 @@ class OffsetDeleteResponsePartition(TypedDict):
     error_code: int
 
 @type_check_only
+class DescribeClientQuotasRequest(TypedDict):
+    """DescribeClientQuotas request (key 48), v0-1."""
+
+    components: list[QuotaFilterComponent]
+    strict: bool
+
+@type_check_only
+class QuotaFilterComponent(TypedDict):
+    entity_type: str
+    match_type: int
+    match_name: str | None
+
+@type_check_only
+class DescribeClientQuotasResponse(TypedDict):
+    """DescribeClientQuotas response (key 48), v0-1."""
+
+    throttle_time_ms: int
+    error_code: int
+    error_message: str | None
+    entries: list[DescribedQuotaEntry] | None
+
+@type_check_only
+class DescribedQuotaEntry(TypedDict):
+    entity: list[QuotaEntityPart]
+    values: list[QuotaValue]
+
+@type_check_only
+class QuotaEntityPart(TypedDict):
+    entity_type: str
+    entity_name: str | None
+
+@type_check_only
+class QuotaValue(TypedDict):
+    key: str
+    value: float
+
+@type_check_only
+class AlterClientQuotasRequest(TypedDict):
+    """AlterClientQuotas request (key 49), v0-1."""
+
+    entries: list[AlterQuotaEntry]
+    validate_only: bool
+
+@type_check_only
+class AlterQuotaEntry(TypedDict):
+    entity: list[QuotaEntityPart]
+    ops: list[QuotaOp]
+
+@type_check_only
+class QuotaOp(TypedDict):
+    key: str
+    value: float
+    remove: bool
+
+@type_check_only
+class AlterClientQuotasResponse(TypedDict):
+    """AlterClientQuotas response (key 49), v0-1."""
+
+    throttle_time_ms: int
+    entries: list[AlteredQuotaEntry]
+
+@type_check_only
+class AlteredQuotaEntry(TypedDict):
+    error_code: int
+    error_message: str | None
+    entity: list[QuotaEntityPart]
+
+@type_check_only
+class DescribeUserScramCredentialsRequest(TypedDict):
+    """DescribeUserScramCredentials request (key 50), v0-0."""
+
+    users: list[ScramUserName] | None
+
+@type_check_only
+class ScramUserName(TypedDict):
+    name: str
+
+@type_check_only
+class DescribeUserScramCredentialsResponse(TypedDict):
+    """DescribeUserScramCredentials response (key 50), v0-0."""
+
+    throttle_time_ms: int
+    error_code: int
+    error_message: str | None
+    results: list[DescribeUserScramCredentialsResult]
+
+@type_check_only
+class DescribeUserScramCredentialsResult(TypedDict):
+    user: str
+    error_code: int
+    error_message: str | None
+    credential_infos: list[ScramCredentialInfo]
+
+@type_check_only
+class ScramCredentialInfo(TypedDict):
+    mechanism: int
+    iterations: int
+
+@type_check_only
+class AlterUserScramCredentialsRequest(TypedDict):
+    """AlterUserScramCredentials request (key 51), v0-0."""
+
+    deletions: list[ScramCredentialDeletion]
+    upsertions: list[ScramCredentialUpsertion]
+
+@type_check_only
+class ScramCredentialDeletion(TypedDict):
+    name: str
+    mechanism: int
+
+@type_check_only
+class ScramCredentialUpsertion(TypedDict):
+    name: str
+    mechanism: int
+    iterations: int
+    salt: bytes
+    salted_password: bytes
+
+@type_check_only
+class AlterUserScramCredentialsResponse(TypedDict):
+    """AlterUserScramCredentials response (key 51), v0-0."""
+
+    throttle_time_ms: int
+    results: list[AlterUserScramCredentialsResult]
+
+@type_check_only
+class AlterUserScramCredentialsResult(TypedDict):
+    user: str
+    error_code: int
+    error_message: str | None
+
+@type_check_only
+class UpdateFeaturesRequest(TypedDict):
+    """UpdateFeatures request (key 57), v1-2."""
+
+    timeout_ms: NotRequired[int]
+    feature_updates: list[FeatureUpdateKey]
+    validate_only: bool  # v1+
+
+@type_check_only
+class FeatureUpdateKey(TypedDict):
+    feature: str
+    max_version_level: int
+    upgrade_type: NotRequired[int]  # v1+
+
+@type_check_only
+class UpdateFeaturesResponse(TypedDict):
+    """UpdateFeatures response (key 57), v1-2."""
+
+    throttle_time_ms: int
+    error_code: int
+    error_message: str | None
+    results: list[UpdatableFeatureResult]  # v0-1
+
+@type_check_only
+class UpdatableFeatureResult(TypedDict):
+    feature: str
+    error_code: int
+    error_message: str | None
+
+@type_check_only
 class DescribeClusterRequest(TypedDict):
     """DescribeCluster request (key 60), v0-1."""
 

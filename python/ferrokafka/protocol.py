@@ -16,6 +16,8 @@ if TYPE_CHECKING:
         AddOffsetsToTxnResponse,
         AddPartitionsToTxnRequest,
         AddPartitionsToTxnResponse,
+        AlterClientQuotasRequest,
+        AlterClientQuotasResponse,
         AlterConfigsRequest,
         AlterConfigsResponse,
         AlterPartitionReassignmentsRequest,
@@ -24,6 +26,8 @@ if TYPE_CHECKING:
         AlterReplicaLogDirsResponse,
         AlterShareGroupOffsetsRequest,
         AlterShareGroupOffsetsResponse,
+        AlterUserScramCredentialsRequest,
+        AlterUserScramCredentialsResponse,
         ApiVersionsRequest,
         ApiVersionsResponse,
         ConsumerGroupDescribeRequest,
@@ -48,6 +52,8 @@ if TYPE_CHECKING:
         DeleteTopicsResponse,
         DescribeAclsRequest,
         DescribeAclsResponse,
+        DescribeClientQuotasRequest,
+        DescribeClientQuotasResponse,
         DescribeClusterRequest,
         DescribeClusterResponse,
         DescribeConfigsRequest,
@@ -62,6 +68,8 @@ if TYPE_CHECKING:
         DescribeShareGroupOffsetsResponse,
         DescribeTransactionsRequest,
         DescribeTransactionsResponse,
+        DescribeUserScramCredentialsRequest,
+        DescribeUserScramCredentialsResponse,
         ElectLeadersRequest,
         ElectLeadersResponse,
         EndTxnRequest,
@@ -116,6 +124,8 @@ if TYPE_CHECKING:
         SyncGroupResponse,
         TxnOffsetCommitRequest,
         TxnOffsetCommitResponse,
+        UpdateFeaturesRequest,
+        UpdateFeaturesResponse,
         WriteTxnMarkersRequest,
         WriteTxnMarkersResponse,
     )
@@ -168,6 +178,11 @@ class ApiKey(IntEnum):
     ALTER_PARTITION_REASSIGNMENTS = 45
     LIST_PARTITION_REASSIGNMENTS = 46
     OFFSET_DELETE = 47
+    DESCRIBE_CLIENT_QUOTAS = 48
+    ALTER_CLIENT_QUOTAS = 49
+    DESCRIBE_USER_SCRAM_CREDENTIALS = 50
+    ALTER_USER_SCRAM_CREDENTIALS = 51
+    UPDATE_FEATURES = 57
     DESCRIBE_CLUSTER = 60
     DESCRIBE_PRODUCERS = 61
     DESCRIBE_TRANSACTIONS = 65
@@ -248,6 +263,15 @@ class Api(Generic[_Req, _Resp_co]):
         Api[ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse]
     ]
     OFFSET_DELETE: ClassVar[Api[OffsetDeleteRequest, OffsetDeleteResponse]]
+    DESCRIBE_CLIENT_QUOTAS: ClassVar[Api[DescribeClientQuotasRequest, DescribeClientQuotasResponse]]
+    ALTER_CLIENT_QUOTAS: ClassVar[Api[AlterClientQuotasRequest, AlterClientQuotasResponse]]
+    DESCRIBE_USER_SCRAM_CREDENTIALS: ClassVar[
+        Api[DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse]
+    ]
+    ALTER_USER_SCRAM_CREDENTIALS: ClassVar[
+        Api[AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse]
+    ]
+    UPDATE_FEATURES: ClassVar[Api[UpdateFeaturesRequest, UpdateFeaturesResponse]]
     DESCRIBE_CLUSTER: ClassVar[Api[DescribeClusterRequest, DescribeClusterResponse]]
     DESCRIBE_PRODUCERS: ClassVar[Api[DescribeProducersRequest, DescribeProducersResponse]]
     DESCRIBE_TRANSACTIONS: ClassVar[Api[DescribeTransactionsRequest, DescribeTransactionsResponse]]

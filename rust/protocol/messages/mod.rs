@@ -12,10 +12,12 @@ use super::header::{read_response_header, write_response_header, RequestHeader};
 
 pub mod add_offsets_to_txn;
 pub mod add_partitions_to_txn;
+pub mod alter_client_quotas;
 pub mod alter_configs;
 pub mod alter_partition_reassignments;
 pub mod alter_replica_log_dirs;
 pub mod alter_share_group_offsets;
+pub mod alter_user_scram_credentials;
 pub mod api_versions;
 pub mod common;
 pub mod consumer_group_describe;
@@ -29,6 +31,7 @@ pub mod delete_records;
 pub mod delete_share_group_offsets;
 pub mod delete_topics;
 pub mod describe_acls;
+pub mod describe_client_quotas;
 pub mod describe_cluster;
 pub mod describe_configs;
 pub mod describe_groups;
@@ -36,6 +39,7 @@ pub mod describe_log_dirs;
 pub mod describe_producers;
 pub mod describe_share_group_offsets;
 pub mod describe_transactions;
+pub mod describe_user_scram_credentials;
 pub mod elect_leaders;
 pub mod end_txn;
 pub mod fetch;
@@ -63,6 +67,7 @@ pub mod share_group_describe;
 pub mod share_group_heartbeat;
 pub mod sync_group;
 pub mod txn_offset_commit;
+pub mod update_features;
 pub mod write_txn_markers;
 
 #[cfg(test)]
@@ -365,6 +370,26 @@ macro_rules! with_api {
                 type $A = offset_delete::OffsetDelete;
                 $body
             }
+            k if k == describe_client_quotas::DescribeClientQuotas::KEY => {
+                type $A = describe_client_quotas::DescribeClientQuotas;
+                $body
+            }
+            k if k == alter_client_quotas::AlterClientQuotas::KEY => {
+                type $A = alter_client_quotas::AlterClientQuotas;
+                $body
+            }
+            k if k == describe_user_scram_credentials::DescribeUserScramCredentials::KEY => {
+                type $A = describe_user_scram_credentials::DescribeUserScramCredentials;
+                $body
+            }
+            k if k == alter_user_scram_credentials::AlterUserScramCredentials::KEY => {
+                type $A = alter_user_scram_credentials::AlterUserScramCredentials;
+                $body
+            }
+            k if k == update_features::UpdateFeatures::KEY => {
+                type $A = update_features::UpdateFeatures;
+                $body
+            }
             k if k == describe_cluster::DescribeCluster::KEY => {
                 type $A = describe_cluster::DescribeCluster;
                 $body
@@ -488,8 +513,8 @@ mod tests {
             keys,
             vec![
                 0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25,
-                26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 42, 43, 44, 45, 46, 47, 60, 61, 65,
-                66, 68, 69, 76, 77, 78, 79, 90, 91, 92
+                26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 42, 43, 44, 45, 46, 47, 48, 49, 50,
+                51, 57, 60, 61, 65, 66, 68, 69, 76, 77, 78, 79, 90, 91, 92
             ]
         );
         for a in apis {
