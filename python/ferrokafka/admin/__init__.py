@@ -14,10 +14,18 @@ from .alter_config_op import AlterConfigOp, AlterConfigOpType
 from .client import AIOKafkaAdminClient
 from .cluster import ClusterDescription
 from .config_resource import ConfigResource, ConfigResourceType
+from .features import FeatureMetadata, FeatureUpdate, FeatureUpgradeType, VersionRange
 from .log_dirs import LogDirDescription, ReplicaInfo, TopicPartitionReplica
 from .new_partitions import NewPartitions
 from .new_topic import NewTopic
 from .offsets import ListOffsetsResultInfo, OffsetSpec
+from .quota_types import (
+    ClientQuotaAlteration,
+    ClientQuotaEntity,
+    ClientQuotaFilter,
+    ClientQuotaFilterComponent,
+    QuotaMatchType,
+)
 from .reassignments import ElectionType, PartitionReassignment
 from .records_to_delete import RecordsToDelete
 from .transaction_types import (
@@ -39,10 +47,17 @@ __all__ = [
     "AbortTransactionSpec",
     "AlterConfigOp",
     "AlterConfigOpType",
+    "ClientQuotaAlteration",
+    "ClientQuotaEntity",
+    "ClientQuotaFilter",
+    "ClientQuotaFilterComponent",
     "ClusterDescription",
     "ConfigResource",
     "ConfigResourceType",
     "ElectionType",
+    "FeatureMetadata",
+    "FeatureUpdate",
+    "FeatureUpgradeType",
     "ListOffsetsResultInfo",
     "LogDirDescription",
     "NewPartitions",
@@ -51,6 +66,7 @@ __all__ = [
     "PartitionReassignment",
     "ProducerIdAndEpoch",
     "ProducerState",
+    "QuotaMatchType",
     "RecordsToDelete",
     "ReplicaInfo",
     "ResourcePattern",
@@ -60,4 +76,5 @@ __all__ = [
     "TransactionDescription",
     "TransactionListing",
     "TransactionState",
+    "VersionRange",
 ]

@@ -11,11 +11,13 @@ types. Nor has it ``delete_consumer_groups``, which returns what kafka-python's 
 
 Each kind of operation is a part of its own (``topics.py``, ``cluster.py``, ``configs.py``,
 ``records.py``, ``offsets.py``, ``reassignments.py``, ``log_dirs.py``, ``groups.py``,
-``group_offset_deletion.py``, ``transactions.py``, ``share_groups.py``, ``acls.py``, on the
-shared ``_base.py``); this module assembles them and holds the lifecycle.
+``group_offset_deletion.py``, ``transactions.py``, ``share_groups.py``, ``acls.py``,
+``quotas.py``, ``features.py``, on the shared ``_base.py``); this module
+assembles them and holds the lifecycle.
 
 Routing: requests that KRaft forwards to the controller (CreateTopics, DeleteTopics,
-CreatePartitions, ElectLeaders, the partition reassignment and ACL calls) and cluster-wide reads
+CreatePartitions, ElectLeaders, the partition reassignment, ACL, quota and feature
+calls) and cluster-wide reads
 go to the least-loaded broker (KIP-590); DeleteRecords and ListOffsets go to each partition's
 leader; broker config resources and log directory requests to that broker; group requests go to
 the group coordinator found with FindCoordinator, retried while the coordinator moves or loads;
@@ -36,9 +38,11 @@ from ..metrics import MetricName
 from .acls import AclOperations
 from .cluster import ClusterOperations
 from .configs import ConfigOperations
+from .features import FeatureOperations
 from .group_offset_deletion import GroupOffsetDeletion
 from .log_dirs import LogDirOperations
 from .offsets import OffsetOperations
+from .quotas import QuotaOperations
 from .reassignments import ReassignmentOperations
 from .records import RecordOperations
 from .share_groups import ShareGroupOperations
@@ -66,6 +70,8 @@ class AIOKafkaAdminClient(
     TransactionOperations,
     ShareGroupOperations,
     AclOperations,
+    QuotaOperations,
+    FeatureOperations,
 ):
     """An admin client. ``start()`` connects; ``close()`` disconnects (or use ``async with``).
 
