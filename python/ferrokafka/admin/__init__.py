@@ -28,6 +28,12 @@ from .quota_types import (
 )
 from .reassignments import ElectionType, PartitionReassignment
 from .records_to_delete import RecordsToDelete
+from .scram import (
+    ScramCredentialInfo,
+    ScramMechanism,
+    UserScramCredentialDeletion,
+    UserScramCredentialUpsertion,
+)
 from .transaction_types import (
     AbortTransactionSpec,
     ProducerIdAndEpoch,
@@ -72,9 +78,13 @@ __all__ = [
     "ResourcePattern",
     "ResourcePatternFilter",
     "ResourceType",
+    "ScramCredentialInfo",
+    "ScramMechanism",
     "TopicPartitionReplica",
     "TransactionDescription",
     "TransactionListing",
     "TransactionState",
+    "UserScramCredentialDeletion",
+    "UserScramCredentialUpsertion",
     "VersionRange",
 ]

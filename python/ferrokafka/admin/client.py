@@ -12,11 +12,11 @@ types. Nor has it ``delete_consumer_groups``, which returns what kafka-python's 
 Each kind of operation is a part of its own (``topics.py``, ``cluster.py``, ``configs.py``,
 ``records.py``, ``offsets.py``, ``reassignments.py``, ``log_dirs.py``, ``groups.py``,
 ``group_offset_deletion.py``, ``transactions.py``, ``share_groups.py``, ``acls.py``,
-``quotas.py``, ``features.py``, on the shared ``_base.py``); this module
+``quotas.py``, ``scram.py``, ``features.py``, on the shared ``_base.py``); this module
 assembles them and holds the lifecycle.
 
 Routing: requests that KRaft forwards to the controller (CreateTopics, DeleteTopics,
-CreatePartitions, ElectLeaders, the partition reassignment, ACL, quota and feature
+CreatePartitions, ElectLeaders, the partition reassignment, ACL, quota, SCRAM and feature
 calls) and cluster-wide reads
 go to the least-loaded broker (KIP-590); DeleteRecords and ListOffsets go to each partition's
 leader; broker config resources and log directory requests to that broker; group requests go to
@@ -45,6 +45,7 @@ from .offsets import OffsetOperations
 from .quotas import QuotaOperations
 from .reassignments import ReassignmentOperations
 from .records import RecordOperations
+from .scram import ScramOperations
 from .share_groups import ShareGroupOperations
 from .topics import TopicOperations
 from .transactions import TransactionOperations
@@ -71,6 +72,7 @@ class AIOKafkaAdminClient(
     ShareGroupOperations,
     AclOperations,
     QuotaOperations,
+    ScramOperations,
     FeatureOperations,
 ):
     """An admin client. ``start()`` connects; ``close()`` disconnects (or use ``async with``).
