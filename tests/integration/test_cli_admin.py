@@ -174,3 +174,29 @@ def test_groups_delete_offsets(
         capsys, "groups", "delete-offsets", "-g", f"{group}-none", "-t", a, "-b", bootstrap_servers
     )
     assert code == 1 and "GroupIdNotFound" in err
+
+
+def test_quotas_alter_and_describe(
+    bootstrap_servers: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    user = f"fk-cli-quota-{uuid.uuid4().hex[:8]}"
+    b = ["-b", bootstrap_servers]
+    code, out, err = cli(
+        capsys, "quotas", "alter", "--user", user, "--set", "producer_byte_rate=4096", *b
+    )
+    assert (code, out) == (0, ""), err
+    rows: list[dict[str, object]] = []
+    for _ in range(50):  # applied when the broker's metadata log carries it
+        code, out, err = cli(capsys, "quotas", "describe", "--user", user, "--format", "json", *b)
+        assert code == 0, err
+        rows = _json_lines(out)
+        if rows:
+            break
+        asyncio.run(asyncio.sleep(0.1))
+    assert rows == [{"entity": f"user={user}", "quota": "producer_byte_rate", "value": 4096.0}]
+    code, _, err = cli(
+        capsys, "quotas", "alter", "--user", user, "--remove", "producer_byte_rate", *b
+    )
+    assert code == 0, err
+    code, _, err = cli(capsys, "quotas", "alter", "--set", "producer_byte_rate=1", *b)
+    assert code == 2 and "an entity is needed" in err

@@ -129,3 +129,25 @@ def test_transactions_command_lines() -> None:
 def test_groups_delete_offsets_command_line() -> None:
     args = parse("groups", "delete-offsets", "g1", "-t", "events", "--topic", "other:2")
     assert (args.group, args.offsets_of) == ("g1", ["events", "other:2"])
+
+
+def test_quotas_entities_and_changes() -> None:
+    from ferrokafka.cli.quotas import _entity
+
+    args = parse(
+        "quotas",
+        "alter",
+        "--user",
+        "alice",
+        "--client-id-default",
+        "--set",
+        "request_percentage=25",
+    )
+    assert _entity(args) == {"user": "alice", "client-id": None}
+    assert (args.values, args.remove) == ([("request_percentage", 25.0)], [])
+    assert _entity(parse("quotas", "describe")) == {}
+    assert _entity(parse("quotas", "describe", "--ip", "10.0.0.1")) == {"ip": "10.0.0.1"}
+    with pytest.raises(SystemExit):
+        parse("quotas", "alter", "--user", "a", "--set", "producer_byte_rate=fast")
+    with pytest.raises(SystemExit):
+        parse("quotas", "alter", "--user", "a", "--user-default")
