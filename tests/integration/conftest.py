@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 
 import pytest
+from ferrokafka.admin import AIOKafkaAdminClient
 from ferrokafka.testing import QUICK_START_JVM_OPTIONS, KafkaBroker, KafkaCluster
 
 from ..conftest import KEEP_DATA
@@ -17,6 +18,13 @@ def listener(request: pytest.FixtureRequest) -> KafkaBroker:
     each secured listener."""
     broker: KafkaBroker = request.getfixturevalue(request.param)
     return broker
+
+
+@pytest.fixture
+async def admin(bootstrap_servers: str) -> AsyncIterator[AIOKafkaAdminClient]:
+    """An admin client of the session's broker, closed after the test."""
+    async with AIOKafkaAdminClient(bootstrap_servers=bootstrap_servers) as client:
+        yield client
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,6 @@ three-node cluster, compared with the Metadata answer."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 from ferrokafka.admin import AIOKafkaAdminClient, ClusterDescription
 from ferrokafka.admin.acl_resource import ACLOperation
@@ -12,12 +10,6 @@ from ferrokafka.admin.acl_resource import ACLOperation
 from .conftest import PlacementCluster
 
 pytestmark = [pytest.mark.integration, pytest.mark.core]
-
-
-@pytest.fixture
-async def admin(bootstrap_servers: str) -> AsyncIterator[AIOKafkaAdminClient]:
-    async with AIOKafkaAdminClient(bootstrap_servers=bootstrap_servers) as client:
-        yield client
 
 
 async def test_describe_cluster_result_matches_the_metadata(admin: AIOKafkaAdminClient) -> None:

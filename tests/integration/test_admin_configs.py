@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator
 
 import pytest
 from ferrokafka import errors as Errors
@@ -21,12 +20,6 @@ pytestmark = [pytest.mark.integration, pytest.mark.core]
 
 SET, DELETE = AlterConfigOpType.SET, AlterConfigOpType.DELETE
 APPEND, SUBTRACT = AlterConfigOpType.APPEND, AlterConfigOpType.SUBTRACT
-
-
-@pytest.fixture
-async def admin(bootstrap_servers: str) -> AsyncIterator[AIOKafkaAdminClient]:
-    async with AIOKafkaAdminClient(bootstrap_servers=bootstrap_servers) as client:
-        yield client
 
 
 DYNAMIC = {ConfigResourceType.TOPIC: 1, ConfigResourceType.BROKER: 2}

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator
 
 import pytest
 from ferrokafka import AIOKafkaConsumer
@@ -19,12 +18,6 @@ pytestmark = [pytest.mark.integration, pytest.mark.core]
 
 BASE_TS = 1_700_000_000_000
 """``produce_values`` stamps record i of each partition ``BASE_TS + i``."""
-
-
-@pytest.fixture
-async def admin(bootstrap_servers: str) -> AsyncIterator[AIOKafkaAdminClient]:
-    async with AIOKafkaAdminClient(bootstrap_servers=bootstrap_servers) as client:
-        yield client
 
 
 async def test_list_offsets_answers_every_spec_for_many_partitions(

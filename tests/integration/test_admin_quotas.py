@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator
 
 import pytest
 from ferrokafka import errors as Errors
@@ -21,12 +20,6 @@ from ferrokafka.admin import (
 )
 
 pytestmark = [pytest.mark.integration, pytest.mark.core]
-
-
-@pytest.fixture
-async def admin(bootstrap_servers: str) -> AsyncIterator[AIOKafkaAdminClient]:
-    async with AIOKafkaAdminClient(bootstrap_servers=bootstrap_servers) as client:
-        yield client
 
 
 async def _quotas_of(

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator
 
 import pytest
 from ferrokafka import AIOKafkaProducer
@@ -27,12 +26,6 @@ from ..conftest import TopicFactory
 from .produce_util import produce_values
 
 pytestmark = [pytest.mark.integration, pytest.mark.core]
-
-
-@pytest.fixture
-async def admin(bootstrap_servers: str) -> AsyncIterator[AIOKafkaAdminClient]:
-    async with AIOKafkaAdminClient(bootstrap_servers=bootstrap_servers) as client:
-        yield client
 
 
 def _txn_id() -> str:

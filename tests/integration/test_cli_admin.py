@@ -11,19 +11,13 @@ import uuid
 import pytest
 from ferrokafka import AIOKafkaProducer
 from ferrokafka.admin import AIOKafkaAdminClient, ConfigResource, ConfigResourceType
-from ferrokafka.cli import main
 from ferrokafka.structs import OffsetAndMetadata, TopicPartition
 
 from ..conftest import TopicFactory
+from .cli_util import cli
 from .produce_util import produce_values
 
 pytestmark = pytest.mark.integration
-
-
-def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def _json_lines(out: str) -> list[dict[str, object]]:

@@ -9,17 +9,11 @@ import uuid
 
 import pytest
 from ferrokafka.admin import AIOKafkaAdminClient, NewTopic
-from ferrokafka.cli import main
 
+from .cli_util import cli
 from .conftest import PlacementCluster
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster]
-
-
-def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 async def _create(bootstrap: str, replicas: list[int]) -> str:

@@ -3,13 +3,12 @@ to the group's coordinator, as Java's ``Admin.deleteConsumerGroupOffsets``."""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from ..protocol import Api
 from ..structs import TopicPartition
-from ._base import raise_for
+from ._base import by_topic, raise_for
 from .groups import GroupOperations
 
 if TYPE_CHECKING:
@@ -34,16 +33,14 @@ class GroupOffsetDeletion(GroupOperations):
         partition. Retried while the coordinator moves or loads."""
         if not isinstance(group_id, str) or not group_id:
             raise ValueError(f"group_id must be a non-empty string, got {group_id!r}")
-        by_topic: dict[str, list[int]] = defaultdict(list)
-        for tp in dict.fromkeys(partitions):
-            by_topic[tp.topic].append(tp.partition)
-        if not by_topic:
+        grouped = by_topic(partitions)
+        if not grouped:
             return
         body: OffsetDeleteRequest = {
             "group_id": group_id,
             "topics": [
                 {"name": t, "partitions": [{"partition_index": p} for p in ps]}
-                for t, ps in by_topic.items()
+                for t, ps in grouped.items()
             ],
         }
 

@@ -3,18 +3,16 @@ partition leader (Java's ``Admin.listOffsets`` with its ``OffsetSpec``)."""
 
 from __future__ import annotations
 
-import asyncio
-from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..protocol import Api
 from ..structs import TopicPartition
-from ._base import AdminBase, raise_for
+from ._base import AdminBase, by_topic, partition_answers
 
 if TYPE_CHECKING:
-    from .._native import ListOffsetsPartition, ListOffsetsRequest
+    from .._native import ListOffsetsRequest
 
 __all__ = ["ListOffsetsResultInfo", "OffsetOperations", "OffsetSpec"]
 
@@ -79,45 +77,38 @@ class OffsetOperations(AdminBase):
         for tp, spec in topic_partition_offsets.items():
             if not isinstance(spec, OffsetSpec):
                 raise TypeError(f"the spec for {tp} must be an OffsetSpec, got {spec!r}")
-        if not topic_partition_offsets:
-            return {}
         timeout = self._timeout_ms(timeout_ms)
 
         async def ask(
-            leader: int, topics: dict[str, list[ListOffsetsPartition]]
-        ) -> list[tuple[TopicPartition, ListOffsetsResultInfo]]:
+            leader: int, partitions: list[TopicPartition]
+        ) -> dict[TopicPartition, ListOffsetsResultInfo]:
             request: ListOffsetsRequest = {
                 "isolation_level": _ISOLATION[isolation_level],
-                "topics": [{"name": t, "partitions": ps} for t, ps in topics.items()],
+                "topics": [
+                    {
+                        "name": topic,
+                        "partitions": [
+                            {
+                                "partition_index": p,
+                                "timestamp": topic_partition_offsets[
+                                    TopicPartition(topic, p)
+                                ].timestamp,
+                            }
+                            for p in ps
+                        ],
+                    }
+                    for topic, ps in by_topic(partitions).items()
+                ],
                 "timeout_ms": timeout,
             }
             response = await self._client.send(leader, Api.LIST_OFFSETS, request)
-            found = []
-            for t in response["topics"]:
-                for p in t["partitions"]:
-                    tp = TopicPartition(t["name"], p["partition_index"])
-                    raise_for(
-                        p["error_code"],
-                        f"list_offsets: topic {tp.topic!r} partition {tp.partition} "
-                        f"(leader {leader})",
-                    )
-                    epoch = p["leader_epoch"]
-                    info = ListOffsetsResultInfo(
-                        p["offset"], p["timestamp"], None if epoch < 0 else epoch
-                    )
-                    found.append((tp, info))
-            return found
-
-        async def attempt() -> dict[TopicPartition, ListOffsetsResultInfo]:
-            leaders = await self._leaders(topic_partition_offsets, "list_offsets")
-            by_leader: dict[int, dict[str, list[ListOffsetsPartition]]] = defaultdict(
-                lambda: defaultdict(list)
-            )
-            for tp, spec in topic_partition_offsets.items():
-                by_leader[leaders[tp]][tp.topic].append(
-                    {"partition_index": tp.partition, "timestamp": spec.timestamp}
+            return {
+                tp: ListOffsetsResultInfo(
+                    p["offset"],
+                    p["timestamp"],
+                    None if p["leader_epoch"] < 0 else p["leader_epoch"],
                 )
-            answers = await asyncio.gather(*(ask(n, ts) for n, ts in by_leader.items()))
-            return {tp: info for answer in answers for tp, info in answer}
+                for tp, p in partition_answers(response["topics"], "list_offsets", leader)
+            }
 
-        return await self._retrying(attempt)
+        return await self._per_leader(topic_partition_offsets, "list_offsets", ask)

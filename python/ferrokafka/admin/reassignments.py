@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from .. import errors as Errors
 from ..protocol import Api
 from ..structs import TopicPartition
-from ._base import AdminBase, raise_for
+from ._base import AdminBase, by_topic, raise_for
 
 if TYPE_CHECKING:
     from .._native import (
@@ -44,13 +44,6 @@ class PartitionReassignment(NamedTuple):
     removing_replicas: tuple[int, ...]
 
 
-def _by_topic(partitions: Iterable[TopicPartition]) -> dict[str, list[int]]:
-    grouped: dict[str, list[int]] = defaultdict(list)
-    for tp in dict.fromkeys(partitions):
-        grouped[tp.topic].append(tp.partition)
-    return grouped
-
-
 class ReassignmentOperations(AdminBase):
     """Leaders and replica sets."""
 
@@ -70,7 +63,7 @@ class ReassignmentOperations(AdminBase):
             "election_type": int(election),
             "topic_partitions": None
             if partitions is None
-            else [{"topic": t, "partitions": ps} for t, ps in _by_topic(partitions).items()],
+            else [{"topic": t, "partitions": ps} for t, ps in by_topic(partitions).items()],
             "timeout_ms": self._timeout_ms(timeout_ms),
         }
         response = await self._client.send_to_any(Api.ELECT_LEADERS, request)
@@ -135,7 +128,7 @@ class ReassignmentOperations(AdminBase):
             "timeout_ms": self._timeout_ms(timeout_ms),
             "topics": None
             if partitions is None
-            else [{"name": t, "partition_indexes": ps} for t, ps in _by_topic(partitions).items()],
+            else [{"name": t, "partition_indexes": ps} for t, ps in by_topic(partitions).items()],
         }
         response = await self._client.send_to_any(Api.LIST_PARTITION_REASSIGNMENTS, request)
         raise_for(response["error_code"], "list_partition_reassignments", response["error_message"])

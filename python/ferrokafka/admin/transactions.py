@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections import defaultdict
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from .. import errors as Errors
 from ..protocol import Api
 from ..structs import TopicPartition
-from ._base import AdminBase, raise_for
+from ._base import AdminBase, by_topic, partition_answers, raise_for
 from .transaction_types import (
     AbortTransactionSpec,
     ProducerIdAndEpoch,
@@ -52,50 +51,30 @@ class TransactionOperations(AdminBase):
         """The producers with state in each partition (asked of its leader), a transaction
         still open among them with its first offset. Retried while leaders move; a
         partition's error is raised naming it."""
-        wanted = list(dict.fromkeys(partitions))
 
         async def ask(
-            leader: int, topics: dict[str, list[int]]
-        ) -> list[tuple[TopicPartition, list[ProducerState]]]:
+            leader: int, led: list[TopicPartition]
+        ) -> dict[TopicPartition, list[ProducerState]]:
             request: DescribeProducersRequest = {
-                "topics": [{"name": t, "partition_indexes": ps} for t, ps in topics.items()]
+                "topics": [{"name": t, "partition_indexes": ps} for t, ps in by_topic(led).items()]
             }
             response = await self._client.send(leader, Api.DESCRIBE_PRODUCERS, request)
-            found = []
-            for t in response["topics"]:
-                for p in t["partitions"]:
-                    tp = TopicPartition(t["name"], p["partition_index"])
-                    raise_for(
-                        p["error_code"],
-                        f"describe_producers: topic {tp.topic!r} partition {tp.partition} "
-                        f"(leader {leader})",
-                        p["error_message"],
+            return {
+                tp: [
+                    ProducerState(
+                        s["producer_id"],
+                        s["producer_epoch"],
+                        s["last_sequence"],
+                        s["last_timestamp"],
+                        _known(s["coordinator_epoch"]),
+                        _known(s["current_txn_start_offset"]),
                     )
-                    states = [
-                        ProducerState(
-                            s["producer_id"],
-                            s["producer_epoch"],
-                            s["last_sequence"],
-                            s["last_timestamp"],
-                            _known(s["coordinator_epoch"]),
-                            _known(s["current_txn_start_offset"]),
-                        )
-                        for s in p["active_producers"]
-                    ]
-                    found.append((tp, states))
-            return found
+                    for s in p["active_producers"]
+                ]
+                for tp, p in partition_answers(response["topics"], "describe_producers", leader)
+            }
 
-        async def attempt() -> dict[TopicPartition, list[ProducerState]]:
-            leaders = await self._leaders(wanted, "describe_producers")
-            by_leader: dict[int, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
-            for tp in wanted:
-                by_leader[leaders[tp]][tp.topic].append(tp.partition)
-            answers = await asyncio.gather(*(ask(n, ts) for n, ts in by_leader.items()))
-            return {tp: states for answer in answers for tp, states in answer}
-
-        if not wanted:
-            return {}
-        return await self._retrying(attempt)
+        return await self._per_leader(partitions, "describe_producers", ask)
 
     async def list_transactions(
         self,
@@ -181,8 +160,7 @@ class TransactionOperations(AdminBase):
             ]
         }
 
-        async def attempt() -> None:
-            leader = (await self._leaders([tp], "abort_transaction"))[tp]
+        async def ask(leader: int, _: list[TopicPartition]) -> dict[TopicPartition, None]:
             response = await self._client.send(leader, Api.WRITE_TXN_MARKERS, request)
             answered = [
                 p["error_code"]
@@ -196,8 +174,9 @@ class TransactionOperations(AdminBase):
             if not answered:
                 raise Errors.UnknownError(f"{what}: the leader's answer left the partition out")
             raise_for(answered[0], what)
+            return {tp: None}
 
-        await self._retrying(attempt)
+        await self._per_leader([tp], "abort_transaction", ask)
 
     async def fence_producers(
         self, transactional_ids: Iterable[str], transaction_timeout_ms: int | None = None

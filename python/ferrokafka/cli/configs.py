@@ -16,10 +16,9 @@ from ..admin import (
     ConfigResource,
     ConfigResourceType,
 )
-from .admin import format_parent, handle_with_admin
-from .broker import usage
+from .admin import admin_command, column_names, format_parent, handle_with_admin
 from .errors import UsageError
-from .options import connection_parent, parse_assignment
+from .options import parse_assignment
 from .output import Output
 from .topics import CONFIG_SOURCES, DEFAULT_SOURCE
 
@@ -54,10 +53,9 @@ def _resource(args: argparse.Namespace) -> ConfigResource:
 
 
 def add_configs_command(subcommands: Subcommands) -> None:
-    configs = subcommands.add_parser("configs", help="describe and alter topic and broker configs")
-    configs.set_defaults(handler=lambda _args: usage(configs))
-    actions = configs.add_subparsers(metavar="ACTION")
-    parent = connection_parent()
+    actions, parent = admin_command(
+        subcommands, "configs", "describe and alter topic and broker configs"
+    )
 
     describe = actions.add_parser(
         "describe",
@@ -124,8 +122,7 @@ async def _describe(admin: AIOKafkaAdminClient, args: argparse.Namespace, out: O
         for c in sorted(result["configs"], key=lambda c: c["name"])
         if args.all or c["config_source"] != DEFAULT_SOURCE
     ]
-    columns = ["name", "value", "source"] if args.format == "json" else ["NAME", "VALUE", "SOURCE"]
-    out.rows(columns, rows, args.format)
+    out.rows(column_names(["name", "value", "source"], args.format), rows, args.format)
     return 0
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..admin import AIOKafkaAdminClient, OffsetSpec
 from ..structs import TopicPartition
-from .admin import format_parent, handle_with_admin
+from .admin import column_names, format_parent, handle_with_admin
 from .names import add_name
 from .options import connection_parent
 from .output import Output
@@ -78,9 +78,8 @@ async def _offsets(admin: AIOKafkaAdminClient, args: argparse.Namespace, out: Ou
     spec = _spec(args)
     isolation = "read_committed" if args.read_committed else "read_uncommitted"
     found = await admin.list_offsets(dict.fromkeys(partitions, spec), isolation)
-    columns = ["topic", "partition", "offset", "timestamp", "leader_epoch"]
     out.rows(
-        columns if args.format == "json" else [c.upper().replace("_", "-") for c in columns],
+        column_names(["topic", "partition", "offset", "timestamp", "leader_epoch"], args.format),
         [[tp.topic, tp.partition, *found[tp]] for tp in sorted(found)],
         args.format,
     )

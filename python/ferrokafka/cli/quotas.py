@@ -15,10 +15,9 @@ from ..admin import (
     ClientQuotaFilter,
     ClientQuotaFilterComponent,
 )
-from .admin import format_parent, handle_with_admin
-from .broker import usage
+from .admin import admin_command, column_names, format_parent, handle_with_admin
 from .errors import UsageError
-from .options import connection_parent, parse_assignment
+from .options import parse_assignment
 from .output import Output
 
 if TYPE_CHECKING:
@@ -65,12 +64,9 @@ def _quota(text: str) -> tuple[str, float]:
 
 
 def add_quotas_command(subcommands: Subcommands) -> None:
-    quotas = subcommands.add_parser(
-        "quotas", help="describe and alter client quotas of users, client ids and IPs"
+    actions, parent = admin_command(
+        subcommands, "quotas", "describe and alter client quotas of users, client ids and IPs"
     )
-    quotas.set_defaults(handler=lambda _args: usage(quotas))
-    actions = quotas.add_subparsers(metavar="ACTION")
-    parent = connection_parent()
 
     describe = actions.add_parser(
         "describe",
@@ -112,9 +108,8 @@ async def _describe(admin: AIOKafkaAdminClient, args: argparse.Namespace, out: O
         for kind, name in _entity(args).items()
     ]
     found = await admin.describe_client_quotas(ClientQuotaFilter(tuple(components), args.strict))
-    columns = ["entity", "quota", "value"]
     out.rows(
-        columns if args.format == "json" else [c.upper() for c in columns],
+        column_names(["entity", "quota", "value"], args.format),
         [
             [str(entity), key, value]
             for entity, values in sorted(found.items(), key=lambda e: str(e[0]))

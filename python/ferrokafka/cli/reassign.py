@@ -11,10 +11,8 @@ from typing import TYPE_CHECKING
 from .. import errors as Errors
 from ..admin import AIOKafkaAdminClient, ElectionType
 from ..structs import TopicPartition
-from .admin import format_parent, handle_with_admin
-from .broker import usage
+from .admin import admin_command, column_names, format_parent, handle_with_admin
 from .errors import CliError, describe
-from .options import connection_parent
 from .output import Output
 
 if TYPE_CHECKING:
@@ -43,12 +41,9 @@ def parse_move(text: str) -> tuple[TopicPartition, list[int]]:
 
 
 def add_reassign_command(subcommands: Subcommands) -> None:
-    reassign = subcommands.add_parser(
-        "reassign", help="move partitions' replicas between brokers, elect leaders"
+    actions, parent = admin_command(
+        subcommands, "reassign", "move partitions' replicas between brokers, elect leaders"
     )
-    reassign.set_defaults(handler=lambda _args: usage(reassign))
-    actions = reassign.add_subparsers(metavar="ACTION")
-    parent = connection_parent()
 
     move = actions.add_parser(
         "move",
@@ -115,9 +110,8 @@ async def _cancel(admin: AIOKafkaAdminClient, args: argparse.Namespace, out: Out
 
 async def _list(admin: AIOKafkaAdminClient, args: argparse.Namespace, out: Output) -> int:
     moving = await admin.list_partition_reassignments(args.partitions or None)
-    columns = ["topic", "partition", "replicas", "adding", "removing"]
     out.rows(
-        columns if args.format == "json" else [c.upper() for c in columns],
+        column_names(["topic", "partition", "replicas", "adding", "removing"], args.format),
         [
             [
                 tp.topic,

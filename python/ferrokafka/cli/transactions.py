@@ -9,10 +9,8 @@ from typing import TYPE_CHECKING
 
 from ..admin import AbortTransactionSpec, AIOKafkaAdminClient, TransactionState
 from ..structs import TopicPartition
-from .admin import format_parent, handle_with_admin
-from .broker import usage
+from .admin import admin_command, column_names, format_parent, handle_with_admin
 from .errors import CliError
-from .options import connection_parent
 from .output import Output
 from .parsing import non_negative
 
@@ -25,12 +23,9 @@ _STATES = {s.value: s for s in TransactionState if s is not TransactionState.UNK
 
 
 def add_transactions_command(subcommands: Subcommands) -> None:
-    transactions = subcommands.add_parser(
-        "transactions", help="list, describe, abort transactions; fence producers"
+    actions, parent = admin_command(
+        subcommands, "transactions", "list, describe, abort transactions; fence producers"
     )
-    transactions.set_defaults(handler=lambda _args: usage(transactions))
-    actions = transactions.add_subparsers(metavar="ACTION")
-    parent = connection_parent()
     formats = format_parent()
 
     listing = actions.add_parser(
@@ -85,8 +80,8 @@ def _partition(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-p", "--partition", type=non_negative, required=True)
 
 
-def _columns(args: argparse.Namespace, *names: str) -> list[str]:
-    return [n.lower().replace("-", "_") for n in names] if args.format == "json" else list(names)
+def _columns(args: argparse.Namespace, *headers: str) -> list[str]:
+    return column_names([h.lower().replace("-", "_") for h in headers], args.format)
 
 
 async def _list(admin: AIOKafkaAdminClient, args: argparse.Namespace, out: Output) -> int:
