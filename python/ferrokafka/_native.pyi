@@ -1442,7 +1442,7 @@ class EndTxnResponse(TypedDict):
 
 @type_check_only
 class WriteTxnMarkersRequest(TypedDict):
-    """WriteTxnMarkers request (key 27), v0-1."""
+    """WriteTxnMarkers request (key 27), v1-1."""
 
     markers: list[WritableTxnMarker]
 
@@ -1461,7 +1461,7 @@ class WritableTxnMarkerTopic(TypedDict):
 
 @type_check_only
 class WriteTxnMarkersResponse(TypedDict):
-    """WriteTxnMarkers response (key 27), v0-1."""
+    """WriteTxnMarkers response (key 27), v1-1."""
 
     markers: list[WritableTxnMarkerResult]
 

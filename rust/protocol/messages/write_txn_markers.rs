@@ -3,7 +3,8 @@
 //! sends an abort marker to end a transaction its coordinator lost track of (a hanging
 //! transaction). Needs ClusterAction on the cluster.
 //!
-//! Versions 0-1: 1 flexible.
+//! Version 1 only (flexible): Kafka 4.x removed v0, which 3.9 still took; 1 is what both
+//! speak.
 
 use super::Api;
 use crate::kafka_struct;
@@ -13,7 +14,7 @@ pub struct WriteTxnMarkers;
 impl Api for WriteTxnMarkers {
     const NAME: &'static str = "WriteTxnMarkers";
     const KEY: i16 = 27;
-    const MIN_VERSION: i16 = 0;
+    const MIN_VERSION: i16 = 1;
     const MAX_VERSION: i16 = 1;
     const FIRST_FLEXIBLE: i16 = 1;
     type Request = WriteTxnMarkersRequest;
@@ -95,7 +96,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn round_trips(v in 0i16..=1, producer: i64, epoch: i16, commit: bool, coordinator_epoch: i32, code: i16) {
+        fn round_trips(producer: i64, epoch: i16, commit: bool, coordinator_epoch: i32, code: i16) {
             let request = WriteTxnMarkersRequest {
                 markers: vec![WritableTxnMarker {
                     producer_id: producer,
@@ -105,15 +106,13 @@ mod tests {
                     coordinator_epoch,
                 }],
             };
-            assert_round_trip::<WriteTxnMarkers>(v, &request, &response(producer, code));
+            assert_round_trip::<WriteTxnMarkers>(1, &request, &response(producer, code));
         }
     }
 
     #[test]
     fn truncated_responses_fail() {
-        for v in 0..=1 {
-            assert_truncations_fail::<WriteTxnMarkers>(v, &response(9, 47));
-        }
+        assert_truncations_fail::<WriteTxnMarkers>(1, &response(9, 47));
     }
 
     #[test]
