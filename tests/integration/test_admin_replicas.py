@@ -6,34 +6,24 @@ replicas moved between them. Each outcome is read back from the cluster's metada
 
 from __future__ import annotations
 
-import asyncio
-import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, TypeVar
+from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
-from ferrokafka import AIOKafkaProducer
 from ferrokafka import errors as Errors
 from ferrokafka.admin import (
     AIOKafkaAdminClient,
-    AlterConfigOp,
-    AlterConfigOpType,
-    ConfigResource,
-    ConfigResourceType,
     ElectionType,
-    NewTopic,
     PartitionReassignment,
     TopicPartitionReplica,
 )
 from ferrokafka.structs import TopicPartition
 
 from .conftest import PlacementCluster
+from .placement_util import NODES, THROTTLED, create_topic, eventually, fill, placed, throttle
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster, pytest.mark.core]
-
-T = TypeVar("T")
-NODES = (1, 2, 3)
 
 
 @pytest.fixture
@@ -42,94 +32,38 @@ async def admin(placement_cluster: PlacementCluster) -> AsyncIterator[AIOKafkaAd
         yield client
 
 
-async def _eventually(
-    read: Callable[[], Awaitable[T]], done: Callable[[T], bool], timeout: float = 60
-) -> T:
-    """``read()`` until ``done`` holds of its value (returned), or fail with the last one."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = await read()
-        if done(value) or time.monotonic() > deadline:
-            assert done(value), value
-            return value
-        await asyncio.sleep(0.2)
-
-
-async def _placed(admin: AIOKafkaAdminClient, tp: TopicPartition) -> tuple[list[int], int]:
-    """The partition's replicas and leader in the metadata."""
-    [topic] = await admin.describe_topics([tp.topic])
-    [p] = [p for p in topic["partitions"] if p["partition_index"] == tp.partition]
-    return list(p["replica_nodes"]), p["leader_id"]
-
-
-async def _create(admin: AIOKafkaAdminClient, replicas: list[int], **configs: str) -> str:
-    name = f"fk-placement-{uuid.uuid4().hex[:10]}"
-    topic = NewTopic(name, -1, -1, replica_assignments={0: replicas}, topic_configs=configs)
-    [created] = (await admin.create_topics([topic]))["topics"]
-    assert created["error_code"] == 0, created
-    await admin.wait_for_topic(name, partitions=1, timeout=30)
-    return name
-
-
-async def _fill(bootstrap: str, topic: str, count: int, size: int) -> None:
-    async with AIOKafkaProducer(bootstrap_servers=bootstrap, linger_ms=5) as producer:
-        sent = [await producer.send(topic, b"x" * size, partition=0) for _ in range(count)]
-        await asyncio.gather(*sent)
-
-
-async def _throttle(admin: AIOKafkaAdminClient, rate: str | None) -> None:
-    """Cap (or, with ``None``, uncap) replication traffic on every broker."""
-    op = AlterConfigOpType.SET if rate else AlterConfigOpType.DELETE
-    await admin.incremental_alter_configs(
-        {
-            ConfigResource(ConfigResourceType.BROKER, str(n)): [
-                AlterConfigOp("leader.replication.throttled.rate", rate, op),
-                AlterConfigOp("follower.replication.throttled.rate", rate, op),
-            ]
-            for n in NODES
-        }
-    )
-
-
 async def test_reassignment_in_progress_is_listed_and_cancelled_then_one_completes(
     admin: AIOKafkaAdminClient, placement_cluster: PlacementCluster
 ) -> None:
-    topic = await _create(
-        admin,
-        [1, 2],
-        **{
-            "leader.replication.throttled.replicas": "*",
-            "follower.replication.throttled.replicas": "*",
-        },
-    )
+    topic = await create_topic(admin, [1, 2], **THROTTLED)
     tp = TopicPartition(topic, 0)
-    await _fill(placement_cluster.bootstrap_servers, topic, 300, 1000)
-    await _throttle(admin, "1000")
+    await fill(placement_cluster.bootstrap_servers, topic, 300, 1000)
+    await throttle(admin, "1000")
     try:
         # Adding broker 3 copies ~300 kB at 1 kB/s: it stays in progress.
         await admin.alter_partition_reassignments({tp: [3, 1]})
-        moving = await _eventually(
+        moving = await eventually(
             lambda: admin.list_partition_reassignments([tp]), lambda found: tp in found
         )
         assert moving[tp] == PartitionReassignment((3, 1, 2), (3,), (2,))
         assert await admin.list_partition_reassignments() == {tp: moving[tp]}
-        assert (await _placed(admin, tp))[0] == [3, 1, 2]
+        assert (await placed(admin, tp))[0] == [3, 1, 2]
 
         await admin.alter_partition_reassignments({tp: None})
-        await _eventually(lambda: admin.list_partition_reassignments([tp]), lambda f: not f)
-        await _eventually(lambda: _placed(admin, tp), lambda placed: placed[0] == [1, 2])
+        await eventually(lambda: admin.list_partition_reassignments([tp]), lambda f: not f)
+        await eventually(lambda: placed(admin, tp), lambda placed: placed[0] == [1, 2])
     finally:
-        await _throttle(admin, None)
+        await throttle(admin, None)
 
     # Unthrottled, a move runs to its end: the metadata shows the new replicas.
     await admin.alter_partition_reassignments({tp: [3, 1]})
-    await _eventually(lambda: admin.list_partition_reassignments([tp]), lambda f: not f)
-    replicas, _ = await _eventually(lambda: _placed(admin, tp), lambda p: p[0] == [3, 1])
+    await eventually(lambda: admin.list_partition_reassignments([tp]), lambda f: not f)
+    replicas, _ = await eventually(lambda: placed(admin, tp), lambda p: p[0] == [3, 1])
     assert replicas == [3, 1]
 
 
 async def test_reassignment_errors_name_the_partition(admin: AIOKafkaAdminClient) -> None:
-    topic = await _create(admin, [1, 2])
+    topic = await create_topic(admin, [1, 2])
     tp = TopicPartition(topic, 0)
     with pytest.raises(Errors.NoReassignmentInProgressError, match=f"{topic}.*partition 0"):
         await admin.alter_partition_reassignments({tp: None})
@@ -142,9 +76,9 @@ async def test_reassignment_errors_name_the_partition(admin: AIOKafkaAdminClient
 
 
 async def test_elect_preferred_leaders(admin: AIOKafkaAdminClient) -> None:
-    topic = await _create(admin, [1, 2, 3])
+    topic = await create_topic(admin, [1, 2, 3])
     tp = TopicPartition(topic, 0)
-    await _eventually(lambda: _placed(admin, tp), lambda p: p[1] == 1)
+    await eventually(lambda: placed(admin, tp), lambda p: p[1] == 1)
 
     # The preferred replica leads already: nothing to elect, reported per partition.
     [(elected, outcome)] = (await admin.elect_leaders(ElectionType.PREFERRED, [tp])).items()
@@ -154,10 +88,10 @@ async def test_elect_preferred_leaders(admin: AIOKafkaAdminClient) -> None:
 
     # Reordering the replicas makes 2 the preferred leader; the leader stays until elected.
     await admin.alter_partition_reassignments({tp: [2, 1, 3]})
-    await _eventually(lambda: _placed(admin, tp), lambda p: p[0] == [2, 1, 3])
-    assert (await _placed(admin, tp))[1] == 1
+    await eventually(lambda: placed(admin, tp), lambda p: p[0] == [2, 1, 3])
+    assert (await placed(admin, tp))[1] == 1
     assert await admin.elect_leaders(ElectionType.PREFERRED, [tp]) == {tp: None}
-    await _eventually(lambda: _placed(admin, tp), lambda p: p[1] == 2)
+    await eventually(lambda: placed(admin, tp), lambda p: p[1] == 2)
 
     missing = TopicPartition(topic, 5)
     [outcome] = (await admin.elect_leaders(ElectionType.PREFERRED, [missing])).values()
@@ -168,9 +102,9 @@ async def test_elect_preferred_leaders(admin: AIOKafkaAdminClient) -> None:
 async def test_describe_log_dirs_and_move_a_replica_between_them(
     admin: AIOKafkaAdminClient, placement_cluster: PlacementCluster
 ) -> None:
-    topic = await _create(admin, [1, 2, 3])
+    topic = await create_topic(admin, [1, 2, 3])
     tp = TopicPartition(topic, 0)
-    await _fill(placement_cluster.bootstrap_servers, topic, 50, 1000)
+    await fill(placement_cluster.bootstrap_servers, topic, 50, 1000)
 
     def holder(described: Any, node: int) -> str:
         """The directory of ``node``'s replica in use (a move copies it into a future one)."""
@@ -181,7 +115,7 @@ async def test_describe_log_dirs_and_move_a_replica_between_them(
         ]
         return str(path)
 
-    described = await _eventually(
+    described = await eventually(
         admin.describe_log_dirs,
         lambda d: all(any(tp in x.replicas for x in d[n].values()) for n in NODES),
     )
@@ -192,7 +126,7 @@ async def test_describe_log_dirs_and_move_a_replica_between_them(
             assert d.error is None
             assert d.total_bytes is not None and d.usable_bytes is not None
             assert 0 < d.usable_bytes <= d.total_bytes
-    sizes = await _eventually(
+    sizes = await eventually(
         admin.describe_log_dirs,
         lambda d: all(d[n][holder(d, n)].replicas[tp].size > 50_000 for n in NODES),
     )
@@ -202,7 +136,7 @@ async def test_describe_log_dirs_and_move_a_replica_between_them(
     source = holder(sizes, 2)
     [target] = [p for p in placement_cluster.log_dirs[2] if p != source]
     await admin.alter_replica_log_dirs({TopicPartitionReplica(topic, 0, 2): target})
-    moved = await _eventually(
+    moved = await eventually(
         lambda: admin.describe_log_dirs([2]),
         lambda d: holder(d, 2) == target and tp not in d[2][source].replicas,
     )
