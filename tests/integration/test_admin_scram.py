@@ -1,12 +1,14 @@
 """SCRAM credentials through the admin client on a SASL broker: a user created by the admin
 client (the salted password computed here, RFC 5802) then authenticates with its password; its
 credentials are described, replaced and deleted, and a deleted credential no longer
-authenticates."""
+authenticates; Kafka's ``kafka-configs`` and this client read what the other wrote."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,6 +21,8 @@ from ferrokafka.admin import (
     UserScramCredentialUpsertion,
 )
 from ferrokafka.testing import KafkaBroker
+
+from .java_util import kafka_tool
 
 pytestmark = [pytest.mark.integration]
 
@@ -100,3 +104,46 @@ async def test_scram_errors_name_the_user(admin: AIOKafkaAdminClient) -> None:
         await admin.alter_user_scram_credentials(
             [UserScramCredentialUpsertion(nobody, SHA256, "pw", iterations=10)]
         )
+
+
+async def test_scram_credentials_as_kafka_configs(
+    admin: AIOKafkaAdminClient, sasl_plaintext_broker: KafkaBroker, tmp_path: Path
+) -> None:
+    """Kafka's ``kafka-configs`` (Java's Admin) reads what this client wrote, and this client
+    reads, and logs in with, what it wrote."""
+    broker = sasl_plaintext_broker
+    user = f"dave-{uuid.uuid4().hex[:6]}"
+    config = tmp_path / "admin.properties"
+    config.write_text(
+        "security.protocol=SASL_PLAINTEXT\n"
+        "sasl.mechanism=SCRAM-SHA-256\n"
+        "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required "
+        f'username="admin" password="{broker.users["admin"]}";\n'
+    )
+    tool = (
+        "kafka.admin.ConfigCommand",
+        "--bootstrap-server",
+        broker.bootstrap_servers,
+        "--command-config",
+        str(config),
+    )
+    which = ("--entity-type", "users", "--entity-name", user)
+    await admin.alter_user_scram_credentials(
+        [UserScramCredentialUpsertion(user, SHA512, "ours-pw", iterations=5000)]
+    )
+    await asyncio.to_thread(
+        kafka_tool,
+        *tool,
+        "--alter",
+        *which,
+        "--add-config",
+        "SCRAM-SHA-256=[iterations=4500,password=java-pw]",
+    )
+    java = await asyncio.to_thread(kafka_tool, *tool, "--describe", *which)
+    assert "SCRAM-SHA-512=iterations=5000" in java and "SCRAM-SHA-256=iterations=4500" in java
+    assert sorted((await admin.describe_user_scram_credentials([user]))[user]) == [
+        ScramCredentialInfo(SHA256, 4500),
+        ScramCredentialInfo(SHA512, 5000),
+    ]
+    assert await _authenticates(broker, user, "java-pw", "SCRAM-SHA-256")
+    assert await _authenticates(broker, user, "ours-pw", "SCRAM-SHA-512")
