@@ -2375,6 +2375,52 @@ class TopicPartitions(TypedDict):
     partitions: list[int]
 
 @type_check_only
+class DescribeTopicPartitionsRequest(TypedDict):
+    """DescribeTopicPartitions request (key 75), v0-0."""
+
+    topics: list[DescribeTopicPartitionsTopic]
+    response_partition_limit: NotRequired[int]
+    cursor: TopicPartitionsCursor | None
+
+@type_check_only
+class DescribeTopicPartitionsTopic(TypedDict):
+    name: str
+
+@type_check_only
+class TopicPartitionsCursor(TypedDict):
+    topic_name: str
+    partition_index: int
+
+@type_check_only
+class DescribeTopicPartitionsResponse(TypedDict):
+    """DescribeTopicPartitions response (key 75), v0-0."""
+
+    throttle_time_ms: int
+    topics: list[DescribedTopic]
+    next_cursor: TopicPartitionsCursor | None
+
+@type_check_only
+class DescribedTopic(TypedDict):
+    error_code: int
+    name: str | None
+    topic_id: bytes
+    is_internal: bool
+    partitions: list[DescribedTopicPartition]
+    topic_authorized_operations: int
+
+@type_check_only
+class DescribedTopicPartition(TypedDict):
+    error_code: int
+    partition_index: int
+    leader_id: int
+    leader_epoch: int
+    replica_nodes: list[int]
+    isr_nodes: list[int]
+    eligible_leader_replicas: list[int] | None
+    last_known_elr: list[int] | None
+    offline_replicas: list[int]
+
+@type_check_only
 class ShareGroupHeartbeatRequest(TypedDict):
     """ShareGroupHeartbeat request (key 76), v1-1."""
 

@@ -66,6 +66,8 @@ if TYPE_CHECKING:
         DescribeProducersResponse,
         DescribeShareGroupOffsetsRequest,
         DescribeShareGroupOffsetsResponse,
+        DescribeTopicPartitionsRequest,
+        DescribeTopicPartitionsResponse,
         DescribeTransactionsRequest,
         DescribeTransactionsResponse,
         DescribeUserScramCredentialsRequest,
@@ -189,6 +191,7 @@ class ApiKey(IntEnum):
     LIST_TRANSACTIONS = 66
     CONSUMER_GROUP_HEARTBEAT = 68
     CONSUMER_GROUP_DESCRIBE = 69
+    DESCRIBE_TOPIC_PARTITIONS = 75
     SHARE_GROUP_HEARTBEAT = 76
     SHARE_GROUP_DESCRIBE = 77
     SHARE_FETCH = 78
@@ -281,6 +284,9 @@ class Api(Generic[_Req, _Resp_co]):
     ]
     CONSUMER_GROUP_DESCRIBE: ClassVar[
         Api[ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse]
+    ]
+    DESCRIBE_TOPIC_PARTITIONS: ClassVar[
+        Api[DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse]
     ]
     SHARE_GROUP_HEARTBEAT: ClassVar[Api[ShareGroupHeartbeatRequest, ShareGroupHeartbeatResponse]]
     SHARE_GROUP_DESCRIBE: ClassVar[Api[ShareGroupDescribeRequest, ShareGroupDescribeResponse]]

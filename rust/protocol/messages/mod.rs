@@ -38,6 +38,7 @@ pub mod describe_groups;
 pub mod describe_log_dirs;
 pub mod describe_producers;
 pub mod describe_share_group_offsets;
+pub mod describe_topic_partitions;
 pub mod describe_transactions;
 pub mod describe_user_scram_credentials;
 pub mod elect_leaders;
@@ -414,6 +415,10 @@ macro_rules! with_api {
                 type $A = consumer_group_describe::ConsumerGroupDescribe;
                 $body
             }
+            k if k == describe_topic_partitions::DescribeTopicPartitions::KEY => {
+                type $A = describe_topic_partitions::DescribeTopicPartitions;
+                $body
+            }
             k if k == share_group_heartbeat::ShareGroupHeartbeat::KEY => {
                 type $A = share_group_heartbeat::ShareGroupHeartbeat;
                 $body
@@ -514,7 +519,7 @@ mod tests {
             vec![
                 0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25,
                 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 42, 43, 44, 45, 46, 47, 48, 49, 50,
-                51, 57, 60, 61, 65, 66, 68, 69, 76, 77, 78, 79, 90, 91, 92
+                51, 57, 60, 61, 65, 66, 68, 69, 75, 76, 77, 78, 79, 90, 91, 92
             ]
         );
         for a in apis {
