@@ -1,12 +1,17 @@
 """``describe_cluster_result`` (DescribeCluster) against a single broker and a racked
-three-node cluster, compared with the Metadata answer."""
+three-node cluster, and ``describe_topics_result`` (DescribeTopicPartitions, paged), each
+compared with the Metadata answer."""
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
-from ferrokafka.admin import AIOKafkaAdminClient, ClusterDescription
+from ferrokafka import errors as Errors
+from ferrokafka.admin import AIOKafkaAdminClient, ClusterDescription, TopicDescription
 from ferrokafka.admin.acl_resource import ACLOperation
 
+from ..conftest import TopicFactory
 from .conftest import PlacementCluster
 
 pytestmark = [pytest.mark.integration, pytest.mark.core]
@@ -46,3 +51,40 @@ async def test_describe_cluster_result_names_every_broker_and_rack(
     assert described.cluster_id == metadata["cluster_id"]
     # KRaft brokers name a live broker, picked at random, as the controller.
     assert described.controller in described.brokers
+
+
+async def test_describe_topics_result_pages_and_matches_the_metadata(
+    admin: AIOKafkaAdminClient, make_topic: TopicFactory
+) -> None:
+    wide, narrow = make_topic(partitions=5), make_topic(partitions=1)
+    # Pages of two partitions: the wide topic spans three of them.
+    described = await admin.describe_topics_result([wide, narrow], page_partitions=2)
+    metadata = {t["name"]: t for t in await admin.describe_topics([wide, narrow])}
+    assert sorted(described) == sorted([wide, narrow])
+    for name, topic in described.items():
+        assert isinstance(topic, TopicDescription)
+        assert topic.topic_id == uuid.UUID(bytes=bytes(metadata[name]["topic_id"]))
+        assert not topic.is_internal
+        assert [
+            (p.partition, p.leader, p.leader_epoch, list(p.replicas), list(p.isr))
+            for p in topic.partitions
+        ] == [
+            (
+                p["partition_index"],
+                p["leader_id"],
+                p["leader_epoch"],
+                p["replica_nodes"],
+                p["isr_nodes"],
+            )
+            for p in sorted(metadata[name]["partitions"], key=lambda p: p["partition_index"])
+        ]
+    assert [p.partition for p in described[wide].partitions] == [0, 1, 2, 3, 4]
+    # Every topic, internal ones included, when none is named.
+    every = await admin.describe_topics_result(page_partitions=3)
+    assert {wide, narrow} <= set(every)
+    internal = {name for name, t in every.items() if t.is_internal}
+    assert internal == {name for name in every if name.startswith("__")}
+
+    missing = f"fk-missing-{uuid.uuid4().hex[:10]}"
+    with pytest.raises(Errors.UnknownTopicOrPartitionError, match=missing):
+        await admin.describe_topics_result([narrow, missing])

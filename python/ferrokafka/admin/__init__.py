@@ -34,6 +34,7 @@ from .scram import (
     UserScramCredentialDeletion,
     UserScramCredentialUpsertion,
 )
+from .topic_descriptions import TopicDescription, TopicPartitionInfo
 from .transaction_types import (
     AbortTransactionSpec,
     ProducerIdAndEpoch,
@@ -80,6 +81,8 @@ __all__ = [
     "ResourceType",
     "ScramCredentialInfo",
     "ScramMechanism",
+    "TopicDescription",
+    "TopicPartitionInfo",
     "TopicPartitionReplica",
     "TransactionDescription",
     "TransactionListing",

@@ -9,11 +9,11 @@ dict (the Kafka schema's field names in snake_case). aiokafka has no ACL calls;
 ``create_acls``, ``describe_acls`` and ``delete_acls`` take and return kafka-python's ACL
 types. Nor has it ``delete_consumer_groups``, which returns what kafka-python's does.
 
-Each kind of operation is a part of its own (``topics.py``, ``cluster.py``, ``configs.py``,
-``records.py``, ``offsets.py``, ``reassignments.py``, ``log_dirs.py``, ``groups.py``,
-``group_offset_deletion.py``, ``transactions.py``, ``share_groups.py``, ``acls.py``,
-``quotas.py``, ``scram.py``, ``features.py``, on the shared ``_base.py``); this module
-assembles them and holds the lifecycle.
+Each kind of operation is a part of its own (``topics.py``, ``topic_descriptions.py``,
+``cluster.py``, ``configs.py``, ``records.py``, ``offsets.py``, ``reassignments.py``,
+``log_dirs.py``, ``groups.py``, ``group_offset_deletion.py``, ``transactions.py``,
+``share_groups.py``, ``acls.py``, ``quotas.py``, ``scram.py``, ``features.py``, on the shared
+``_base.py``); this module assembles them and holds the lifecycle.
 
 Routing: requests that KRaft forwards to the controller (CreateTopics, DeleteTopics,
 CreatePartitions, ElectLeaders, the partition reassignment, ACL, quota, SCRAM and feature
@@ -47,6 +47,7 @@ from .reassignments import ReassignmentOperations
 from .records import RecordOperations
 from .scram import ScramOperations
 from .share_groups import ShareGroupOperations
+from .topic_descriptions import TopicDescriptionOperations
 from .topics import TopicOperations
 from .transactions import TransactionOperations
 
@@ -61,6 +62,7 @@ _NO_OPS = {
 
 class AIOKafkaAdminClient(
     TopicOperations,
+    TopicDescriptionOperations,
     ClusterOperations,
     ConfigOperations,
     RecordOperations,
