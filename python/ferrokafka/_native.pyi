@@ -1461,6 +1461,46 @@ class EndTxnResponse(TypedDict):
     producer_epoch: int  # v5+
 
 @type_check_only
+class WriteTxnMarkersRequest(TypedDict):
+    """WriteTxnMarkers request (key 27), v1-1."""
+
+    markers: list[WritableTxnMarker]
+
+@type_check_only
+class WritableTxnMarker(TypedDict):
+    producer_id: int
+    producer_epoch: int
+    transaction_result: bool
+    topics: list[WritableTxnMarkerTopic]
+    coordinator_epoch: int
+
+@type_check_only
+class WritableTxnMarkerTopic(TypedDict):
+    name: str
+    partition_indexes: list[int]
+
+@type_check_only
+class WriteTxnMarkersResponse(TypedDict):
+    """WriteTxnMarkers response (key 27), v1-1."""
+
+    markers: list[WritableTxnMarkerResult]
+
+@type_check_only
+class WritableTxnMarkerResult(TypedDict):
+    producer_id: int
+    topics: list[WritableTxnMarkerTopicResult]
+
+@type_check_only
+class WritableTxnMarkerTopicResult(TypedDict):
+    name: str
+    partitions: list[WritableTxnMarkerPartitionResult]
+
+@type_check_only
+class WritableTxnMarkerPartitionResult(TypedDict):
+    partition_index: int
+    error_code: int
+
+@type_check_only
 class TxnOffsetCommitRequest(TypedDict):
     """TxnOffsetCommit request (key 28), v0-5."""
 
@@ -1685,6 +1725,78 @@ class AlterConfigsResourceResponse(TypedDict):
     resource_name: str
 
 @type_check_only
+class AlterReplicaLogDirsRequest(TypedDict):
+    """AlterReplicaLogDirs request (key 34), v1-2."""
+
+    dirs: list[AlterReplicaLogDir]
+
+@type_check_only
+class AlterReplicaLogDir(TypedDict):
+    path: str
+    topics: list[AlterReplicaLogDirTopic]
+
+@type_check_only
+class AlterReplicaLogDirTopic(TypedDict):
+    name: str
+    partitions: list[int]
+
+@type_check_only
+class AlterReplicaLogDirsResponse(TypedDict):
+    """AlterReplicaLogDirs response (key 34), v1-2."""
+
+    throttle_time_ms: int
+    results: list[AlterReplicaLogDirTopicResult]
+
+@type_check_only
+class AlterReplicaLogDirTopicResult(TypedDict):
+    topic_name: str
+    partitions: list[AlterReplicaLogDirPartitionResult]
+
+@type_check_only
+class AlterReplicaLogDirPartitionResult(TypedDict):
+    partition_index: int
+    error_code: int
+
+@type_check_only
+class DescribeLogDirsRequest(TypedDict):
+    """DescribeLogDirs request (key 35), v1-4."""
+
+    topics: list[DescribableLogDirTopic] | None
+
+@type_check_only
+class DescribableLogDirTopic(TypedDict):
+    topic: str
+    partitions: list[int]
+
+@type_check_only
+class DescribeLogDirsResponse(TypedDict):
+    """DescribeLogDirs response (key 35), v1-4."""
+
+    throttle_time_ms: int
+    error_code: int  # v3+
+    results: list[DescribeLogDirsResult]
+
+@type_check_only
+class DescribeLogDirsResult(TypedDict):
+    error_code: int
+    log_dir: str
+    topics: list[DescribeLogDirsTopic]
+    total_bytes: int  # v4+
+    usable_bytes: int  # v4+
+
+@type_check_only
+class DescribeLogDirsTopic(TypedDict):
+    name: str
+    partitions: list[DescribeLogDirsPartition]
+
+@type_check_only
+class DescribeLogDirsPartition(TypedDict):
+    partition_index: int
+    partition_size: int
+    offset_lag: int
+    is_future_key: bool
+
+@type_check_only
 class SaslAuthenticateRequest(TypedDict):
     """SaslAuthenticate request (key 36), v0-2."""
 
@@ -1747,6 +1859,454 @@ class DeleteGroupsResponse(TypedDict):
 class DeletableGroupResult(TypedDict):
     group_id: str
     error_code: int
+
+@type_check_only
+class ElectLeadersRequest(TypedDict):
+    """ElectLeaders request (key 43), v0-2."""
+
+    election_type: NotRequired[int]  # v1+
+    topic_partitions: list[ElectLeadersTopicPartitions] | None
+    timeout_ms: NotRequired[int]
+
+@type_check_only
+class ElectLeadersTopicPartitions(TypedDict):
+    topic: str
+    partitions: list[int]
+
+@type_check_only
+class ElectLeadersResponse(TypedDict):
+    """ElectLeaders response (key 43), v0-2."""
+
+    throttle_time_ms: int
+    error_code: int  # v1+
+    replica_election_results: list[ReplicaElectionResult]
+
+@type_check_only
+class ReplicaElectionResult(TypedDict):
+    topic: str
+    partition_result: list[ElectLeadersPartitionResult]
+
+@type_check_only
+class ElectLeadersPartitionResult(TypedDict):
+    partition_id: int
+    error_code: int
+    error_message: str | None
+
+@type_check_only
+class IncrementalAlterConfigsRequest(TypedDict):
+    """IncrementalAlterConfigs request (key 44), v0-1."""
+
+    resources: list[IncrementalAlterConfigsResource]
+    validate_only: bool
+
+@type_check_only
+class IncrementalAlterConfigsResource(TypedDict):
+    resource_type: int
+    resource_name: str
+    configs: list[IncrementalAlterableConfig]
+
+@type_check_only
+class IncrementalAlterableConfig(TypedDict):
+    name: str
+    config_operation: int
+    value: str | None
+
+@type_check_only
+class IncrementalAlterConfigsResponse(TypedDict):
+    """IncrementalAlterConfigs response (key 44), v0-1."""
+
+    throttle_time_ms: int
+    responses: list[IncrementalAlterConfigsResult]
+
+@type_check_only
+class IncrementalAlterConfigsResult(TypedDict):
+    error_code: int
+    error_message: str | None
+    resource_type: int
+    resource_name: str
+
+@type_check_only
+class AlterPartitionReassignmentsRequest(TypedDict):
+    """AlterPartitionReassignments request (key 45), v0-0."""
+
+    timeout_ms: NotRequired[int]
+    topics: list[ReassignableTopic]
+
+@type_check_only
+class ReassignableTopic(TypedDict):
+    name: str
+    partitions: list[ReassignablePartition]
+
+@type_check_only
+class ReassignablePartition(TypedDict):
+    partition_index: int
+    replicas: list[int] | None
+
+@type_check_only
+class AlterPartitionReassignmentsResponse(TypedDict):
+    """AlterPartitionReassignments response (key 45), v0-0."""
+
+    throttle_time_ms: int
+    error_code: int
+    error_message: str | None
+    responses: list[ReassignableTopicResponse]
+
+@type_check_only
+class ReassignableTopicResponse(TypedDict):
+    name: str
+    partitions: list[ReassignablePartitionResponse]
+
+@type_check_only
+class ReassignablePartitionResponse(TypedDict):
+    partition_index: int
+    error_code: int
+    error_message: str | None
+
+@type_check_only
+class ListPartitionReassignmentsRequest(TypedDict):
+    """ListPartitionReassignments request (key 46), v0-0."""
+
+    timeout_ms: NotRequired[int]
+    topics: list[ListPartitionReassignmentsTopics] | None
+
+@type_check_only
+class ListPartitionReassignmentsTopics(TypedDict):
+    name: str
+    partition_indexes: list[int]
+
+@type_check_only
+class ListPartitionReassignmentsResponse(TypedDict):
+    """ListPartitionReassignments response (key 46), v0-0."""
+
+    throttle_time_ms: int
+    error_code: int
+    error_message: str | None
+    topics: list[OngoingTopicReassignment]
+
+@type_check_only
+class OngoingTopicReassignment(TypedDict):
+    name: str
+    partitions: list[OngoingPartitionReassignment]
+
+@type_check_only
+class OngoingPartitionReassignment(TypedDict):
+    partition_index: int
+    replicas: list[int]
+    adding_replicas: list[int]
+    removing_replicas: list[int]
+
+@type_check_only
+class OffsetDeleteRequest(TypedDict):
+    """OffsetDelete request (key 47), v0-0."""
+
+    group_id: str
+    topics: list[OffsetDeleteRequestTopic]
+
+@type_check_only
+class OffsetDeleteRequestTopic(TypedDict):
+    name: str
+    partitions: list[OffsetDeleteRequestPartition]
+
+@type_check_only
+class OffsetDeleteRequestPartition(TypedDict):
+    partition_index: int
+
+@type_check_only
+class OffsetDeleteResponse(TypedDict):
+    """OffsetDelete response (key 47), v0-0."""
+
+    error_code: int
+    throttle_time_ms: int
+    topics: list[OffsetDeleteResponseTopic]
+
+@type_check_only
+class OffsetDeleteResponseTopic(TypedDict):
+    name: str
+    partitions: list[OffsetDeleteResponsePartition]
+
+@type_check_only
+class OffsetDeleteResponsePartition(TypedDict):
+    partition_index: int
+    error_code: int
+
+@type_check_only
+class DescribeClientQuotasRequest(TypedDict):
+    """DescribeClientQuotas request (key 48), v0-1."""
+
+    components: list[QuotaFilterComponent]
+    strict: bool
+
+@type_check_only
+class QuotaFilterComponent(TypedDict):
+    entity_type: str
+    match_type: int
+    match_name: str | None
+
+@type_check_only
+class DescribeClientQuotasResponse(TypedDict):
+    """DescribeClientQuotas response (key 48), v0-1."""
+
+    throttle_time_ms: int
+    error_code: int
+    error_message: str | None
+    entries: list[DescribedQuotaEntry] | None
+
+@type_check_only
+class DescribedQuotaEntry(TypedDict):
+    entity: list[QuotaEntityPart]
+    values: list[QuotaValue]
+
+@type_check_only
+class QuotaEntityPart(TypedDict):
+    entity_type: str
+    entity_name: str | None
+
+@type_check_only
+class QuotaValue(TypedDict):
+    key: str
+    value: float
+
+@type_check_only
+class AlterClientQuotasRequest(TypedDict):
+    """AlterClientQuotas request (key 49), v0-1."""
+
+    entries: list[AlterQuotaEntry]
+    validate_only: bool
+
+@type_check_only
+class AlterQuotaEntry(TypedDict):
+    entity: list[QuotaEntityPart]
+    ops: list[QuotaOp]
+
+@type_check_only
+class QuotaOp(TypedDict):
+    key: str
+    value: float
+    remove: bool
+
+@type_check_only
+class AlterClientQuotasResponse(TypedDict):
+    """AlterClientQuotas response (key 49), v0-1."""
+
+    throttle_time_ms: int
+    entries: list[AlteredQuotaEntry]
+
+@type_check_only
+class AlteredQuotaEntry(TypedDict):
+    error_code: int
+    error_message: str | None
+    entity: list[QuotaEntityPart]
+
+@type_check_only
+class DescribeUserScramCredentialsRequest(TypedDict):
+    """DescribeUserScramCredentials request (key 50), v0-0."""
+
+    users: list[ScramUserName] | None
+
+@type_check_only
+class ScramUserName(TypedDict):
+    name: str
+
+@type_check_only
+class DescribeUserScramCredentialsResponse(TypedDict):
+    """DescribeUserScramCredentials response (key 50), v0-0."""
+
+    throttle_time_ms: int
+    error_code: int
+    error_message: str | None
+    results: list[DescribeUserScramCredentialsResult]
+
+@type_check_only
+class DescribeUserScramCredentialsResult(TypedDict):
+    user: str
+    error_code: int
+    error_message: str | None
+    credential_infos: list[ScramCredentialInfo]
+
+@type_check_only
+class ScramCredentialInfo(TypedDict):
+    mechanism: int
+    iterations: int
+
+@type_check_only
+class AlterUserScramCredentialsRequest(TypedDict):
+    """AlterUserScramCredentials request (key 51), v0-0."""
+
+    deletions: list[ScramCredentialDeletion]
+    upsertions: list[ScramCredentialUpsertion]
+
+@type_check_only
+class ScramCredentialDeletion(TypedDict):
+    name: str
+    mechanism: int
+
+@type_check_only
+class ScramCredentialUpsertion(TypedDict):
+    name: str
+    mechanism: int
+    iterations: int
+    salt: bytes
+    salted_password: bytes
+
+@type_check_only
+class AlterUserScramCredentialsResponse(TypedDict):
+    """AlterUserScramCredentials response (key 51), v0-0."""
+
+    throttle_time_ms: int
+    results: list[AlterUserScramCredentialsResult]
+
+@type_check_only
+class AlterUserScramCredentialsResult(TypedDict):
+    user: str
+    error_code: int
+    error_message: str | None
+
+@type_check_only
+class UpdateFeaturesRequest(TypedDict):
+    """UpdateFeatures request (key 57), v1-2."""
+
+    timeout_ms: NotRequired[int]
+    feature_updates: list[FeatureUpdateKey]
+    validate_only: bool  # v1+
+
+@type_check_only
+class FeatureUpdateKey(TypedDict):
+    feature: str
+    max_version_level: int
+    upgrade_type: NotRequired[int]  # v1+
+
+@type_check_only
+class UpdateFeaturesResponse(TypedDict):
+    """UpdateFeatures response (key 57), v1-2."""
+
+    throttle_time_ms: int
+    error_code: int
+    error_message: str | None
+    results: list[UpdatableFeatureResult]  # v0-1
+
+@type_check_only
+class UpdatableFeatureResult(TypedDict):
+    feature: str
+    error_code: int
+    error_message: str | None
+
+@type_check_only
+class DescribeClusterRequest(TypedDict):
+    """DescribeCluster request (key 60), v0-1."""
+
+    include_cluster_authorized_operations: bool
+    endpoint_type: NotRequired[int]  # v1+
+
+@type_check_only
+class DescribeClusterResponse(TypedDict):
+    """DescribeCluster response (key 60), v0-1."""
+
+    throttle_time_ms: int
+    error_code: int
+    error_message: str | None
+    endpoint_type: int  # v1+
+    cluster_id: str
+    controller_id: int
+    brokers: list[DescribeClusterBroker]
+    cluster_authorized_operations: int
+
+@type_check_only
+class DescribeClusterBroker(TypedDict):
+    broker_id: int
+    host: str
+    port: int
+    rack: str | None
+
+@type_check_only
+class DescribeProducersRequest(TypedDict):
+    """DescribeProducers request (key 61), v0-0."""
+
+    topics: list[DescribeProducersTopic]
+
+@type_check_only
+class DescribeProducersTopic(TypedDict):
+    name: str
+    partition_indexes: list[int]
+
+@type_check_only
+class DescribeProducersResponse(TypedDict):
+    """DescribeProducers response (key 61), v0-0."""
+
+    throttle_time_ms: int
+    topics: list[DescribeProducersTopicResponse]
+
+@type_check_only
+class DescribeProducersTopicResponse(TypedDict):
+    name: str
+    partitions: list[DescribeProducersPartition]
+
+@type_check_only
+class DescribeProducersPartition(TypedDict):
+    partition_index: int
+    error_code: int
+    error_message: str | None
+    active_producers: list[ProducerState]
+
+@type_check_only
+class ProducerState(TypedDict):
+    producer_id: int
+    producer_epoch: int
+    last_sequence: int
+    last_timestamp: int
+    coordinator_epoch: int
+    current_txn_start_offset: int
+
+@type_check_only
+class DescribeTransactionsRequest(TypedDict):
+    """DescribeTransactions request (key 65), v0-0."""
+
+    transactional_ids: list[str]
+
+@type_check_only
+class DescribeTransactionsResponse(TypedDict):
+    """DescribeTransactions response (key 65), v0-0."""
+
+    throttle_time_ms: int
+    transaction_states: list[DescribedTransaction]
+
+@type_check_only
+class DescribedTransaction(TypedDict):
+    error_code: int
+    transactional_id: str
+    transaction_state: str
+    transaction_timeout_ms: int
+    transaction_start_time_ms: int
+    producer_id: int
+    producer_epoch: int
+    topics: list[DescribeTransactionsTopic]
+
+@type_check_only
+class DescribeTransactionsTopic(TypedDict):
+    topic: str
+    partitions: list[int]
+
+@type_check_only
+class ListTransactionsRequest(TypedDict):
+    """ListTransactions request (key 66), v0-1."""
+
+    state_filters: list[str]
+    producer_id_filters: list[int]
+    duration_filter: NotRequired[int]  # v1+
+
+@type_check_only
+class ListTransactionsResponse(TypedDict):
+    """ListTransactions response (key 66), v0-1."""
+
+    throttle_time_ms: int
+    error_code: int
+    unknown_state_filters: list[str]
+    transaction_states: list[ListedTransaction]
+
+@type_check_only
+class ListedTransaction(TypedDict):
+    transactional_id: str
+    producer_id: int
+    transaction_state: str
 
 @type_check_only
 class ConsumerGroupHeartbeatRequest(TypedDict):
@@ -1833,6 +2393,52 @@ class TopicPartitions(TypedDict):
     topic_id: bytes
     topic_name: str
     partitions: list[int]
+
+@type_check_only
+class DescribeTopicPartitionsRequest(TypedDict):
+    """DescribeTopicPartitions request (key 75), v0-0."""
+
+    topics: list[DescribeTopicPartitionsTopic]
+    response_partition_limit: NotRequired[int]
+    cursor: TopicPartitionsCursor | None
+
+@type_check_only
+class DescribeTopicPartitionsTopic(TypedDict):
+    name: str
+
+@type_check_only
+class TopicPartitionsCursor(TypedDict):
+    topic_name: str
+    partition_index: int
+
+@type_check_only
+class DescribeTopicPartitionsResponse(TypedDict):
+    """DescribeTopicPartitions response (key 75), v0-0."""
+
+    throttle_time_ms: int
+    topics: list[DescribedTopic]
+    next_cursor: TopicPartitionsCursor | None
+
+@type_check_only
+class DescribedTopic(TypedDict):
+    error_code: int
+    name: str | None
+    topic_id: bytes
+    is_internal: bool
+    partitions: list[DescribedTopicPartition]
+    topic_authorized_operations: int
+
+@type_check_only
+class DescribedTopicPartition(TypedDict):
+    error_code: int
+    partition_index: int
+    leader_id: int
+    leader_epoch: int
+    replica_nodes: list[int]
+    isr_nodes: list[int]
+    eligible_leader_replicas: list[int] | None
+    last_known_elr: list[int] | None
+    offline_replicas: list[int]
 
 @type_check_only
 class ShareGroupHeartbeatRequest(TypedDict):

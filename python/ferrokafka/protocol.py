@@ -16,10 +16,18 @@ if TYPE_CHECKING:
         AddOffsetsToTxnResponse,
         AddPartitionsToTxnRequest,
         AddPartitionsToTxnResponse,
+        AlterClientQuotasRequest,
+        AlterClientQuotasResponse,
         AlterConfigsRequest,
         AlterConfigsResponse,
+        AlterPartitionReassignmentsRequest,
+        AlterPartitionReassignmentsResponse,
+        AlterReplicaLogDirsRequest,
+        AlterReplicaLogDirsResponse,
         AlterShareGroupOffsetsRequest,
         AlterShareGroupOffsetsResponse,
+        AlterUserScramCredentialsRequest,
+        AlterUserScramCredentialsResponse,
         ApiVersionsRequest,
         ApiVersionsResponse,
         ConsumerGroupDescribeRequest,
@@ -44,12 +52,28 @@ if TYPE_CHECKING:
         DeleteTopicsResponse,
         DescribeAclsRequest,
         DescribeAclsResponse,
+        DescribeClientQuotasRequest,
+        DescribeClientQuotasResponse,
+        DescribeClusterRequest,
+        DescribeClusterResponse,
         DescribeConfigsRequest,
         DescribeConfigsResponse,
         DescribeGroupsRequest,
         DescribeGroupsResponse,
+        DescribeLogDirsRequest,
+        DescribeLogDirsResponse,
+        DescribeProducersRequest,
+        DescribeProducersResponse,
         DescribeShareGroupOffsetsRequest,
         DescribeShareGroupOffsetsResponse,
+        DescribeTopicPartitionsRequest,
+        DescribeTopicPartitionsResponse,
+        DescribeTransactionsRequest,
+        DescribeTransactionsResponse,
+        DescribeUserScramCredentialsRequest,
+        DescribeUserScramCredentialsResponse,
+        ElectLeadersRequest,
+        ElectLeadersResponse,
         EndTxnRequest,
         EndTxnResponse,
         FetchRequest,
@@ -58,6 +82,8 @@ if TYPE_CHECKING:
         FindCoordinatorResponse,
         HeartbeatRequest,
         HeartbeatResponse,
+        IncrementalAlterConfigsRequest,
+        IncrementalAlterConfigsResponse,
         InitProducerIdRequest,
         InitProducerIdResponse,
         JoinGroupRequest,
@@ -68,10 +94,16 @@ if TYPE_CHECKING:
         ListGroupsResponse,
         ListOffsetsRequest,
         ListOffsetsResponse,
+        ListPartitionReassignmentsRequest,
+        ListPartitionReassignmentsResponse,
+        ListTransactionsRequest,
+        ListTransactionsResponse,
         MetadataRequest,
         MetadataResponse,
         OffsetCommitRequest,
         OffsetCommitResponse,
+        OffsetDeleteRequest,
+        OffsetDeleteResponse,
         OffsetFetchRequest,
         OffsetFetchResponse,
         OffsetForLeaderEpochRequest,
@@ -94,6 +126,10 @@ if TYPE_CHECKING:
         SyncGroupResponse,
         TxnOffsetCommitRequest,
         TxnOffsetCommitResponse,
+        UpdateFeaturesRequest,
+        UpdateFeaturesResponse,
+        WriteTxnMarkersRequest,
+        WriteTxnMarkersResponse,
     )
     # END GENERATED
 
@@ -127,17 +163,35 @@ class ApiKey(IntEnum):
     ADD_PARTITIONS_TO_TXN = 24
     ADD_OFFSETS_TO_TXN = 25
     END_TXN = 26
+    WRITE_TXN_MARKERS = 27
     TXN_OFFSET_COMMIT = 28
     DESCRIBE_ACLS = 29
     CREATE_ACLS = 30
     DELETE_ACLS = 31
     DESCRIBE_CONFIGS = 32
     ALTER_CONFIGS = 33
+    ALTER_REPLICA_LOG_DIRS = 34
+    DESCRIBE_LOG_DIRS = 35
     SASL_AUTHENTICATE = 36
     CREATE_PARTITIONS = 37
     DELETE_GROUPS = 42
+    ELECT_LEADERS = 43
+    INCREMENTAL_ALTER_CONFIGS = 44
+    ALTER_PARTITION_REASSIGNMENTS = 45
+    LIST_PARTITION_REASSIGNMENTS = 46
+    OFFSET_DELETE = 47
+    DESCRIBE_CLIENT_QUOTAS = 48
+    ALTER_CLIENT_QUOTAS = 49
+    DESCRIBE_USER_SCRAM_CREDENTIALS = 50
+    ALTER_USER_SCRAM_CREDENTIALS = 51
+    UPDATE_FEATURES = 57
+    DESCRIBE_CLUSTER = 60
+    DESCRIBE_PRODUCERS = 61
+    DESCRIBE_TRANSACTIONS = 65
+    LIST_TRANSACTIONS = 66
     CONSUMER_GROUP_HEARTBEAT = 68
     CONSUMER_GROUP_DESCRIBE = 69
+    DESCRIBE_TOPIC_PARTITIONS = 75
     SHARE_GROUP_HEARTBEAT = 76
     SHARE_GROUP_DESCRIBE = 77
     SHARE_FETCH = 78
@@ -189,20 +243,50 @@ class Api(Generic[_Req, _Resp_co]):
     ADD_PARTITIONS_TO_TXN: ClassVar[Api[AddPartitionsToTxnRequest, AddPartitionsToTxnResponse]]
     ADD_OFFSETS_TO_TXN: ClassVar[Api[AddOffsetsToTxnRequest, AddOffsetsToTxnResponse]]
     END_TXN: ClassVar[Api[EndTxnRequest, EndTxnResponse]]
+    WRITE_TXN_MARKERS: ClassVar[Api[WriteTxnMarkersRequest, WriteTxnMarkersResponse]]
     TXN_OFFSET_COMMIT: ClassVar[Api[TxnOffsetCommitRequest, TxnOffsetCommitResponse]]
     DESCRIBE_ACLS: ClassVar[Api[DescribeAclsRequest, DescribeAclsResponse]]
     CREATE_ACLS: ClassVar[Api[CreateAclsRequest, CreateAclsResponse]]
     DELETE_ACLS: ClassVar[Api[DeleteAclsRequest, DeleteAclsResponse]]
     DESCRIBE_CONFIGS: ClassVar[Api[DescribeConfigsRequest, DescribeConfigsResponse]]
     ALTER_CONFIGS: ClassVar[Api[AlterConfigsRequest, AlterConfigsResponse]]
+    ALTER_REPLICA_LOG_DIRS: ClassVar[Api[AlterReplicaLogDirsRequest, AlterReplicaLogDirsResponse]]
+    DESCRIBE_LOG_DIRS: ClassVar[Api[DescribeLogDirsRequest, DescribeLogDirsResponse]]
     SASL_AUTHENTICATE: ClassVar[Api[SaslAuthenticateRequest, SaslAuthenticateResponse]]
     CREATE_PARTITIONS: ClassVar[Api[CreatePartitionsRequest, CreatePartitionsResponse]]
     DELETE_GROUPS: ClassVar[Api[DeleteGroupsRequest, DeleteGroupsResponse]]
+    ELECT_LEADERS: ClassVar[Api[ElectLeadersRequest, ElectLeadersResponse]]
+    INCREMENTAL_ALTER_CONFIGS: ClassVar[
+        Api[IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse]
+    ]
+    ALTER_PARTITION_REASSIGNMENTS: ClassVar[
+        Api[AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse]
+    ]
+    LIST_PARTITION_REASSIGNMENTS: ClassVar[
+        Api[ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse]
+    ]
+    OFFSET_DELETE: ClassVar[Api[OffsetDeleteRequest, OffsetDeleteResponse]]
+    DESCRIBE_CLIENT_QUOTAS: ClassVar[Api[DescribeClientQuotasRequest, DescribeClientQuotasResponse]]
+    ALTER_CLIENT_QUOTAS: ClassVar[Api[AlterClientQuotasRequest, AlterClientQuotasResponse]]
+    DESCRIBE_USER_SCRAM_CREDENTIALS: ClassVar[
+        Api[DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse]
+    ]
+    ALTER_USER_SCRAM_CREDENTIALS: ClassVar[
+        Api[AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse]
+    ]
+    UPDATE_FEATURES: ClassVar[Api[UpdateFeaturesRequest, UpdateFeaturesResponse]]
+    DESCRIBE_CLUSTER: ClassVar[Api[DescribeClusterRequest, DescribeClusterResponse]]
+    DESCRIBE_PRODUCERS: ClassVar[Api[DescribeProducersRequest, DescribeProducersResponse]]
+    DESCRIBE_TRANSACTIONS: ClassVar[Api[DescribeTransactionsRequest, DescribeTransactionsResponse]]
+    LIST_TRANSACTIONS: ClassVar[Api[ListTransactionsRequest, ListTransactionsResponse]]
     CONSUMER_GROUP_HEARTBEAT: ClassVar[
         Api[ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse]
     ]
     CONSUMER_GROUP_DESCRIBE: ClassVar[
         Api[ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse]
+    ]
+    DESCRIBE_TOPIC_PARTITIONS: ClassVar[
+        Api[DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse]
     ]
     SHARE_GROUP_HEARTBEAT: ClassVar[Api[ShareGroupHeartbeatRequest, ShareGroupHeartbeatResponse]]
     SHARE_GROUP_DESCRIBE: ClassVar[Api[ShareGroupDescribeRequest, ShareGroupDescribeResponse]]

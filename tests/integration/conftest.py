@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+
 import pytest
-from ferrokafka.testing import KafkaBroker
+from ferrokafka.admin import AIOKafkaAdminClient
+from ferrokafka.testing import QUICK_START_JVM_OPTIONS, KafkaBroker, KafkaCluster
+
+from ..conftest import KEEP_DATA
 
 
 @pytest.fixture
@@ -12,3 +18,48 @@ def listener(request: pytest.FixtureRequest) -> KafkaBroker:
     each secured listener."""
     broker: KafkaBroker = request.getfixturevalue(request.param)
     return broker
+
+
+@pytest.fixture
+async def admin(bootstrap_servers: str) -> AsyncIterator[AIOKafkaAdminClient]:
+    """An admin client of the session's broker, closed after the test."""
+    async with AIOKafkaAdminClient(bootstrap_servers=bootstrap_servers) as client:
+        yield client
+
+
+@dataclass(frozen=True)
+class PlacementCluster:
+    """Three nodes in racks r1, r2, r3, each with two log directories."""
+
+    cluster: KafkaCluster
+    log_dirs: dict[int, tuple[str, str]]
+    """Each node's two log directories."""
+
+    @property
+    def bootstrap_servers(self) -> str:
+        return self.cluster.bootstrap_servers
+
+
+@pytest.fixture(scope="session")
+def placement_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PlacementCluster]:
+    """What the admin calls on replica placement (log directories, reassignments, leader
+    elections) and on racks need; the session's ``kafka_cluster`` has neither racks nor a
+    second log directory."""
+    root = tmp_path_factory.mktemp("dirs")
+    dirs = {n: (str(root / f"n{n}" / "a"), str(root / f"n{n}" / "b")) for n in (1, 2, 3)}
+    placement = PlacementCluster(
+        KafkaCluster(
+            3,
+            config=KEEP_DATA,
+            node_configs={
+                n: {"broker.rack": f"r{n}", "log.dirs": ",".join(dirs[n])} for n in (1, 2, 3)
+            },
+            jvm_options=QUICK_START_JVM_OPTIONS,
+        ),
+        dirs,
+    )
+    placement.cluster.start()
+    try:
+        yield placement
+    finally:
+        placement.cluster.stop()

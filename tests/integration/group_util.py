@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -17,8 +16,9 @@ from ferrokafka import AIOKafkaConsumer, TopicPartition
 from ferrokafka.admin import AIOKafkaAdminClient
 from ferrokafka.client import AIOKafkaClient
 from ferrokafka.records import encode_batch
-from ferrokafka.testing import kafka_version, resolve_jars, resolve_kafka
+from ferrokafka.testing import resolve_kafka
 
+from .java_util import kafka_tool
 from .produce_util import Record, _send, value_of
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -148,21 +148,14 @@ class JavaMember:
 def describe(bootstrap: str, group: str) -> list[list[str]]:
     """Rows of ``kafka-consumer-groups --describe``: TOPIC PARTITION CURRENT-OFFSET LOG-END-OFFSET
     LAG CONSUMER-ID HOST CLIENT-ID (after GROUP)."""
-    tools = resolve_jars([f"org.apache.kafka:kafka-tools:{kafka_version()}"]).classpath
-    cmd = [
-        "java",
-        "-cp",
-        f"{resolve_kafka().classpath}:{tools}",
+    out = kafka_tool(
         "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
         "--bootstrap-server",
         bootstrap,
         "--describe",
         "--group",
         group,
-    ]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr[-2000:]
-    out = done.stdout
+    )
     rows = []
     for line in out.splitlines():
         cols = line.split()

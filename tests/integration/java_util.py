@@ -1,5 +1,7 @@
-"""Reading a topic back with the Java consumer (tools/java/InteropConsumer.java, run from the
-broker's own jars), to check that what ferrokafka writes is what the reference client reads."""
+"""The Java side of the comparisons: reading a topic back with the Java consumer
+(tools/java/InteropConsumer.java, run from the broker's own jars), to check that what ferrokafka
+writes is what the reference client reads; running Kafka's own command-line tools
+(``kafka_tool``), whose answers come from Java's ``Admin``."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from ferrokafka.testing import resolve_kafka
+from ferrokafka.testing import kafka_version, resolve_jars, resolve_kafka
 
 JAVA_CONSUMER = Path(__file__).resolve().parents[2] / "tools" / "java" / "InteropConsumer.java"
 
@@ -41,3 +43,14 @@ def read_java(bootstrap: str, topic: str, count: int) -> list[Row]:
             )
         )
     return rows
+
+
+def kafka_tool(tool_class: str, *args: str) -> str:
+    """The standard output of one of Kafka's tools (``org.apache.kafka.tools...``, the classes
+    behind ``kafka-*.sh``) run from the broker's release and kafka-tools; a failure fails the
+    test with the tool's stderr."""
+    tools = resolve_jars([f"org.apache.kafka:kafka-tools:{kafka_version()}"]).classpath
+    cmd = ["java", "-cp", f"{resolve_kafka().classpath}:{tools}", tool_class, *args]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout

@@ -19,7 +19,7 @@ from typing import Any
 import pyarrow as pa
 import pytest
 from ferrokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
-from ferrokafka.admin import AIOKafkaAdminClient
+from ferrokafka.admin import AIOKafkaAdminClient, OffsetSpec
 from ferrokafka.metrics import MetricName
 
 from .produce_util import produce_values, value_of
@@ -402,11 +402,21 @@ async def test_admin_calls_cancelled_at_random_points_cost_only_themselves(
     rng = cancel.rng
     admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap_servers)
     await admin.start()
+    tps = [TopicPartition(topic, 0), TopicPartition(topic, 1)]
     calls: list[Callable[[], Awaitable[Any]]] = [
         lambda: admin.describe_topics([topic]),
         admin.list_topics,
         admin.describe_cluster,
         admin.list_consumer_groups,
+        # Java's Admin calls: to each leader, to every broker, to any broker.
+        lambda: admin.list_offsets(dict.fromkeys(tps, OffsetSpec.latest())),
+        lambda: admin.describe_producers(tps),
+        admin.describe_log_dirs,
+        admin.list_transactions,
+        admin.describe_cluster_result,
+        admin.describe_features,
+        admin.describe_client_quotas,
+        admin.list_partition_reassignments,
     ]
 
     async def one_call() -> None:

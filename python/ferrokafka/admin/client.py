@@ -1,19 +1,27 @@
-"""``AIOKafkaAdminClient``: topics, partitions, configs, records, consumer groups and ACLs.
+"""``AIOKafkaAdminClient``: topics, partitions, the cluster, configs, records, offsets,
+consumer groups and ACLs.
 
-The method names, parameters and results follow aiokafka 0.14's admin client. Where aiokafka
-returns a raw response object, this client returns the decoded response as a dict (the Kafka
-schema's field names in snake_case). aiokafka has no ACL calls; ``create_acls``,
-``describe_acls`` and ``delete_acls`` take and return kafka-python's ACL types. Nor has it
-``delete_consumer_groups``, which returns what kafka-python's does.
+The method names, parameters and results follow aiokafka 0.14's admin client; what aiokafka
+lacks follows Java's ``Admin``, with typed results (``describe_cluster_result``,
+``list_offsets``, ``incremental_alter_configs``, ``delete_consumer_group_offsets``...).
+Where aiokafka returns a raw response object, this client returns the decoded response as a
+dict (the Kafka schema's field names in snake_case). aiokafka has no ACL calls;
+``create_acls``, ``describe_acls`` and ``delete_acls`` take and return kafka-python's ACL
+types. Nor has it ``delete_consumer_groups``, which returns what kafka-python's does.
 
-Each kind of operation is a part of its own (``topics.py``, ``configs.py``, ``records.py``,
-``groups.py``, ``share_groups.py``, ``acls.py``, on the shared ``_base.py``); this module
-assembles them and holds the lifecycle.
+Each kind of operation is a part of its own (``topics.py``, ``topic_descriptions.py``,
+``cluster.py``, ``configs.py``, ``records.py``, ``offsets.py``, ``reassignments.py``,
+``log_dirs.py``, ``groups.py``, ``group_offset_deletion.py``, ``transactions.py``,
+``share_groups.py``, ``acls.py``, ``quotas.py``, ``scram.py``, ``features.py``, on the shared
+``_base.py``); this module assembles them and holds the lifecycle.
 
 Routing: requests that KRaft forwards to the controller (CreateTopics, DeleteTopics,
-CreatePartitions, the ACL calls) and cluster-wide reads go to the least-loaded broker (KIP-590);
-DeleteRecords goes to each partition's leader; group requests go to the group coordinator
-found with FindCoordinator, retried while the coordinator moves or loads.
+CreatePartitions, ElectLeaders, the partition reassignment, ACL, quota, SCRAM and feature
+calls) and cluster-wide reads
+go to the least-loaded broker (KIP-590); DeleteRecords and ListOffsets go to each partition's
+leader; broker config resources and log directory requests to that broker; group requests go to
+the group coordinator found with FindCoordinator, retried while the coordinator moves or loads;
+transaction requests as ``transactions.py`` says.
 """
 
 from __future__ import annotations
@@ -28,10 +36,20 @@ from ..config import AdminConfig
 from ..config.connection import keyword_options
 from ..metrics import MetricName
 from .acls import AclOperations
+from .cluster import ClusterOperations
 from .configs import ConfigOperations
+from .features import FeatureOperations
+from .group_offset_deletion import GroupOffsetDeletion
+from .log_dirs import LogDirOperations
+from .offsets import OffsetOperations
+from .quotas import QuotaOperations
+from .reassignments import ReassignmentOperations
 from .records import RecordOperations
+from .scram import ScramOperations
 from .share_groups import ShareGroupOperations
+from .topic_descriptions import TopicDescriptionOperations
 from .topics import TopicOperations
+from .transactions import TransactionOperations
 
 __all__ = ["AIOKafkaAdminClient"]
 
@@ -43,7 +61,21 @@ _NO_OPS = {
 
 
 class AIOKafkaAdminClient(
-    TopicOperations, ConfigOperations, RecordOperations, ShareGroupOperations, AclOperations
+    TopicOperations,
+    TopicDescriptionOperations,
+    ClusterOperations,
+    ConfigOperations,
+    RecordOperations,
+    OffsetOperations,
+    ReassignmentOperations,
+    LogDirOperations,
+    GroupOffsetDeletion,
+    TransactionOperations,
+    ShareGroupOperations,
+    AclOperations,
+    QuotaOperations,
+    ScramOperations,
+    FeatureOperations,
 ):
     """An admin client. ``start()`` connects; ``close()`` disconnects (or use ``async with``).
 

@@ -13,6 +13,8 @@ class ConfigResourceType(IntEnum):
     """Kafka's config resource types (the ``resource_type`` of DescribeConfigs)."""
 
     BROKER = 4
+    BROKER_LOGGER = 8
+    """A broker's log4j logger levels (the name is the broker id)."""
     TOPIC = 2
     GROUP = 32
     """A consumer or share group's configs (KIP-848, KIP-932): ``share.auto.offset.reset``,

@@ -1,5 +1,6 @@
-"""The admin client's config operations: DescribeConfigs and AlterConfigs, routed per
-resource (a broker's to that broker, the rest to any broker)."""
+"""The admin client's config operations: DescribeConfigs, AlterConfigs and
+IncrementalAlterConfigs, routed per resource (a broker's to that broker, the rest to any
+broker)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..protocol import Api
 from ._base import AdminBase, Body, plain, raise_for
+from .alter_config_op import AlterConfigOp
 from .config_resource import ConfigResource, ConfigResourceType
 
 if TYPE_CHECKING:
@@ -18,11 +20,20 @@ if TYPE_CHECKING:
         AlterConfigsResourceResponse,
         DescribeConfigsRequest,
         DescribeConfigsResult,
+        IncrementalAlterConfigsRequest,
+        IncrementalAlterConfigsResult,
     )
 
-    ResourceResults = Iterable[DescribeConfigsResult] | Iterable[AlterConfigsResourceResponse]
+    ResourceResults = (
+        Iterable[DescribeConfigsResult]
+        | Iterable[AlterConfigsResourceResponse]
+        | Iterable[IncrementalAlterConfigsResult]
+    )
 
 __all__ = ["ConfigOperations"]
+
+_PER_BROKER = (ConfigResourceType.BROKER, ConfigResourceType.BROKER_LOGGER)
+"""Resource types only their broker can answer for."""
 
 _Req = TypeVar("_Req", bound=Mapping[str, Any])
 _Resp = TypeVar("_Resp", bound=Mapping[str, Any])
@@ -84,6 +95,47 @@ class ConfigOperations(AdminBase):
             Api.ALTER_CONFIGS, config_resources, request, lambda r: r["responses"]
         )
 
+    async def incremental_alter_configs(
+        self,
+        configs: Mapping[ConfigResource, Iterable[AlterConfigOp]],
+        validate_only: bool = False,
+    ) -> None:
+        """Change single configs of topics, brokers and broker loggers (Java's
+        ``incrementalAlterConfigs``): each ``AlterConfigOp`` sets, deletes (back to the
+        default), appends to or subtracts from one key; keys not named keep their values.
+        Broker resources go to that broker, the rest to any broker. A resource's error (an
+        unknown topic, an invalid value, a key that is not a list for APPEND) is raised naming
+        the resource."""
+        changes = {res: list(ops) for res, ops in configs.items()}
+        for res, ops in changes.items():
+            for op in ops:
+                if not isinstance(op, AlterConfigOp):
+                    raise TypeError(f"the changes of {res} must be AlterConfigOps, got {op!r}")
+
+        def request(resources: list[ConfigResource]) -> IncrementalAlterConfigsRequest:
+            return {
+                "resources": [
+                    {
+                        "resource_type": int(res.resource_type),
+                        "resource_name": res.name,
+                        "configs": [
+                            {
+                                "name": op.name,
+                                "config_operation": int(op.op_type),
+                                "value": op.value,
+                            }
+                            for op in changes[res]
+                        ],
+                    }
+                    for res in resources
+                ],
+                "validate_only": validate_only,
+            }
+
+        await self._per_config_resource(
+            Api.INCREMENTAL_ALTER_CONFIGS, list(changes), request, lambda r: r["responses"]
+        )
+
     async def _per_config_resource(
         self,
         api: Api[_Req, _Resp],
@@ -97,7 +149,8 @@ class ConfigOperations(AdminBase):
         by_broker: dict[int, list[ConfigResource]] = defaultdict(list)
         anywhere: list[ConfigResource] = []
         for res in config_resources:
-            if res.resource_type == ConfigResourceType.BROKER:
+            # An unnamed broker resource is the cluster-wide default: any broker answers.
+            if res.resource_type in _PER_BROKER and res.name:
                 by_broker[int(res.name)].append(res)
             else:
                 anywhere.append(res)

@@ -6,7 +6,6 @@ import asyncio
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
-from .. import errors as Errors
 from ..protocol import Api
 from ..structs import TopicPartition
 from ._base import AdminBase, raise_for
@@ -29,28 +28,12 @@ class RecordOperations(AdminBase):
         """Delete the records below ``before_offset`` in each partition (sent to each
         partition's leader); returns every partition's new low watermark (log start
         offset)."""
-        metadata = await self._client.fetch_metadata(topics={tp.topic for tp in records_to_delete})
-        leaders: dict[TopicPartition, int] = {}
-        for t in metadata["topics"]:
-            raise_for(t["error_code"], f"delete_records: topic {t['name']!r}")
-            name = t["name"]
-            if name is None:  # only topics asked for by id come back nameless
-                continue
-            for p in t["partitions"]:
-                leaders[TopicPartition(name, p["partition_index"])] = p["leader_id"]
+        leaders = await self._leaders(records_to_delete, "delete_records")
         by_leader: dict[int, dict[str, list[DeleteRecordsPartition]]] = defaultdict(
             lambda: defaultdict(list)
         )
         for tp, records in records_to_delete.items():
-            leader = leaders.get(tp)
-            if leader is None:
-                raise Errors.UnknownTopicOrPartitionError(
-                    f"delete_records: topic {tp.topic!r} has no partition {tp.partition}"
-                )
-            if leader < 0:
-                raise Errors.LeaderNotAvailableError(
-                    f"delete_records: topic {tp.topic!r} partition {tp.partition} has no leader"
-                )
+            leader = leaders[tp]
             by_leader[leader][tp.topic].append(
                 {"partition_index": tp.partition, "offset": records.before_offset}
             )

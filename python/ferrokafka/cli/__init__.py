@@ -1,6 +1,6 @@
-"""The ``ferrokafka`` command: kcat-style ``consume`` and ``produce``, ``topics``, ``groups``
-and ``share``
-(Kafka's console tools' flags, kcat's short forms), ``bench``, and ``broker`` for a local Kafka.
+"""The ``ferrokafka`` command: kcat-style ``consume`` and ``produce``, ``topics``, ``offsets``,
+``configs``, ``groups``, ``transactions``, ``reassign``, ``quotas`` and ``share`` (Kafka's
+console tools' flags, kcat's short forms), ``bench``, and ``broker`` for a local Kafka.
 
 Each subcommand registers itself through an ``add_*_command`` function listed in
 :data:`COMMANDS`; :func:`main` runs the chosen handler, turning failures into one line on stderr
@@ -17,14 +17,19 @@ from typing import TYPE_CHECKING
 from .. import __version__
 from .bench import add_bench_command, run_harness
 from .broker import add_broker_command, usage
+from .configs import add_configs_command
 from .consume import add_consume_command
 from .demo import add_demo_command
 from .errors import command_logging, run_handler
 from .groups import add_groups_command
+from .list_offsets import add_offsets_command
 from .names import resolve_names
 from .produce import add_produce_command
+from .quotas import add_quotas_command
+from .reassign import add_reassign_command
 from .share import add_share_command
 from .topics import add_topics_command
+from .transactions import add_transactions_command
 
 if TYPE_CHECKING:
     Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]
@@ -36,7 +41,12 @@ COMMANDS: list[Callable[[Subcommands], None]] = [
     add_consume_command,
     add_produce_command,
     add_topics_command,
+    add_offsets_command,
+    add_configs_command,
     add_groups_command,
+    add_transactions_command,
+    add_reassign_command,
+    add_quotas_command,
     add_share_command,
     add_bench_command,
     add_broker_command,

@@ -1,19 +1,40 @@
-"""What ``topics`` and ``groups`` share: each action runs with a started admin client, and
-their ``--format`` flag."""
+"""What the admin commands (``topics``, ``groups``, ``configs``, ``reassign``...) share: a command
+of actions with the connection flags, each action run with a started admin client, the
+``--format`` flag and its column names."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING
 
 from ..admin import AIOKafkaAdminClient
-from .options import client_options
+from .broker import usage
+from .options import client_options, connection_parent
 from .output import FORMATS, Output
 
-__all__ = ["AdminAction", "format_parent", "handle_with_admin"]
+if TYPE_CHECKING:
+    Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]
+
+__all__ = ["AdminAction", "admin_command", "column_names", "format_parent", "handle_with_admin"]
 
 AdminAction = Callable[[AIOKafkaAdminClient, argparse.Namespace, Output], Awaitable[int]]
+
+
+def admin_command(
+    subcommands: Subcommands, name: str, help: str
+) -> tuple[Subcommands, argparse.ArgumentParser]:
+    """Add command ``name`` (its usage shown when no action is given); its actions and the
+    parent parser of the connection flags they take."""
+    command = subcommands.add_parser(name, help=help)
+    command.set_defaults(handler=lambda _args: usage(command))
+    return command.add_subparsers(metavar="ACTION"), connection_parent()
+
+
+def column_names(names: Sequence[str], fmt: str) -> list[str]:
+    """``names`` (``snake_case``) as JSON keys, or as table headers (``UPPER-CASE``)."""
+    return list(names) if fmt == "json" else [n.upper().replace("_", "-") for n in names]
 
 
 def format_parent() -> argparse.ArgumentParser:

@@ -1,7 +1,8 @@
-"""``ferrokafka groups list|describe|reset-offsets|delete``: consumer groups (and share groups,
-KIP-932, in ``list`` and ``describe``), their members, committed offsets and lag, moving a
-group's committed offsets while it has no members (as Kafka's ``kafka-consumer-groups.sh
---reset-offsets`` does), and deleting groups that have none."""
+"""``ferrokafka groups list|describe|reset-offsets|delete|delete-offsets``: consumer groups (and
+share groups, KIP-932, in ``list`` and ``describe``), their members, committed offsets and lag,
+moving a group's committed offsets while it has no members (as Kafka's
+``kafka-consumer-groups.sh --reset-offsets`` does), deleting groups that have none, and
+deleting a group's offsets of some partitions."""
 
 from __future__ import annotations
 
@@ -110,6 +111,25 @@ def add_groups_command(subcommands: Subcommands) -> None:
     )
     add_name(delete, "group", many=True, help="the groups' ids")
     handle_with_admin(delete, _delete)
+
+    forget = actions.add_parser(
+        "delete-offsets",
+        parents=[parent],
+        help="delete a group's committed offsets of topics or partitions",
+        description="The group then starts those partitions by its auto.offset.reset. A group "
+        "with members keeps the offsets of the topics they are subscribed to.",
+    )
+    add_name(forget, "group", help="the group's id")
+    forget.add_argument(
+        "-t",
+        "--topic",
+        dest="offsets_of",
+        action="append",
+        required=True,
+        metavar="TOPIC[:PARTITION]",
+        help="a topic's partitions, or one partition (repeatable)",
+    )
+    handle_with_admin(forget, _delete_offsets)
 
 
 async def _list(admin: AIOKafkaAdminClient, args: argparse.Namespace, out: Output) -> int:
@@ -341,6 +361,25 @@ async def _delete(admin: AIOKafkaAdminClient, args: argparse.Namespace, out: Out
         out.line(f"group {group_id!r}: not deleted: {why} ({error.message})")
     if failed:
         raise CliError(f"{failed} of {len(results)} group(s) not deleted")
+    return 0
+
+
+async def _delete_offsets(admin: AIOKafkaAdminClient, args: argparse.Namespace, out: Output) -> int:
+    partitions: list[TopicPartition] = []
+    whole: list[str] = []
+    for text in args.offsets_of:
+        topic, sep, partition = text.rpartition(":")
+        if sep and topic and partition.isdigit():
+            partitions.append(TopicPartition(topic, int(partition)))
+        else:
+            whole.append(text)
+    if whole:
+        for topic in await admin.describe_topics(whole):
+            partitions += [
+                TopicPartition(topic["name"], p["partition_index"]) for p in topic["partitions"]
+            ]
+    await admin.delete_consumer_group_offsets(args.group, partitions)
+    out.note(f"deleted group {args.group!r}'s offsets of {len(partitions)} partition(s)")
     return 0
 
 

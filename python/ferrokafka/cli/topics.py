@@ -20,11 +20,11 @@ from .parsing import positive
 if TYPE_CHECKING:
     Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]
 
-__all__ = ["add_topics_command"]
+__all__ = ["CONFIG_SOURCES", "DEFAULT_SOURCE", "add_topics_command"]
 
 _SETTLE_S = 30.0
 # DescribeConfigs' config_source values (KIP-226).
-_SOURCES = {
+CONFIG_SOURCES = {
     1: "topic",
     2: "broker",
     3: "broker-default",
@@ -32,7 +32,7 @@ _SOURCES = {
     5: "default",
     6: "broker-logger",
 }
-_DEFAULT_SOURCE = 5
+DEFAULT_SOURCE = 5
 
 
 def _config(text: str) -> tuple[str, str]:
@@ -112,7 +112,7 @@ async def _describe(admin: AIOKafkaAdminClient, args: argparse.Namespace, out: O
         for response in await admin.describe_configs(resources):
             for result in response["results"]:
                 configs[result["resource_name"]] = [
-                    c for c in result["configs"] if c["config_source"] != _DEFAULT_SOURCE
+                    c for c in result["configs"] if c["config_source"] != DEFAULT_SOURCE
                 ]
     if args.format == "json":
         for topic in described:
@@ -129,7 +129,7 @@ async def _describe(admin: AIOKafkaAdminClient, args: argparse.Namespace, out: O
     out.rows(["TOPIC", "PARTITION", "LEADER", "REPLICAS", "ISR"], rows)
     if args.configs:
         config_rows = [
-            [name, c["name"], _value(c), _SOURCES.get(c["config_source"], c["config_source"])]
+            [name, c["name"], _value(c), CONFIG_SOURCES.get(c["config_source"], c["config_source"])]
             for name, entries in sorted(configs.items())
             for c in sorted(entries, key=lambda c: c["name"])
         ]

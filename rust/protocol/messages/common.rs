@@ -24,6 +24,15 @@ kafka_struct! {
 }
 
 kafka_struct! {
+    /// One part of a client quota entity (DescribeClientQuotas, AlterClientQuotas): a user, a
+    /// client id or an IP; a null name is the type's default entity.
+    pub struct QuotaEntityPart {
+        entity_type: String [0, _],
+        entity_name: Option<String> [0, _],
+    }
+}
+
+kafka_struct! {
     /// Partitions of one topic, by id, in the heartbeat-driven group protocols (KIP-848's
     /// consumer groups, KIP-932's share groups).
     pub struct GroupTopicPartitions {

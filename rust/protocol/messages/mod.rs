@@ -12,8 +12,12 @@ use super::header::{read_response_header, write_response_header, RequestHeader};
 
 pub mod add_offsets_to_txn;
 pub mod add_partitions_to_txn;
+pub mod alter_client_quotas;
 pub mod alter_configs;
+pub mod alter_partition_reassignments;
+pub mod alter_replica_log_dirs;
 pub mod alter_share_group_offsets;
+pub mod alter_user_scram_credentials;
 pub mod api_versions;
 pub mod common;
 pub mod consumer_group_describe;
@@ -27,20 +31,32 @@ pub mod delete_records;
 pub mod delete_share_group_offsets;
 pub mod delete_topics;
 pub mod describe_acls;
+pub mod describe_client_quotas;
+pub mod describe_cluster;
 pub mod describe_configs;
 pub mod describe_groups;
+pub mod describe_log_dirs;
+pub mod describe_producers;
 pub mod describe_share_group_offsets;
+pub mod describe_topic_partitions;
+pub mod describe_transactions;
+pub mod describe_user_scram_credentials;
+pub mod elect_leaders;
 pub mod end_txn;
 pub mod fetch;
 pub mod find_coordinator;
 pub mod heartbeat;
+pub mod incremental_alter_configs;
 pub mod init_producer_id;
 pub mod join_group;
 pub mod leave_group;
 pub mod list_groups;
 pub mod list_offsets;
+pub mod list_partition_reassignments;
+pub mod list_transactions;
 pub mod metadata;
 pub mod offset_commit;
+pub mod offset_delete;
 pub mod offset_fetch;
 pub mod offset_for_leader_epoch;
 pub mod produce;
@@ -52,6 +68,8 @@ pub mod share_group_describe;
 pub mod share_group_heartbeat;
 pub mod sync_group;
 pub mod txn_offset_commit;
+pub mod update_features;
+pub mod write_txn_markers;
 
 #[cfg(test)]
 mod golden;
@@ -281,6 +299,10 @@ macro_rules! with_api {
                 type $A = end_txn::EndTxn;
                 $body
             }
+            k if k == write_txn_markers::WriteTxnMarkers::KEY => {
+                type $A = write_txn_markers::WriteTxnMarkers;
+                $body
+            }
             k if k == txn_offset_commit::TxnOffsetCommit::KEY => {
                 type $A = txn_offset_commit::TxnOffsetCommit;
                 $body
@@ -309,6 +331,14 @@ macro_rules! with_api {
                 type $A = alter_configs::AlterConfigs;
                 $body
             }
+            k if k == alter_replica_log_dirs::AlterReplicaLogDirs::KEY => {
+                type $A = alter_replica_log_dirs::AlterReplicaLogDirs;
+                $body
+            }
+            k if k == describe_log_dirs::DescribeLogDirs::KEY => {
+                type $A = describe_log_dirs::DescribeLogDirs;
+                $body
+            }
             k if k == sasl_authenticate::SaslAuthenticate::KEY => {
                 type $A = sasl_authenticate::SaslAuthenticate;
                 $body
@@ -321,12 +351,72 @@ macro_rules! with_api {
                 type $A = delete_groups::DeleteGroups;
                 $body
             }
+            k if k == elect_leaders::ElectLeaders::KEY => {
+                type $A = elect_leaders::ElectLeaders;
+                $body
+            }
+            k if k == incremental_alter_configs::IncrementalAlterConfigs::KEY => {
+                type $A = incremental_alter_configs::IncrementalAlterConfigs;
+                $body
+            }
+            k if k == alter_partition_reassignments::AlterPartitionReassignments::KEY => {
+                type $A = alter_partition_reassignments::AlterPartitionReassignments;
+                $body
+            }
+            k if k == list_partition_reassignments::ListPartitionReassignments::KEY => {
+                type $A = list_partition_reassignments::ListPartitionReassignments;
+                $body
+            }
+            k if k == offset_delete::OffsetDelete::KEY => {
+                type $A = offset_delete::OffsetDelete;
+                $body
+            }
+            k if k == describe_client_quotas::DescribeClientQuotas::KEY => {
+                type $A = describe_client_quotas::DescribeClientQuotas;
+                $body
+            }
+            k if k == alter_client_quotas::AlterClientQuotas::KEY => {
+                type $A = alter_client_quotas::AlterClientQuotas;
+                $body
+            }
+            k if k == describe_user_scram_credentials::DescribeUserScramCredentials::KEY => {
+                type $A = describe_user_scram_credentials::DescribeUserScramCredentials;
+                $body
+            }
+            k if k == alter_user_scram_credentials::AlterUserScramCredentials::KEY => {
+                type $A = alter_user_scram_credentials::AlterUserScramCredentials;
+                $body
+            }
+            k if k == update_features::UpdateFeatures::KEY => {
+                type $A = update_features::UpdateFeatures;
+                $body
+            }
+            k if k == describe_cluster::DescribeCluster::KEY => {
+                type $A = describe_cluster::DescribeCluster;
+                $body
+            }
+            k if k == describe_producers::DescribeProducers::KEY => {
+                type $A = describe_producers::DescribeProducers;
+                $body
+            }
+            k if k == describe_transactions::DescribeTransactions::KEY => {
+                type $A = describe_transactions::DescribeTransactions;
+                $body
+            }
+            k if k == list_transactions::ListTransactions::KEY => {
+                type $A = list_transactions::ListTransactions;
+                $body
+            }
             k if k == consumer_group_heartbeat::ConsumerGroupHeartbeat::KEY => {
                 type $A = consumer_group_heartbeat::ConsumerGroupHeartbeat;
                 $body
             }
             k if k == consumer_group_describe::ConsumerGroupDescribe::KEY => {
                 type $A = consumer_group_describe::ConsumerGroupDescribe;
+                $body
+            }
+            k if k == describe_topic_partitions::DescribeTopicPartitions::KEY => {
+                type $A = describe_topic_partitions::DescribeTopicPartitions;
                 $body
             }
             k if k == share_group_heartbeat::ShareGroupHeartbeat::KEY => {
@@ -428,7 +518,8 @@ mod tests {
             keys,
             vec![
                 0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25,
-                26, 28, 29, 30, 31, 32, 33, 36, 37, 42, 68, 69, 76, 77, 78, 79, 90, 91, 92
+                26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 42, 43, 44, 45, 46, 47, 48, 49, 50,
+                51, 57, 60, 61, 65, 66, 68, 69, 75, 76, 77, 78, 79, 90, 91, 92
             ]
         );
         for a in apis {

@@ -1,0 +1,81 @@
+"""Placing replicas on the three-node placement cluster, for the tests of reassignments, leader
+elections and log directories: topics on chosen brokers, data to move, replication throttled so
+that a move stays in progress, and waiting for what the metadata shows."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+from ferrokafka import AIOKafkaProducer
+from ferrokafka.admin import (
+    AIOKafkaAdminClient,
+    AlterConfigOp,
+    AlterConfigOpType,
+    ConfigResource,
+    ConfigResourceType,
+    NewTopic,
+)
+from ferrokafka.structs import TopicPartition
+
+T = TypeVar("T")
+NODES = (1, 2, 3)
+THROTTLED = {
+    "leader.replication.throttled.replicas": "*",
+    "follower.replication.throttled.replicas": "*",
+}
+"""Topic configs that put every replica of the topic under the brokers' replication throttle."""
+
+
+async def eventually(
+    read: Callable[[], Awaitable[T]], done: Callable[[T], bool], timeout: float = 60
+) -> T:
+    """``read()`` until ``done`` holds of its value (returned), or fail with the last one."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = await read()
+        if done(value) or time.monotonic() > deadline:
+            assert done(value), value
+            return value
+        await asyncio.sleep(0.2)
+
+
+async def placed(admin: AIOKafkaAdminClient, tp: TopicPartition) -> tuple[list[int], int]:
+    """The partition's replicas and leader in the metadata."""
+    [topic] = await admin.describe_topics([tp.topic])
+    [p] = [p for p in topic["partitions"] if p["partition_index"] == tp.partition]
+    return list(p["replica_nodes"]), p["leader_id"]
+
+
+async def create_topic(admin: AIOKafkaAdminClient, replicas: list[int], **configs: str) -> str:
+    """A new topic of one partition on ``replicas`` (the first its preferred leader)."""
+    name = f"fk-placement-{uuid.uuid4().hex[:10]}"
+    topic = NewTopic(name, -1, -1, replica_assignments={0: replicas}, topic_configs=configs)
+    [created] = (await admin.create_topics([topic]))["topics"]
+    assert created["error_code"] == 0, created
+    await admin.wait_for_topic(name, partitions=1, timeout=30)
+    return name
+
+
+async def fill(bootstrap: str, topic: str, count: int, size: int) -> None:
+    """``count`` records of ``size`` bytes into partition 0."""
+    async with AIOKafkaProducer(bootstrap_servers=bootstrap, linger_ms=5) as producer:
+        sent = [await producer.send(topic, b"x" * size, partition=0) for _ in range(count)]
+        await asyncio.gather(*sent)
+
+
+async def throttle(admin: AIOKafkaAdminClient, rate: str | None) -> None:
+    """Cap (or, with ``None``, uncap) replication traffic on every broker."""
+    op = AlterConfigOpType.SET if rate else AlterConfigOpType.DELETE
+    await admin.incremental_alter_configs(
+        {
+            ConfigResource(ConfigResourceType.BROKER, str(n)): [
+                AlterConfigOp("leader.replication.throttled.rate", rate, op),
+                AlterConfigOp("follower.replication.throttled.rate", rate, op),
+            ]
+            for n in NODES
+        }
+    )

@@ -1,0 +1,268 @@
+"""The admin client beside Java's ``Admin``: the same questions asked through Kafka's own tools
+(``kafka-get-offsets``, ``kafka-transactions``, ``kafka-features``, ``kafka-log-dirs``,
+``kafka-cluster``, ``kafka-configs``), which answer with Java's admin client, must get the same
+answers."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+
+import pytest
+from ferrokafka import AIOKafkaProducer
+from ferrokafka import errors as Errors
+from ferrokafka.admin import (
+    AIOKafkaAdminClient,
+    ClientQuotaAlteration,
+    ClientQuotaEntity,
+    ElectionType,
+    OffsetSpec,
+    PartitionReassignment,
+)
+from ferrokafka.structs import TopicPartition
+
+from ..conftest import TopicFactory
+from .conftest import PlacementCluster
+from .java_util import kafka_tool
+from .placement_util import THROTTLED, create_topic, eventually, fill, placed, throttle
+from .produce_util import produce_values
+
+pytestmark = pytest.mark.integration
+
+TOOLS = "org.apache.kafka.tools."
+BASE_TS = 1_700_000_000_000
+
+
+async def test_list_offsets_as_kafka_get_offsets(
+    admin: AIOKafkaAdminClient, make_topic: TopicFactory, bootstrap_servers: str
+) -> None:
+    topic = make_topic(partitions=3)
+    await produce_values(bootstrap_servers, topic, 3, 7, timestamp=BASE_TS)
+    tps = [TopicPartition(topic, p) for p in range(3)]
+    for java_time, spec in (
+        ("-1", OffsetSpec.latest()),
+        ("-2", OffsetSpec.earliest()),
+        ("-3", OffsetSpec.max_timestamp()),
+        (str(BASE_TS + 3), OffsetSpec.for_timestamp(BASE_TS + 3)),
+    ):
+        out = await asyncio.to_thread(
+            kafka_tool,
+            TOOLS + "GetOffsetShell",
+            "--bootstrap-server",
+            bootstrap_servers,
+            "--topic",
+            topic,
+            "--time",
+            java_time,
+        )
+        java = {}
+        for line in out.split():
+            name, partition, offset = line.rsplit(":", 2)
+            java[TopicPartition(name, int(partition))] = int(offset)
+        ours = await admin.list_offsets(dict.fromkeys(tps, spec))
+        assert {tp: info.offset for tp, info in ours.items()} == java, java_time
+
+
+async def test_transactions_as_kafka_transactions(
+    admin: AIOKafkaAdminClient, make_topic: TopicFactory, bootstrap_servers: str
+) -> None:
+    topic = make_topic(partitions=1)
+    tid = f"fk-parity-txn-{uuid.uuid4().hex[:10]}"
+    tool = (TOOLS + "TransactionsCommand", "--bootstrap-server", bootstrap_servers)
+    async with AIOKafkaProducer(
+        bootstrap_servers=bootstrap_servers, transactional_id=tid
+    ) as producer:
+        await producer.begin_transaction()
+        await producer.send_and_wait(topic, b"open", partition=0)
+
+        listed = await asyncio.to_thread(kafka_tool, *tool, "list")
+        [java_row] = [r.split() for r in listed.splitlines() if r.split()[:1] == [tid]]
+        described = await asyncio.to_thread(
+            kafka_tool, *tool, "describe", "--transactional-id", tid
+        )
+        header, row = (line.split() for line in described.splitlines()[:2])
+        java_txn = dict(zip(header, row, strict=False))
+        producers = await asyncio.to_thread(
+            kafka_tool, *tool, "describe-producers", "--topic", topic, "--partition", "0"
+        )
+        header, row = (line.split() for line in producers.splitlines()[:2])
+        java_producer = dict(zip(header, row, strict=True))
+
+        ours_listed = [t for t in await admin.list_transactions() if t.transactional_id == tid]
+        ours = (await admin.describe_transactions([tid]))[tid]
+        [state] = (await admin.describe_producers([TopicPartition(topic, 0)]))[
+            TopicPartition(topic, 0)
+        ]
+        await producer.abort_transaction()
+
+    # list: TransactionalId Coordinator ProducerId TransactionState
+    assert java_row == [tid, str(ours.coordinator_id), str(ours.producer_id), "Ongoing"]
+    assert [(t.producer_id, t.state.value) for t in ours_listed] == [(ours.producer_id, "Ongoing")]
+    assert java_txn["CoordinatorId"] == str(ours.coordinator_id)
+    assert java_txn["ProducerId"] == str(ours.producer_id)
+    assert java_txn["ProducerEpoch"] == str(ours.producer_epoch)
+    assert java_txn["TransactionState"] == ours.state.value
+    assert java_txn["TransactionTimeoutMs"] == str(ours.transaction_timeout_ms)
+    assert java_txn["CurrentTransactionStartTimeMs"] == str(ours.transaction_start_time_ms)
+    assert java_producer["ProducerId"] == str(state.producer_id)
+    assert java_producer["ProducerEpoch"] == str(state.producer_epoch)
+    assert java_producer["LastSequence"] == str(state.last_sequence)
+    assert java_producer["LastTimestamp"] == str(state.last_timestamp)
+    assert java_producer["CurrentTransactionStartOffset"] == str(
+        state.current_transaction_start_offset
+    )
+
+
+async def test_features_log_dirs_and_cluster_id_as_kafka_tools(
+    admin: AIOKafkaAdminClient, make_topic: TopicFactory, bootstrap_servers: str
+) -> None:
+    topic = make_topic(partitions=1)
+    await produce_values(bootstrap_servers, topic, 1, 20)
+    cluster = await admin.describe_cluster_result()
+    java_id = await asyncio.to_thread(
+        kafka_tool, TOOLS + "ClusterTool", "cluster-id", "--bootstrap-server", bootstrap_servers
+    )
+    assert java_id.split() == ["Cluster", "ID:", cluster.cluster_id]
+
+    features = await admin.describe_features()
+    described = await asyncio.to_thread(
+        kafka_tool, TOOLS + "FeatureCommand", "--bootstrap-server", bootstrap_servers, "describe"
+    )
+    later = await admin.describe_features()
+    java_features = {}
+    for line in described.splitlines():
+        fields = dict(f.split(": ", 1) for f in line.split("\t") if ": " in f)
+        java_features[fields["Feature"]] = fields
+    assert set(java_features) == set(features.supported_features)
+    for name, java in java_features.items():
+        if name == "metadata.version":  # named by release there (4.2-IV1), numbered here
+            continue
+        supported = features.supported_features[name]
+        assert (int(java["SupportedMinVersion"]), int(java["SupportedMaxVersion"])) == (
+            supported.min_version,
+            supported.max_version,
+        ), name
+        finalized = features.finalized_features.get(name)
+        assert int(java["FinalizedVersionLevel"]) == (finalized.max_version if finalized else 0)
+        # The epoch is the metadata log's offset at the answer: it moves on between calls.
+        before, after = features.finalized_features_epoch, later.finalized_features_epoch
+        assert before is not None and after is not None
+        assert before <= int(java["Epoch"]) <= after
+
+    broker = int(cluster.brokers[0].nodeId)
+    out = await asyncio.to_thread(
+        kafka_tool,
+        TOOLS + "LogDirsCommand",
+        "--bootstrap-server",
+        bootstrap_servers,
+        "--describe",
+        "--broker-list",
+        str(broker),
+        "--topic-list",
+        topic,
+    )
+    java_dirs = json.loads(out.splitlines()[-1])
+    [java_broker] = java_dirs["brokers"]
+    ours = (await admin.describe_log_dirs([broker]))[broker]
+    tp = TopicPartition(topic, 0)
+    java_replicas = {
+        (d["logDir"], p["partition"]): (p["size"], p["offsetLag"], p["isFuture"])
+        for d in java_broker["logDirs"]
+        for p in d["partitions"]
+    }
+    ours_replicas = {
+        (path, f"{tp.topic}-{tp.partition}"): tuple(d.replicas[tp])
+        for path, d in ours.items()
+        if tp in d.replicas
+    }
+    assert ours_replicas == java_replicas
+    assert {d["logDir"] for d in java_broker["logDirs"]} == set(ours)
+
+
+async def test_client_quotas_as_kafka_configs(
+    admin: AIOKafkaAdminClient, bootstrap_servers: str
+) -> None:
+    user = f"fk-parity-{uuid.uuid4().hex[:8]}"
+    entity = ClientQuotaEntity.of({"user": user})
+    tool = ("kafka.admin.ConfigCommand", "--bootstrap-server", bootstrap_servers)
+    which = ("--entity-type", "users", "--entity-name", user)
+    # Set by one side, read by the other, both ways.
+    await admin.alter_client_quotas([ClientQuotaAlteration(entity, {"producer_byte_rate": 1024})])
+    await asyncio.to_thread(
+        kafka_tool, *tool, "--alter", *which, "--add-config", "consumer_byte_rate=2048"
+    )
+    expected = {"producer_byte_rate": 1024.0, "consumer_byte_rate": 2048.0}
+    ours: dict[str, float] = {}
+    for _ in range(50):
+        ours = (await admin.describe_client_quotas()).get(entity, {})
+        if ours == expected:
+            break
+        await asyncio.sleep(0.1)
+    assert ours == expected
+    described = await asyncio.to_thread(kafka_tool, *tool, "--describe", *which)
+    java = described.rsplit(" are ", 1)[1].strip()
+    assert dict(kv.split("=") for kv in java.split(", ")) == {
+        k: str(v) for k, v in expected.items()
+    }
+
+
+@pytest.mark.cluster
+async def test_reassignments_and_elections_as_kafka_reassign_partitions(
+    placement_cluster: PlacementCluster,
+) -> None:
+    bootstrap = placement_cluster.bootstrap_servers
+    async with AIOKafkaAdminClient(bootstrap_servers=bootstrap) as admin:
+        topic = await create_topic(admin, [1, 2], **THROTTLED)
+        tp = TopicPartition(topic, 0)
+        await fill(bootstrap, topic, 300, 1000)
+        await throttle(admin, "1000")
+        try:
+            # Broker 3 copies ~300 kB at 1 kB/s: the move stays in progress.
+            await admin.alter_partition_reassignments({tp: [2, 3]})
+            ours = await eventually(
+                lambda: admin.list_partition_reassignments([tp]), lambda f: tp in f
+            )
+            listed = await asyncio.to_thread(
+                kafka_tool,
+                TOOLS + "reassign.ReassignPartitionsCommand",
+                "--bootstrap-server",
+                bootstrap,
+                "--list",
+            )
+            await admin.alter_partition_reassignments({tp: None})
+        finally:
+            await throttle(admin, None)
+        await eventually(lambda: admin.list_partition_reassignments([tp]), lambda f: not f)
+        # Reordered, 2 is the preferred leader; 1 leads until an election.
+        await admin.alter_partition_reassignments({tp: [2, 1]})
+        await eventually(lambda: placed(admin, tp), lambda p: p == ([2, 1], 1))
+        elected = await asyncio.to_thread(
+            kafka_tool,
+            TOOLS + "LeaderElectionCommand",
+            "--bootstrap-server",
+            bootstrap,
+            "--election-type",
+            "PREFERRED",
+            "--topic",
+            topic,
+            "--partition",
+            "0",
+        )
+        again = await admin.elect_leaders(ElectionType.PREFERRED, [tp])
+
+    # Java: "<topic>-0: replicas: 2,3,1. adding: 3. removing: 1."
+    [line] = [x for x in listed.splitlines() if x.strip().startswith(f"{topic}-0")]
+    r = ours[tp]
+    assert r == PartitionReassignment((2, 3, 1), (3,), (1,))
+    for part, ids in (
+        ("replicas", r.replicas),
+        ("adding", r.adding_replicas),
+        ("removing", r.removing_replicas),
+    ):
+        assert f"{part}: {','.join(map(str, ids))}." in line, line
+    # Java elected 2; then ours finds it led by its preferred replica already.
+    assert f"Successfully completed leader election (PREFERRED) for partitions {topic}-0" in (
+        elected
+    )
+    assert isinstance(again[tp], Errors.ElectionNotNeededError)

@@ -1,0 +1,149 @@
+"""SCRAM credentials through the admin client on a SASL broker: a user created by the admin
+client (the salted password computed here, RFC 5802) then authenticates with its password; its
+credentials are described, replaced and deleted, and a deleted credential no longer
+authenticates; Kafka's ``kafka-configs`` and this client read what the other wrote."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ferrokafka import errors as Errors
+from ferrokafka.admin import (
+    AIOKafkaAdminClient,
+    ScramCredentialInfo,
+    ScramMechanism,
+    UserScramCredentialDeletion,
+    UserScramCredentialUpsertion,
+)
+from ferrokafka.testing import KafkaBroker
+
+from .java_util import kafka_tool
+
+pytestmark = [pytest.mark.integration]
+
+SHA256, SHA512 = ScramMechanism.SCRAM_SHA_256, ScramMechanism.SCRAM_SHA_512
+
+
+@pytest.fixture
+async def admin(sasl_plaintext_broker: KafkaBroker) -> AsyncIterator[AIOKafkaAdminClient]:
+    options = sasl_plaintext_broker.client_options(user="admin")
+    async with AIOKafkaAdminClient(**options) as client:
+        yield client
+
+
+async def _authenticates(broker: KafkaBroker, user: str, password: str, mechanism: str) -> bool:
+    options: dict[str, Any] = {
+        **broker.client_options(mechanism=mechanism),
+        "sasl_plain_username": user,
+        "sasl_plain_password": password,
+        "request_timeout_ms": 10000,
+    }
+    try:
+        async with AIOKafkaAdminClient(**options) as client:
+            await client.describe_cluster()
+    except Errors.KafkaError:
+        return False
+    return True
+
+
+async def test_scram_user_created_described_used_and_deleted(
+    admin: AIOKafkaAdminClient, sasl_plaintext_broker: KafkaBroker
+) -> None:
+    user = f"carol-{uuid.uuid4().hex[:6]}"
+    # One change per user and request, as the controller requires.
+    await admin.alter_user_scram_credentials(
+        [UserScramCredentialUpsertion(user, SHA512, "first-pw", iterations=8192)]
+    )
+    await admin.alter_user_scram_credentials(
+        [UserScramCredentialUpsertion(user, SHA256, "other-pw")]
+    )
+    described = await admin.describe_user_scram_credentials([user])
+    assert sorted(described[user]) == [
+        ScramCredentialInfo(SHA256, 4096),
+        ScramCredentialInfo(SHA512, 8192),
+    ]
+    assert user in await admin.describe_user_scram_credentials()
+
+    broker = sasl_plaintext_broker
+    assert await _authenticates(broker, user, "first-pw", "SCRAM-SHA-512")
+    assert await _authenticates(broker, user, "other-pw", "SCRAM-SHA-256")
+    assert not await _authenticates(broker, user, "wrong", "SCRAM-SHA-512")
+
+    # Replaced, then deleted: the old password, then the mechanism, stop working.
+    await admin.alter_user_scram_credentials(
+        [UserScramCredentialUpsertion(user, SHA512, "second-pw", iterations=4096)]
+    )
+    assert await _authenticates(broker, user, "second-pw", "SCRAM-SHA-512")
+    assert not await _authenticates(broker, user, "first-pw", "SCRAM-SHA-512")
+    await admin.alter_user_scram_credentials([UserScramCredentialDeletion(user, SHA512)])
+    assert (await admin.describe_user_scram_credentials([user]))[user] == [
+        ScramCredentialInfo(SHA256, 4096)
+    ]
+    assert not await _authenticates(broker, user, "second-pw", "SCRAM-SHA-512")
+
+
+async def test_scram_errors_name_the_user(admin: AIOKafkaAdminClient) -> None:
+    nobody = f"nobody-{uuid.uuid4().hex[:6]}"
+    with pytest.raises(Errors.DuplicateResourceError, match=nobody):
+        await admin.alter_user_scram_credentials(
+            [
+                UserScramCredentialUpsertion(nobody, SHA256, "a"),
+                UserScramCredentialUpsertion(nobody, SHA512, "b"),
+            ]
+        )
+    with pytest.raises(Errors.ResourceNotFoundError, match=nobody):
+        await admin.describe_user_scram_credentials([nobody])
+    with pytest.raises(Errors.ResourceNotFoundError, match=nobody):
+        await admin.alter_user_scram_credentials([UserScramCredentialDeletion(nobody, SHA256)])
+    with pytest.raises(Errors.UnacceptableCredentialError, match=nobody):
+        await admin.alter_user_scram_credentials(
+            [UserScramCredentialUpsertion(nobody, SHA256, "pw", iterations=10)]
+        )
+
+
+async def test_scram_credentials_as_kafka_configs(
+    admin: AIOKafkaAdminClient, sasl_plaintext_broker: KafkaBroker, tmp_path: Path
+) -> None:
+    """Kafka's ``kafka-configs`` (Java's Admin) reads what this client wrote, and this client
+    reads, and logs in with, what it wrote."""
+    broker = sasl_plaintext_broker
+    user = f"dave-{uuid.uuid4().hex[:6]}"
+    config = tmp_path / "admin.properties"
+    config.write_text(
+        "security.protocol=SASL_PLAINTEXT\n"
+        "sasl.mechanism=SCRAM-SHA-256\n"
+        "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required "
+        f'username="admin" password="{broker.users["admin"]}";\n'
+    )
+    tool = (
+        "kafka.admin.ConfigCommand",
+        "--bootstrap-server",
+        broker.bootstrap_servers,
+        "--command-config",
+        str(config),
+    )
+    which = ("--entity-type", "users", "--entity-name", user)
+    await admin.alter_user_scram_credentials(
+        [UserScramCredentialUpsertion(user, SHA512, "ours-pw", iterations=5000)]
+    )
+    await asyncio.to_thread(
+        kafka_tool,
+        *tool,
+        "--alter",
+        *which,
+        "--add-config",
+        "SCRAM-SHA-256=[iterations=4500,password=java-pw]",
+    )
+    java = await asyncio.to_thread(kafka_tool, *tool, "--describe", *which)
+    assert "SCRAM-SHA-512=iterations=5000" in java and "SCRAM-SHA-256=iterations=4500" in java
+    assert sorted((await admin.describe_user_scram_credentials([user]))[user]) == [
+        ScramCredentialInfo(SHA256, 4500),
+        ScramCredentialInfo(SHA512, 5000),
+    ]
+    assert await _authenticates(broker, user, "java-pw", "SCRAM-SHA-256")
+    assert await _authenticates(broker, user, "ours-pw", "SCRAM-SHA-512")

@@ -1,0 +1,153 @@
+"""The admin commands' command lines, parsed without a broker: ``configs``, ``offsets``,
+``reassign``, ``transactions`` and ``groups delete-offsets``."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+from ferrokafka.admin import AlterConfigOp, AlterConfigOpType, ConfigResourceType, OffsetSpec
+from ferrokafka.cli import build_parser, main
+from ferrokafka.cli.configs import _resource
+from ferrokafka.cli.list_offsets import _spec
+from ferrokafka.cli.names import resolve_names
+from ferrokafka.cli.reassign import parse_move, parse_partition
+from ferrokafka.structs import TopicPartition
+
+
+def parse(*argv: str) -> argparse.Namespace:
+    return resolve_names(build_parser().parse_args(list(argv)))
+
+
+def test_configs_alter_collects_each_operation_in_order() -> None:
+    args = parse(
+        "configs",
+        "alter",
+        "-t",
+        "events",
+        "--set",
+        "retention.ms=1000",
+        "--delete",
+        "segment.ms",
+        "--append",
+        "cleanup.policy=compact",
+        "--subtract",
+        "cleanup.policy=delete",
+        "--validate-only",
+    )
+    assert args.changes == [
+        AlterConfigOp("retention.ms", "1000", AlterConfigOpType.SET),
+        AlterConfigOp("segment.ms", None, AlterConfigOpType.DELETE),
+        AlterConfigOp("cleanup.policy", "compact", AlterConfigOpType.APPEND),
+        AlterConfigOp("cleanup.policy", "delete", AlterConfigOpType.SUBTRACT),
+    ]
+    assert args.validate_only
+    resource = _resource(args)
+    assert (resource.resource_type, resource.name) == (ConfigResourceType.TOPIC, "events")
+
+
+@pytest.mark.parametrize(
+    ("flags", "kind", "name"),
+    [
+        (["--broker", "2"], ConfigResourceType.BROKER, "2"),
+        (["--broker-default"], ConfigResourceType.BROKER, ""),
+        (["--broker-logger", "1"], ConfigResourceType.BROKER_LOGGER, "1"),
+    ],
+)
+def test_configs_entities(flags: list[str], kind: ConfigResourceType, name: str) -> None:
+    resource = _resource(parse("configs", "describe", *flags))
+    assert (resource.resource_type, resource.name) == (kind, name)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["configs", "describe"], "one of the arguments -t/--topic --broker"),
+        (["configs", "describe", "-t", "x", "--broker", "1"], "not allowed with argument"),
+        (["configs", "alter", "-t", "x", "--set", "novalue"], "NAME=VALUE"),
+    ],
+)
+def test_configs_bad_command_lines(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        build_parser().parse_args(argv)
+    assert exited.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_configs_alter_without_a_change_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Refused before any connection is made.
+    assert main(["configs", "alter", "-t", "x", "-b", "127.0.0.1:1"]) == 2
+    assert "nothing to change" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("flags", "spec"),
+    [
+        ([], OffsetSpec.latest()),
+        (["--earliest"], OffsetSpec.earliest()),
+        (["--max-timestamp"], OffsetSpec.max_timestamp()),
+        (["--time", "1700000000000"], OffsetSpec.for_timestamp(1_700_000_000_000)),
+    ],
+)
+def test_offsets_spec(flags: list[str], spec: OffsetSpec) -> None:
+    args = parse("offsets", "events", "-p", "0", "-p", "2", *flags)
+    assert (args.topic, args.partition, _spec(args)) == ("events", [0, 2], spec)
+
+
+def test_partitions_and_moves() -> None:
+    assert parse_partition("my.topic-1:3") == TopicPartition("my.topic-1", 3)
+    assert parse_move("events:0=3,1") == (TopicPartition("events", 0), [3, 1])
+    for bad in ("events", "events:x", ":1", "events:-1"):
+        with pytest.raises(argparse.ArgumentTypeError, match="TOPIC:PARTITION"):
+            parse_partition(bad)
+    for bad in ("events:0", "events:0=", "events:0=a,b"):
+        with pytest.raises(argparse.ArgumentTypeError, match="BROKER"):
+            parse_move(bad)
+    args = parse("reassign", "move", "a:0=1,2", "b:1=3")
+    assert args.moves == [(TopicPartition("a", 0), [1, 2]), (TopicPartition("b", 1), [3])]
+    args = parse("reassign", "elect-leaders", "--unclean", "a:0")
+    assert (args.unclean, args.partitions) == (True, [TopicPartition("a", 0)])
+    assert parse("reassign", "list").partitions == []
+
+
+def test_transactions_command_lines() -> None:
+    args = parse(
+        "transactions", "list", "--state", "Ongoing", "--producer-id", "7", "--duration-ms", "5"
+    )
+    assert (args.state, args.producer_id, args.duration_ms) == (["Ongoing"], [7], 5)
+    args = parse("transactions", "abort", "-t", "events", "-p", "1", "--start-offset", "40")
+    assert (args.topic, args.partition, args.start_offset) == ("events", 1, 40)
+    assert parse("transactions", "fence", "a", "b").transactional_ids == ["a", "b"]
+    with pytest.raises(SystemExit):
+        parse("transactions", "list", "--state", "Sleeping")
+
+
+def test_groups_delete_offsets_command_line() -> None:
+    args = parse("groups", "delete-offsets", "g1", "-t", "events", "--topic", "other:2")
+    assert (args.group, args.offsets_of) == ("g1", ["events", "other:2"])
+
+
+def test_quotas_entities_and_changes() -> None:
+    from ferrokafka.cli.quotas import _entity
+
+    args = parse(
+        "quotas",
+        "alter",
+        "--user",
+        "alice",
+        "--client-id-default",
+        "--set",
+        "request_percentage=25",
+    )
+    assert _entity(args) == {"user": "alice", "client-id": None}
+    assert (args.values, args.remove) == ([("request_percentage", 25.0)], [])
+    assert _entity(parse("quotas", "describe")) == {}
+    assert _entity(parse("quotas", "describe", "--ip", "10.0.0.1")) == {"ip": "10.0.0.1"}
+    with pytest.raises(SystemExit):
+        parse("quotas", "alter", "--user", "a", "--set", "producer_byte_rate=fast")
+    with pytest.raises(SystemExit):
+        parse("quotas", "alter", "--user", "a", "--user-default")
