@@ -47,7 +47,8 @@ async def test_reassignment_in_progress_is_listed_and_cancelled_then_one_complet
         )
         assert moving[tp] == PartitionReassignment((3, 1, 2), (3,), (2,))
         assert await admin.list_partition_reassignments() == {tp: moving[tp]}
-        assert (await placed(admin, tp))[0] == [3, 1, 2]
+        # The metadata names the adding replica once every broker has the change.
+        await eventually(lambda: placed(admin, tp), lambda placed: placed[0] == [3, 1, 2])
 
         await admin.alter_partition_reassignments({tp: None})
         await eventually(lambda: admin.list_partition_reassignments([tp]), lambda f: not f)

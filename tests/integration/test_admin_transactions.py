@@ -81,7 +81,13 @@ async def test_an_open_transaction_seen_by_leader_coordinator_and_every_broker(
             break
         await asyncio.sleep(0.1)
     assert after.current_transaction_start_offset is None
-    done = (await admin.describe_transactions([tid]))[tid]
+    # The coordinator records the commit complete once every marker is written: PrepareCommit
+    # until then, even after the leader has the marker.
+    for _ in range(50):
+        done = (await admin.describe_transactions([tid]))[tid]
+        if done.state is not TransactionState.PREPARE_COMMIT:
+            break
+        await asyncio.sleep(0.1)
     assert done.state in (TransactionState.COMPLETE_COMMIT, TransactionState.EMPTY)
     assert done.topic_partitions == frozenset()
     assert TransactionListing(tid, state.producer_id, done.state) in await admin.list_transactions()
