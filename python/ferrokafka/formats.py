@@ -85,12 +85,18 @@ class PayloadFormat:
             batch = batch.slice(0, failed.row)
         out = batch.set_column(index, column, values)
         if self.mode == "PERMISSIVE" and self.corrupt_column is not None:
-            raw: list[str | None] = [None] * batch.num_rows
-            source = batch.column(index)
-            for row, _ in bad:
-                payload = source[row].as_py()
-                raw[row] = payload.decode("utf-8", "replace") if payload is not None else None
-            out = out.append_column(self.corrupt_column, pa.array(raw, pa.string()))
+            if not bad:  # the usual batch: no Python object per row
+                corrupt = pa.nulls(batch.num_rows, pa.string())
+            else:
+                raw: list[str | None] = [None] * batch.num_rows
+                source = batch.column(index)
+                for row, _ in bad:
+                    payload = source[row].as_py()
+                    if isinstance(payload, bytes):
+                        payload = payload.decode("utf-8", "replace")
+                    raw[row] = payload
+                corrupt = pa.array(raw, pa.string())
+            out = out.append_column(self.corrupt_column, corrupt)
         return out, failed
 
 
