@@ -40,6 +40,17 @@ class PlacementCluster:
         return self.cluster.bootstrap_servers
 
 
+PLACEMENT_CONFIG = {
+    # No node kills here: a node fenced for heartbeats missed on a loaded machine would only
+    # drop out of what the tests describe.
+    "broker.session.timeout.ms": "30000",
+    # A throttled move copies at most one fetch a quota window: small fetches keep it in
+    # progress for minutes rather than one fetch of the whole partition.
+    "replica.fetch.max.bytes": "4096",
+    "replica.fetch.response.max.bytes": "4096",
+}
+
+
 @pytest.fixture(scope="session")
 def placement_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PlacementCluster]:
     """What the admin calls on replica placement (log directories, reassignments, leader
@@ -50,7 +61,7 @@ def placement_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Plac
     placement = PlacementCluster(
         KafkaCluster(
             3,
-            config=KEEP_DATA,
+            config={**KEEP_DATA, **PLACEMENT_CONFIG},
             node_configs={
                 n: {"broker.rack": f"r{n}", "log.dirs": ",".join(dirs[n])} for n in (1, 2, 3)
             },

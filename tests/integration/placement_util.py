@@ -28,6 +28,8 @@ THROTTLED = {
     "follower.replication.throttled.replicas": "*",
 }
 """Topic configs that put every replica of the topic under the brokers' replication throttle."""
+DYNAMIC = 2
+"""DescribeConfigs' config source of a value set on one broker (DYNAMIC_BROKER_CONFIG)."""
 
 
 async def eventually(
@@ -68,14 +70,24 @@ async def fill(bootstrap: str, topic: str, count: int, size: int) -> None:
 
 
 async def throttle(admin: AIOKafkaAdminClient, rate: str | None) -> None:
-    """Cap (or, with ``None``, uncap) replication traffic on every broker."""
+    """Cap (or, with ``None``, uncap) replication traffic on every broker, and wait until each
+    broker has applied it (a broker applies a dynamic config when its metadata log carries it;
+    a move started before that runs unthrottled)."""
     op = AlterConfigOpType.SET if rate else AlterConfigOpType.DELETE
+    names = ("leader.replication.throttled.rate", "follower.replication.throttled.rate")
+    brokers = [ConfigResource(ConfigResourceType.BROKER, str(n)) for n in NODES]
     await admin.incremental_alter_configs(
-        {
-            ConfigResource(ConfigResourceType.BROKER, str(n)): [
-                AlterConfigOp("leader.replication.throttled.rate", rate, op),
-                AlterConfigOp("follower.replication.throttled.rate", rate, op),
-            ]
-            for n in NODES
-        }
+        {broker: [AlterConfigOp(name, rate, op) for name in names] for broker in brokers}
+    )
+
+    async def applied() -> list[dict[str, str | None]]:
+        described = await admin.describe_configs(brokers)
+        return [
+            {c["name"]: c["value"] for c in result["configs"] if c["config_source"] == DYNAMIC}
+            for response in described
+            for result in response["results"]
+        ]
+
+    await eventually(
+        applied, lambda found: all(b.get(name) == rate for b in found for name in names)
     )

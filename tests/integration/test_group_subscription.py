@@ -74,7 +74,8 @@ async def test_subscription_change_rebalances_onto_the_new_topics(
         def switched() -> bool:
             return follower.assignment() == new_tps and leader.assignment() == old_tps
 
-        deadline = time.monotonic() + 20
+        # Liveness only: a loaded machine may take a while to rebalance twice.
+        deadline = time.monotonic() + 60
         while not switched() or len(got) < 15:
             assert time.monotonic() < deadline, (follower.assignment(), len(got))
             got += await poll_all([follower, leader])
