@@ -18,6 +18,7 @@ from ferrokafka import errors as Errors
 from ferrokafka.share import AcknowledgementCommitFailedError
 from ferrokafka.structs import TopicPartition
 
+from .cancel_util import STOP_WITHIN, Canceller
 from .produce_util import produce, produce_values, value_of
 from .share_util import configure_share_group, poll_until, quiet_for
 
@@ -355,3 +356,69 @@ async def test_record_limit_acquires_no_more_than_a_poll_and_commit_async(
         assert isinstance(task, asyncio.Task)
         assert await task == {TopicPartition(topic, 0): {r.offset for r in first}}
         assert answered[-1] == ({TopicPartition(topic, 0): {r.offset for r in first}}, None)
+
+
+async def test_calls_cancelled_at_random_points_cost_only_themselves(
+    bootstrap_servers: str, make_topic: Any
+) -> None:
+    """getmany, getmany_arrow, getone and commit of an explicit-mode member, each cancelled
+    at a random point (as the other clients' calls are in test_cancellation.py): a cancelled
+    poll takes no record, so every record is handed out once and accepted once; afterwards
+    the group holds nothing more, and stop() returns at once."""
+    topic = make_topic(partitions=2)
+    per_partition = 1000
+    group = await _group(bootstrap_servers, topic)
+    await produce_values(bootstrap_servers, topic, 2, per_partition)
+    cancel = Canceller()
+    rng = cancel.rng
+    handed_out: Counter[tuple[int, int]] = Counter()
+    consumer: AIOKafkaShareConsumer[Any, Any] = AIOKafkaShareConsumer(
+        topic,
+        bootstrap_servers=bootstrap_servers,
+        group_id=group,
+        share_acknowledgement_mode="explicit",
+        max_poll_records=50,
+    )
+    await consumer.start()
+
+    async def getmany() -> None:
+        batch = await cancel.run(consumer.getmany(timeout_ms=rng.randrange(0, 50)), 0.02)
+        if isinstance(batch, dict):
+            for records in batch.values():
+                for record in records:
+                    handed_out[record.partition, record.offset] += 1
+                    consumer.acknowledge(record, ACCEPT)
+
+    async def getmany_arrow() -> None:
+        batch = await cancel.run(consumer.getmany_arrow(timeout_ms=rng.randrange(0, 50)), 0.02)
+        if isinstance(batch, dict):
+            for tp, rows in batch.items():
+                for offset in rows.column("offset").to_pylist():
+                    handed_out[tp.partition, offset] += 1
+                consumer.acknowledge_batch(rows, ACCEPT)
+
+    async def getone() -> None:
+        record = await cancel.run(consumer.getone(), 0.02)
+        if not isinstance(record, asyncio.CancelledError):
+            handed_out[record.partition, record.offset] += 1
+            consumer.acknowledge(record, ACCEPT)
+
+    async def commit() -> None:
+        await cancel.run(consumer.commit(), 0.005)
+
+    everything = {(p, o) for p in range(2) for o in range(per_partition)}
+    try:
+        await cancel.exercise([getmany, getmany_arrow, getone, commit], rounds=300, least=40)
+        deadline = time.monotonic() + 30
+        while set(handed_out) != everything:
+            assert time.monotonic() < deadline, f"{len(handed_out)} records handed out"
+            await getmany()
+        await asyncio.wait_for(consumer.commit(), 10)
+    finally:
+        await asyncio.wait_for(consumer.stop(), STOP_WITHIN)
+    repeated = [key for key, times in handed_out.items() if times > 1]
+    assert not repeated, repeated[:10]
+    async with AIOKafkaShareConsumer(
+        topic, bootstrap_servers=bootstrap_servers, group_id=group
+    ) as late:
+        assert await quiet_for(late, 2) == []
