@@ -7,14 +7,16 @@ wrote it. ``DefaultPartitioner`` keeps aiokafka's call signature
 signature gives it no topic, so it picks at random, as aiokafka's does.
 
 The producer itself does better for unkeyed records when the default partitioner is in use:
-``StickyPartitions`` (KIP-480) keeps one partition per topic until the batch being filled for it
-is full or has been sent, then switches to another available partition. That fills batches
-instead of spreading single records over every partition.
+``StickyPartitions`` keeps one partition per topic until a batch's worth of bytes went to it
+(KIP-794, as the Java client does), then switches to another available partition once the
+batch being filled is complete. That fills batches instead of spreading single records over
+every partition, and keeps small bursts (a transaction of a few records, records each awaited)
+on one partition rather than moving with every batch the sender takes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from . import _native
 from ._rng import rng
@@ -57,35 +59,62 @@ class DefaultPartitioner:
 
 
 class StickyPartitions:
-    """The sticky choice for unkeyed records, one partition per topic (KIP-480).
+    """The sticky choice for unkeyed records, one partition per topic (KIP-480, with KIP-794's
+    switch).
 
     ``current`` gives the topic's partition, choosing one on first use; ``switch`` is called
-    when that partition's batch was completed (full or sent) and picks a different one: at
-    random among the available partitions other than the previous, or among all partitions
-    when none is available. The choices are kept in ``open_batches`` (the producer's table
-    of open batches, whose shortcut sends unkeyed records to the chosen partition), or in a
-    table of this object's own.
+    when that partition's batch was completed (full or sent). With ``produced`` (the bytes
+    appended to a topic partition so far) and ``batch_size``, it moves on only once
+    ``batch_size`` bytes went to the partition since it was chosen; without, at every
+    completed batch. A new choice is random among the available partitions other than the
+    previous, or among all partitions when none is available. The choices are kept in
+    ``open_batches`` (the producer's table of open batches, whose shortcut sends unkeyed
+    records to the chosen partition), or in a table of this object's own.
     """
 
-    def __init__(self, open_batches: _native.OpenBatches | None = None) -> None:
+    def __init__(
+        self,
+        open_batches: _native.OpenBatches | None = None,
+        *,
+        produced: Callable[[str, int], int] | None = None,
+        batch_size: int = 0,
+    ) -> None:
         self._table = open_batches if open_batches is not None else _native.OpenBatches(0)
+        self._produced = produced
+        self._batch_size = batch_size
+        self._since: dict[str, int] = {}
+        """Per topic, what ``produced`` said of the sticky partition when it was chosen."""
 
     def current(self, topic: str, all_partitions: Sequence[int], available: Sequence[int]) -> int:
         partition = self._table.sticky(topic)
         if partition is None or partition not in all_partitions:
             partition = self._choose(all_partitions, available, None)
-            self._table.stick(topic, partition)
+            self._stick(topic, partition)
         return partition
 
     def switch(
         self, topic: str, previous: int, all_partitions: Sequence[int], available: Sequence[int]
     ) -> int:
-        """Move off ``previous`` (unless another caller already moved), return the new choice."""
+        """Move off ``previous`` (unless another caller already moved, or less than a batch's
+        worth went to it), return the choice."""
         partition = self._table.sticky(topic)
         if partition is None or partition == previous:
+            produced = self._produced
+            if (
+                produced is not None
+                and partition is not None
+                and partition in all_partitions
+                and produced(topic, partition) - self._since.get(topic, 0) < self._batch_size
+            ):
+                return partition
             partition = self._choose(all_partitions, available, previous)
-            self._table.stick(topic, partition)
+            self._stick(topic, partition)
         return partition
+
+    def _stick(self, topic: str, partition: int) -> None:
+        self._table.stick(topic, partition)
+        if self._produced is not None:
+            self._since[topic] = self._produced(topic, partition)
 
     @staticmethod
     def _choose(

@@ -240,6 +240,22 @@ async def test_unkeyed_records_stick_to_one_partition_per_batch(
     assert runs < len(metas) // 2
 
 
+async def test_unkeyed_records_each_awaited_stay_until_a_batchs_worth_went_out(
+    bootstrap_servers: str, make_topic: Any
+) -> None:
+    """With no linger each awaited record goes in a batch of its own; the sticky partition
+    still moves only after ``max_batch_size`` bytes went to it (KIP-794), not with every
+    batch."""
+    topic = make_topic(partitions=4)
+    async with AIOKafkaProducer(bootstrap_servers=bootstrap_servers, max_batch_size=2000) as p:
+        partitions = [(await p.send_and_wait(topic, b"x" * 100)).partition for _ in range(60)]
+    runs = [len(list(group)) for _, group in itertools.groupby(partitions)]
+    # Each record is a batch of its own, about 170 bytes with the batch header: 12 of them
+    # make 2000 bytes, then the partition changes (each one on its own before KIP-794).
+    assert len(runs) >= 3, runs
+    assert all(10 <= n <= 14 for n in runs[:-1]), runs
+
+
 async def test_unkeyed_sends_mixed_with_others_keep_order_sizes_and_serializer_calls(
     bootstrap_servers: str, make_topic: Any
 ) -> None:

@@ -1,4 +1,5 @@
-"""The partitioner: Java-compatible murmur2 for keys, KIP-480 stickiness for unkeyed records."""
+"""The partitioner: Java-compatible murmur2 for keys, KIP-480/KIP-794 stickiness for unkeyed
+records."""
 
 from __future__ import annotations
 
@@ -93,6 +94,31 @@ def test_sticky_switch_spreads_over_available_partitions() -> None:
     assert set(seen) == {1, 2, 3}
     assert sticky.switch("t", current, [0, 1], [1]) == 1, "one available partition: that one"
     assert sticky.switch("t", 1, [0, 1], []) in (0, 1), "none available: any partition"
+
+
+def test_sticky_switch_waits_for_a_batchs_worth_of_bytes() -> None:
+    """KIP-794: a completed batch moves the choice on only once ``batch_size`` bytes went to
+    the partition since it was chosen (records each sent alone, a small transaction at a
+    time, stay on one partition)."""
+    produced: Counter[tuple[str, int]] = Counter()
+    sticky = StickyPartitions(produced=lambda t, p: produced[t, p], batch_size=1000)
+    parts = [0, 1, 2, 3]
+    first = sticky.current("t", parts, parts)
+    for _ in range(9):
+        produced["t", first] += 100
+        assert sticky.switch("t", first, parts, parts) == first
+    produced["t", first] += 100
+    # Bytes that went to a partition before it was chosen do not count for it.
+    for p in parts:
+        produced["t", p] += 0 if p == first else 5000
+    second = sticky.switch("t", first, parts, parts)
+    assert second != first
+    produced["u", second] += 5000  # another topic's
+    assert sticky.current("t", parts, parts) == second
+    produced["t", second] += 999
+    assert sticky.switch("t", second, parts, parts) == second
+    produced["t", second] += 1
+    assert sticky.switch("t", second, parts, parts) != second
 
 
 def test_random_choices_leave_the_random_modules_shared_state_alone() -> None:

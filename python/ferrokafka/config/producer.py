@@ -83,8 +83,9 @@ class ProducerConfig(ConnectionConfig):
     partitioner: Partitioner = field(default=DEFAULT_PARTITIONER, metadata=checked(_callable))
     """Picks the partition of a record sent without one: called with the key bytes, all
     partition ids and the available ones. The default hashes keys with murmur2 as the Java
-    client does, and sends unkeyed records to one partition until its batch is complete
-    (KIP-480). Java: ``partitioner.class``."""
+    client does, and sends unkeyed records to one partition until a batch's worth of bytes
+    went to it (KIP-480 and KIP-794, as Java's built-in partitioner). Java:
+    ``partitioner.class``."""
 
     max_request_size: int = field(default=1048576, metadata=checked(positive))
     """The largest record (and Produce request) in bytes; a larger record raises

@@ -70,6 +70,9 @@ class MessageAccumulator:
         self._transactional = config.transactional_id is not None
         self._batches: dict[TopicPartition, collections.deque[ProducerBatch]] = {}
         self._incomplete: set[ProducerBatch] = set()
+        self._closed_bytes: dict[TopicPartition, int] = {}
+        """Bytes of each partition's batches closed for appends (the sticky partitioner's
+        measure of what went to a partition)."""
         self._flushing = 0
         self._closed = False
         self._exception: BaseException | None = None
@@ -339,11 +342,19 @@ class MessageAccumulator:
             sizes[leader] = sizes.get(leader, 0) + size
         return out, wait, unknown_leader
 
+    def produced_bytes(self, tp: TopicPartition) -> int:
+        """Bytes appended to ``tp`` so far: its batches taken by the sender and those still
+        queued (a batch retried counts once)."""
+        queued = sum(b.builder.size() for b in self._batches.get(tp, ()) if b.encoded is None)
+        return self._closed_bytes.get(tp, 0) + queued
+
     def _pop(self, tp: TopicPartition) -> ProducerBatch:
         queue = self._batches[tp]
         batch = queue.popleft()
         if not queue:
             del self._batches[tp]
+        if batch.encoded is None:
+            self._closed_bytes[tp] = self._closed_bytes.get(tp, 0) + batch.builder.size()
         batch.builder.close()
         batch.mark_drained()
         return batch

@@ -137,8 +137,13 @@ class AIOKafkaProducer:
             self._metadata, config, on_failure=None if self._txn is None else self._txn.failed
         )
         open_batches = self._message_accumulator.open
+        accumulator = self._message_accumulator
         self._sticky = (
-            StickyPartitions(open_batches)
+            StickyPartitions(
+                open_batches,
+                produced=lambda topic, p: accumulator.produced_bytes(TopicPartition(topic, p)),
+                batch_size=config.max_batch_size,
+            )
             if isinstance(config.partitioner, DefaultPartitioner)
             else None
         )
@@ -447,9 +452,9 @@ class AIOKafkaProducer:
                 return await accumulator.add_message(
                     tp, key_bytes, value_bytes, timeout, timestamp_ms, checked
                 )
-            # KIP-480: the sticky partition's batch is complete (full or sent), so this
-            # record starts a batch on another partition (add_message would only say so
-            # again, unless the producer failed or closed, which raises here).
+            # The sticky partition's batch is complete (full or sent): this record starts a
+            # batch, on another partition once a batch's worth went to this one (KIP-794).
+            # add_message raises if the producer failed or closed.
             accumulator.check_open()
             accumulator.wakeup.set()
             assert self._sticky is not None
