@@ -7,11 +7,13 @@ wrote it. ``DefaultPartitioner`` keeps aiokafka's call signature
 signature gives it no topic, so it picks at random, as aiokafka's does.
 
 The producer itself does better for unkeyed records when the default partitioner is in use:
-``StickyPartitions`` keeps one partition per topic until a batch's worth of bytes went to it
-(KIP-794, as the Java client does), then switches to another available partition once the
-batch being filled is complete. That fills batches instead of spreading single records over
-every partition, and keeps small bursts (a transaction of a few records, records each awaited)
-on one partition rather than moving with every batch the sender takes.
+``StickyPartitions`` keeps one partition per topic while the batch being filled for it is
+open (KIP-480). When it is complete (full or sent) the next record moves to another available
+partition if a batch's worth of bytes went to this one (KIP-794, as the Java client does) or
+if one of its batches is still on its way (moving then sends in parallel what would otherwise
+queue behind it). That fills batches instead of spreading single records over every
+partition, and keeps small bursts whose batches were answered (records each awaited, a
+transaction of a few records) on one partition instead of a new one each.
 """
 
 from __future__ import annotations
@@ -64,12 +66,13 @@ class StickyPartitions:
 
     ``current`` gives the topic's partition, choosing one on first use; ``switch`` is called
     when that partition's batch was completed (full or sent). With ``produced`` (the bytes
-    appended to a topic partition so far) and ``batch_size``, it moves on only once
-    ``batch_size`` bytes went to the partition since it was chosen; without, at every
-    completed batch. A new choice is random among the available partitions other than the
-    previous, or among all partitions when none is available. The choices are kept in
-    ``open_batches`` (the producer's table of open batches, whose shortcut sends unkeyed
-    records to the chosen partition), or in a table of this object's own.
+    appended to a topic partition so far), ``busy`` (whether a batch of it is still on its
+    way) and ``batch_size``, it stays on an idle partition until ``batch_size`` bytes went to
+    it since it was chosen; without them it moves at every completed batch. A new choice is
+    random among the available partitions other than the previous, or among all partitions
+    when none is available. The choices are kept in ``open_batches`` (the producer's table of
+    open batches, whose shortcut sends unkeyed records to the chosen partition), or in a table
+    of this object's own.
     """
 
     def __init__(
@@ -77,10 +80,12 @@ class StickyPartitions:
         open_batches: _native.OpenBatches | None = None,
         *,
         produced: Callable[[str, int], int] | None = None,
+        busy: Callable[[str, int], bool] | None = None,
         batch_size: int = 0,
     ) -> None:
         self._table = open_batches if open_batches is not None else _native.OpenBatches(0)
         self._produced = produced
+        self._busy = busy
         self._batch_size = batch_size
         self._since: dict[str, int] = {}
         """Per topic, what ``produced`` said of the sticky partition when it was chosen."""
@@ -95,15 +100,17 @@ class StickyPartitions:
     def switch(
         self, topic: str, previous: int, all_partitions: Sequence[int], available: Sequence[int]
     ) -> int:
-        """Move off ``previous`` (unless another caller already moved, or less than a batch's
-        worth went to it), return the choice."""
+        """Move off ``previous`` (unless another caller already moved, or it is idle and less
+        than a batch's worth went to it), return the choice."""
         partition = self._table.sticky(topic)
         if partition is None or partition == previous:
-            produced = self._produced
+            produced, busy = self._produced, self._busy
             if (
                 produced is not None
+                and busy is not None
                 and partition is not None
                 and partition in all_partitions
+                and not busy(topic, partition)
                 and produced(topic, partition) - self._since.get(topic, 0) < self._batch_size
             ):
                 return partition

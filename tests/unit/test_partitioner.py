@@ -97,11 +97,14 @@ def test_sticky_switch_spreads_over_available_partitions() -> None:
 
 
 def test_sticky_switch_waits_for_a_batchs_worth_of_bytes() -> None:
-    """KIP-794: a completed batch moves the choice on only once ``batch_size`` bytes went to
-    the partition since it was chosen (records each sent alone, a small transaction at a
-    time, stay on one partition)."""
+    """KIP-794: a completed batch of an idle partition moves the choice on only once
+    ``batch_size`` bytes went to the partition since it was chosen (records each sent alone,
+    a small transaction at a time, stay on one partition); a busy partition is left."""
     produced: Counter[tuple[str, int]] = Counter()
-    sticky = StickyPartitions(produced=lambda t, p: produced[t, p], batch_size=1000)
+    busy: set[tuple[str, int]] = set()
+    sticky = StickyPartitions(
+        produced=lambda t, p: produced[t, p], busy=lambda t, p: (t, p) in busy, batch_size=1000
+    )
     parts = [0, 1, 2, 3]
     first = sticky.current("t", parts, parts)
     for _ in range(9):
@@ -118,7 +121,12 @@ def test_sticky_switch_waits_for_a_batchs_worth_of_bytes() -> None:
     produced["t", second] += 999
     assert sticky.switch("t", second, parts, parts) == second
     produced["t", second] += 1
-    assert sticky.switch("t", second, parts, parts) != second
+    third = sticky.switch("t", second, parts, parts)
+    assert third != second
+    # A partition with a batch still on its way is left at once: the next batch goes in
+    # parallel instead of queueing behind it.
+    busy.add(("t", third))
+    assert sticky.switch("t", third, parts, parts) != third
 
 
 def test_random_choices_leave_the_random_modules_shared_state_alone() -> None:

@@ -73,6 +73,8 @@ class MessageAccumulator:
         self._closed_bytes: dict[TopicPartition, int] = {}
         """Bytes of each partition's batches closed for appends (the sticky partitioner's
         measure of what went to a partition)."""
+        self._unsettled: dict[TopicPartition, int] = {}
+        """How many of each partition's batches are queued or on their way."""
         self._flushing = 0
         self._closed = False
         self._exception: BaseException | None = None
@@ -113,17 +115,27 @@ class MessageAccumulator:
             builder,
             self._linger,
             loop=asyncio.get_running_loop(),
-            on_settled=self._incomplete.discard,
+            on_settled=self._settled,
             on_awaited=self.wakeup.set,
         )
         self._batches.setdefault(tp, collections.deque()).append(batch)
         if not builder.closed():
             self.open.opened(tp.topic, tp.partition, builder._records)
         self._incomplete.add(batch)
+        self._unsettled[tp] = self._unsettled.get(tp, 0) + 1
         if self._on_failure is not None:
             batch.future.add_done_callback(self._batch_done)
         self.wakeup.set()
         return batch
+
+    def _settled(self, batch: ProducerBatch) -> None:
+        if batch in self._incomplete:
+            self._incomplete.discard(batch)
+            left = self._unsettled[batch.tp] - 1
+            if left:
+                self._unsettled[batch.tp] = left
+            else:
+                del self._unsettled[batch.tp]
 
     def _batch_done(self, future: asyncio.Future[Any]) -> None:
         if not future.cancelled() and future.exception() is not None:
@@ -341,6 +353,10 @@ class MessageAccumulator:
             out.setdefault(leader, []).append(batch)
             sizes[leader] = sizes.get(leader, 0) + size
         return out, wait, unknown_leader
+
+    def busy(self, tp: TopicPartition) -> bool:
+        """Whether a batch of ``tp`` is queued or on its way (not yet answered)."""
+        return tp in self._unsettled
 
     def produced_bytes(self, tp: TopicPartition) -> int:
         """Bytes appended to ``tp`` so far: its batches taken by the sender and those still

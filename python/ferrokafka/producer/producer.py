@@ -142,6 +142,7 @@ class AIOKafkaProducer:
             StickyPartitions(
                 open_batches,
                 produced=lambda topic, p: accumulator.produced_bytes(TopicPartition(topic, p)),
+                busy=lambda topic, p: accumulator.busy(TopicPartition(topic, p)),
                 batch_size=config.max_batch_size,
             )
             if isinstance(config.partitioner, DefaultPartitioner)
@@ -453,8 +454,8 @@ class AIOKafkaProducer:
                     tp, key_bytes, value_bytes, timeout, timestamp_ms, checked
                 )
             # The sticky partition's batch is complete (full or sent): this record starts a
-            # batch, on another partition once a batch's worth went to this one (KIP-794).
-            # add_message raises if the producer failed or closed.
+            # batch, on another partition if this one is busy or had a batch's worth
+            # (KIP-794). add_message raises if the producer failed or closed.
             accumulator.check_open()
             accumulator.wakeup.set()
             assert self._sticky is not None
