@@ -1,15 +1,22 @@
 """The admin commands' command lines, parsed without a broker: ``configs``, ``offsets``,
-``reassign``, ``transactions`` and ``groups delete-offsets``."""
+``reassign``, ``log-dirs``, ``transactions`` and ``groups delete-offsets``."""
 
 from __future__ import annotations
 
 import argparse
 
 import pytest
-from ferrokafka.admin import AlterConfigOp, AlterConfigOpType, ConfigResourceType, OffsetSpec
+from ferrokafka.admin import (
+    AlterConfigOp,
+    AlterConfigOpType,
+    ConfigResourceType,
+    OffsetSpec,
+    TopicPartitionReplica,
+)
 from ferrokafka.cli import build_parser, main
 from ferrokafka.cli.configs import _resource
 from ferrokafka.cli.list_offsets import _spec
+from ferrokafka.cli.log_dirs import parse_replica
 from ferrokafka.cli.names import resolve_names
 from ferrokafka.cli.reassign import parse_move, parse_partition
 from ferrokafka.structs import TopicPartition
@@ -151,3 +158,24 @@ def test_quotas_entities_and_changes() -> None:
         parse("quotas", "alter", "--user", "a", "--set", "producer_byte_rate=fast")
     with pytest.raises(SystemExit):
         parse("quotas", "alter", "--user", "a", "--user-default")
+
+
+def test_log_dirs_command_lines() -> None:
+    assert parse_replica("my.topic-1:3:2=/data/b=x:y") == (
+        TopicPartitionReplica("my.topic-1", 3, 2),
+        "/data/b=x:y",
+    )
+    for bad in ("events:0=/d", "events:0:2", "events:0:2=", "events:x:2=/d", ":0:2=/d", "0:2=/d"):
+        with pytest.raises(argparse.ArgumentTypeError, match="TOPIC:PARTITION:BROKER=PATH"):
+            parse_replica(bad)
+    args = parse("log-dirs", "move", "--replica", "a:0:1=/d1", "--replica", "b:2:3=/d2")
+    assert args.replicas == [
+        (TopicPartitionReplica("a", 0, 1), "/d1"),
+        (TopicPartitionReplica("b", 2, 3), "/d2"),
+    ]
+    args = parse("log-dirs", "describe", "--broker", "1", "--broker", "3", "a", "-t", "b")
+    assert (args.brokers, args.topics) == ([1, 3], ["a", "b"])
+    assert (parse("log-dirs", "describe").brokers, parse("log-dirs", "describe").topics) == ([], [])
+    for argv in (["move"], ["describe", "--broker", "one"]):
+        with pytest.raises(SystemExit):
+            parse("log-dirs", *argv)
