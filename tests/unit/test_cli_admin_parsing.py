@@ -1,5 +1,5 @@
 """The admin commands' command lines, parsed without a broker: ``configs``, ``offsets``,
-``reassign``, ``log-dirs``, ``transactions`` and ``groups delete-offsets``."""
+``reassign``, ``log-dirs``, ``features``, ``transactions`` and ``groups delete-offsets``."""
 
 from __future__ import annotations
 
@@ -10,11 +10,13 @@ from ferrokafka.admin import (
     AlterConfigOp,
     AlterConfigOpType,
     ConfigResourceType,
+    FeatureUpgradeType,
     OffsetSpec,
     TopicPartitionReplica,
 )
 from ferrokafka.cli import build_parser, main
 from ferrokafka.cli.configs import _resource
+from ferrokafka.cli.features import parse_feature, upgrade_type
 from ferrokafka.cli.list_offsets import _spec
 from ferrokafka.cli.log_dirs import parse_replica
 from ferrokafka.cli.names import resolve_names
@@ -179,3 +181,20 @@ def test_log_dirs_command_lines() -> None:
     for argv in (["move"], ["describe", "--broker", "one"]):
         with pytest.raises(SystemExit):
             parse("log-dirs", *argv)
+
+
+def test_features_command_lines() -> None:
+    assert parse_feature("transaction.version=2") == ("transaction.version", 2)
+    for bad in ("transaction.version", "transaction.version=-1", "transaction.version=two"):
+        with pytest.raises(argparse.ArgumentTypeError, match="--feature"):
+            parse_feature(bad)
+    args = parse("features", "upgrade", "--feature", "a=2", "--feature", "b=1", "--dry-run")
+    assert (args.features, args.dry_run) == ([("a", 2), ("b", 1)], True)
+    assert upgrade_type(args) is FeatureUpgradeType.UPGRADE
+    args = parse("features", "downgrade", "--feature", "a=1")
+    assert (upgrade_type(args), args.dry_run) == (FeatureUpgradeType.SAFE_DOWNGRADE, False)
+    args = parse("features", "downgrade", "--feature", "a=0", "--unsafe")
+    assert upgrade_type(args) is FeatureUpgradeType.UNSAFE_DOWNGRADE
+    for argv in (["upgrade"], ["upgrade", "--feature", "a=1", "--unsafe"]):
+        with pytest.raises(SystemExit):
+            parse("features", *argv)
