@@ -1,7 +1,8 @@
 """The admin client beside Java's ``Admin``: the same questions asked through Kafka's own tools
 (``kafka-get-offsets``, ``kafka-transactions``, ``kafka-features``, ``kafka-log-dirs``,
-``kafka-cluster``, ``kafka-configs``), which answer with Java's admin client, must get the same
-answers."""
+``kafka-cluster``, ``kafka-configs``, ``kafka-consumer-groups``), which answer with Java's admin
+client, must get the same answers, and the same changes made by both must leave the same
+state."""
 
 from __future__ import annotations
 
@@ -14,8 +15,12 @@ from ferrokafka import AIOKafkaProducer
 from ferrokafka import errors as Errors
 from ferrokafka.admin import (
     AIOKafkaAdminClient,
+    AlterConfigOp,
+    AlterConfigOpType,
     ClientQuotaAlteration,
     ClientQuotaEntity,
+    ConfigResource,
+    ConfigResourceType,
     ElectionType,
     OffsetSpec,
     PartitionReassignment,
@@ -205,6 +210,154 @@ async def test_client_quotas_as_kafka_configs(
     assert dict(kv.split("=") for kv in java.split(", ")) == {
         k: str(v) for k, v in expected.items()
     }
+
+
+TOPIC_CONFIG = 1
+"""DescribeConfigs' config source of a value set on the topic (DYNAMIC_TOPIC_CONFIG)."""
+
+
+def _java_topic_configs(described: str) -> dict[str, dict[str, str]]:
+    """``kafka-configs.sh --describe``'s ``Dynamic configs for topic T are:`` then one
+    ``  name=value sensitive=... synonyms={...}`` line per config, by topic."""
+    found: dict[str, dict[str, str]] = {}
+    configs: dict[str, str] = {}
+    for line in described.splitlines():
+        if line.startswith("Dynamic configs for topic "):
+            configs = found[line.split()[4]] = {}
+        elif line.startswith("  "):
+            name, value = line.strip().split(" sensitive=")[0].split("=", 1)
+            configs[name] = value
+    return found
+
+
+async def test_incremental_alter_configs_as_kafka_configs(
+    admin: AIOKafkaAdminClient, make_topic: TopicFactory, bootstrap_servers: str
+) -> None:
+    ours, java = make_topic(partitions=1), make_topic(partitions=1)
+    tool = ("kafka.admin.ConfigCommand", "--bootstrap-server", bootstrap_servers)
+    throttled = "leader.replication.throttled.replicas"
+    op = AlterConfigOpType
+    # Each step: ferrokafka's operations on one topic, kafka-configs.sh's on the other (which
+    # sets a list config whole), and the topic configs both must have afterwards.
+    steps: list[tuple[list[AlterConfigOp], list[str], dict[str, str]]] = [
+        (
+            [
+                AlterConfigOp("retention.ms", "86400000", op.SET),
+                AlterConfigOp("cleanup.policy", "delete", op.SET),
+                AlterConfigOp(throttled, "0:1", op.SET),
+            ],
+            ["--add-config", f"retention.ms=86400000,cleanup.policy=delete,{throttled}=0:1"],
+            {"retention.ms": "86400000", "cleanup.policy": "delete", throttled: "0:1"},
+        ),
+        (
+            [
+                AlterConfigOp("cleanup.policy", "compact", op.APPEND),
+                AlterConfigOp(throttled, "0:2", op.APPEND),
+            ],
+            ["--add-config", f"cleanup.policy=[delete,compact],{throttled}=[0:1,0:2]"],
+            {"retention.ms": "86400000", "cleanup.policy": "delete,compact", throttled: "0:1,0:2"},
+        ),
+        (
+            [
+                AlterConfigOp("cleanup.policy", "delete", op.SUBTRACT),
+                AlterConfigOp(throttled, "0:1", op.SUBTRACT),
+                AlterConfigOp("retention.ms", None, op.DELETE),
+            ],
+            [
+                "--add-config",
+                f"cleanup.policy=[compact],{throttled}=0:2",
+                "--delete-config",
+                "retention.ms",
+            ],
+            {"cleanup.policy": "compact", throttled: "0:2"},
+        ),
+    ]
+
+    async def topic_configs() -> dict[str, dict[str, str]]:
+        described = await admin.describe_configs(
+            [ConfigResource(ConfigResourceType.TOPIC, t) for t in (ours, java)]
+        )
+        return {
+            result["resource_name"]: {
+                c["name"]: c["value"]
+                for c in result["configs"]
+                if c["config_source"] == TOPIC_CONFIG
+            }
+            for response in described
+            for result in response["results"]
+        }
+
+    for ops, java_flags, expected in steps:
+        await admin.incremental_alter_configs({ConfigResource(ConfigResourceType.TOPIC, ours): ops})
+        await asyncio.to_thread(
+            kafka_tool,
+            *tool,
+            "--alter",
+            "--entity-type",
+            "topics",
+            "--entity-name",
+            java,
+            *java_flags,
+        )
+        # A broker applies a change when its metadata log carries it.
+        want = {ours: expected, java: expected}
+        await eventually(topic_configs, lambda found, want=want: found == want)
+        described = await asyncio.gather(
+            *(
+                asyncio.to_thread(
+                    kafka_tool, *tool, "--describe", "--entity-type", "topics", "--entity-name", t
+                )
+                for t in (ours, java)
+            )
+        )
+        assert _java_topic_configs("".join(described)) == want, described
+
+
+async def test_delete_consumer_group_offsets_as_kafka_consumer_groups(
+    admin: AIOKafkaAdminClient, make_topic: TopicFactory, bootstrap_servers: str
+) -> None:
+    a, other = make_topic(partitions=2), make_topic(partitions=1)
+    ours, java = (f"fk-parity-offdel-{uuid.uuid4().hex[:10]}-{side}" for side in ("a", "b"))
+    a0, a1, o0 = TopicPartition(a, 0), TopicPartition(a, 1), TopicPartition(other, 0)
+    for group in (ours, java):
+        await admin.alter_consumer_group_offsets(group, {a0: 1, a1: 2, o0: 3})
+    tool = (TOOLS + "consumer.group.ConsumerGroupCommand", "--bootstrap-server", bootstrap_servers)
+
+    # One partition of a topic, and every partition of another.
+    await admin.delete_consumer_group_offsets(ours, [a1, o0])
+    deleted = await asyncio.to_thread(
+        kafka_tool,
+        *tool,
+        "--delete-offsets",
+        "--group",
+        java,
+        "--topic",
+        f"{a}:1",
+        "--topic",
+        other,
+    )
+
+    # Java: TOPIC PARTITION STATUS, one row per partition.
+    statuses = {
+        tuple(line.split()) for line in deleted.splitlines() if line.split()[:1] in ([a], [other])
+    }
+    assert statuses == {(a, "1", "Successful"), (other, "0", "Successful")}, deleted
+    left = {group: await admin.list_consumer_group_offsets(group) for group in (ours, java)}
+    assert {g: {tp: o.offset for tp, o in offsets.items()} for g, offsets in left.items()} == {
+        ours: {a0: 1},
+        java: {a0: 1},
+    }
+
+    async def java_offsets(group: str) -> list[list[str]]:
+        """``--describe --offsets``: GROUP TOPIC PARTITION CURRENT-OFFSET ... per partition."""
+        described = await asyncio.to_thread(
+            kafka_tool, *tool, "--describe", "--offsets", "--group", group
+        )
+        return [line.split()[1:] for line in described.splitlines() if line.split()[:1] == [group]]
+
+    java_ours, java_java = await java_offsets(ours), await java_offsets(java)
+    assert java_ours == java_java
+    assert [row[:3] for row in java_ours] == [[a, "0", "1"]]
 
 
 @pytest.mark.cluster

@@ -1,6 +1,6 @@
 """The admin command lines against the real broker: ``configs``, ``offsets``,
-``transactions`` and ``groups delete-offsets``, each checked against what the admin client
-reads back."""
+``transactions``, ``groups delete-offsets``, ``quotas`` and ``features``, each checked against
+what the admin client reads back."""
 
 from __future__ import annotations
 
@@ -10,7 +10,12 @@ import uuid
 
 import pytest
 from ferrokafka import AIOKafkaProducer
-from ferrokafka.admin import AIOKafkaAdminClient, ConfigResource, ConfigResourceType
+from ferrokafka.admin import (
+    AIOKafkaAdminClient,
+    ConfigResource,
+    ConfigResourceType,
+    FeatureMetadata,
+)
 from ferrokafka.structs import OffsetAndMetadata, TopicPartition
 
 from ..conftest import TopicFactory
@@ -194,3 +199,61 @@ def test_quotas_alter_and_describe(
     assert code == 0, err
     code, _, err = cli(capsys, "quotas", "alter", "--set", "producer_byte_rate=1", *b)
     assert code == 2 and "an entity is needed" in err
+
+
+async def _features(bootstrap: str) -> FeatureMetadata:
+    async with AIOKafkaAdminClient(bootstrap_servers=bootstrap) as admin:
+        return await admin.describe_features()
+
+
+def test_features_describe_and_dry_runs(
+    bootstrap_servers: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    b = ["-b", bootstrap_servers]
+    before = asyncio.run(_features(bootstrap_servers))
+    code, out, err = cli(capsys, "features", "describe", "--format", "json", *b)
+    later = asyncio.run(_features(bootstrap_servers))
+    assert code == 0, err
+    rows = {r["feature"]: r for r in _json_lines(out)}
+    assert set(rows) == set(before.supported_features) | set(before.finalized_features)
+    for name, supported in before.supported_features.items():
+        finalized = before.finalized_features.get(name)
+        assert (
+            rows[name]["supported_min_version"],
+            rows[name]["supported_max_version"],
+            rows[name]["finalized_version_level"],
+        ) == (
+            supported.min_version,
+            supported.max_version,
+            finalized.max_version if finalized else 0,
+        )
+    # The epoch is the metadata log's offset at the answer: it moves on between calls.
+    epochs = {r["epoch"] for r in rows.values()}
+    assert len(epochs) == 1
+    [epoch] = epochs
+    first, last = before.finalized_features_epoch, later.finalized_features_epoch
+    assert first is not None and last is not None
+    assert first <= epoch <= last
+
+    name = "metadata.version"  # finalized on every KRaft cluster
+    level = before.finalized_features[name].max_version
+    top = before.supported_features[name].max_version
+    for action, to in (("upgrade", level), ("downgrade", level - 1)):
+        code, out, err = cli(
+            capsys, "features", action, "--feature", f"{name}={to}", "--dry-run", *b
+        )
+        assert (code, out, err) == (0, "", ""), action
+    assert asyncio.run(_features(bootstrap_servers)).finalized_features[name].max_version == level
+
+    # Refused by the controller, naming the feature: a level no broker can run, and a lower
+    # level asked for as an upgrade.
+    for to in (top + 1, level - 1):
+        code, out, err = cli(
+            capsys, "features", "upgrade", "--feature", f"{name}={to}", "--dry-run", *b
+        )
+        assert (code, out) == (1, "")
+        assert "InvalidUpdateVersionError" in err and f"update_features: {name}" in err
+    code, _, err = cli(
+        capsys, "features", "downgrade", "--feature", f"{name}=1", "--feature", f"{name}=2", *b
+    )
+    assert code == 2 and f"--feature {name}: given two levels, 1 and 2" in err

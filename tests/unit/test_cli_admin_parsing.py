@@ -1,15 +1,24 @@
 """The admin commands' command lines, parsed without a broker: ``configs``, ``offsets``,
-``reassign``, ``transactions`` and ``groups delete-offsets``."""
+``reassign``, ``log-dirs``, ``features``, ``transactions`` and ``groups delete-offsets``."""
 
 from __future__ import annotations
 
 import argparse
 
 import pytest
-from ferrokafka.admin import AlterConfigOp, AlterConfigOpType, ConfigResourceType, OffsetSpec
+from ferrokafka.admin import (
+    AlterConfigOp,
+    AlterConfigOpType,
+    ConfigResourceType,
+    FeatureUpgradeType,
+    OffsetSpec,
+    TopicPartitionReplica,
+)
 from ferrokafka.cli import build_parser, main
 from ferrokafka.cli.configs import _resource
+from ferrokafka.cli.features import parse_feature, upgrade_type
 from ferrokafka.cli.list_offsets import _spec
+from ferrokafka.cli.log_dirs import parse_replica
 from ferrokafka.cli.names import resolve_names
 from ferrokafka.cli.reassign import parse_move, parse_partition
 from ferrokafka.structs import TopicPartition
@@ -151,3 +160,41 @@ def test_quotas_entities_and_changes() -> None:
         parse("quotas", "alter", "--user", "a", "--set", "producer_byte_rate=fast")
     with pytest.raises(SystemExit):
         parse("quotas", "alter", "--user", "a", "--user-default")
+
+
+def test_log_dirs_command_lines() -> None:
+    assert parse_replica("my.topic-1:3:2=/data/b=x:y") == (
+        TopicPartitionReplica("my.topic-1", 3, 2),
+        "/data/b=x:y",
+    )
+    for bad in ("events:0=/d", "events:0:2", "events:0:2=", "events:x:2=/d", ":0:2=/d", "0:2=/d"):
+        with pytest.raises(argparse.ArgumentTypeError, match="TOPIC:PARTITION:BROKER=PATH"):
+            parse_replica(bad)
+    args = parse("log-dirs", "move", "--replica", "a:0:1=/d1", "--replica", "b:2:3=/d2")
+    assert args.replicas == [
+        (TopicPartitionReplica("a", 0, 1), "/d1"),
+        (TopicPartitionReplica("b", 2, 3), "/d2"),
+    ]
+    args = parse("log-dirs", "describe", "--broker", "1", "--broker", "3", "a", "-t", "b")
+    assert (args.brokers, args.topics) == ([1, 3], ["a", "b"])
+    assert (parse("log-dirs", "describe").brokers, parse("log-dirs", "describe").topics) == ([], [])
+    for argv in (["move"], ["describe", "--broker", "one"]):
+        with pytest.raises(SystemExit):
+            parse("log-dirs", *argv)
+
+
+def test_features_command_lines() -> None:
+    assert parse_feature("transaction.version=2") == ("transaction.version", 2)
+    for bad in ("transaction.version", "transaction.version=-1", "transaction.version=two"):
+        with pytest.raises(argparse.ArgumentTypeError, match="--feature"):
+            parse_feature(bad)
+    args = parse("features", "upgrade", "--feature", "a=2", "--feature", "b=1", "--dry-run")
+    assert (args.features, args.dry_run) == ([("a", 2), ("b", 1)], True)
+    assert upgrade_type(args) is FeatureUpgradeType.UPGRADE
+    args = parse("features", "downgrade", "--feature", "a=1")
+    assert (upgrade_type(args), args.dry_run) == (FeatureUpgradeType.SAFE_DOWNGRADE, False)
+    args = parse("features", "downgrade", "--feature", "a=0", "--unsafe")
+    assert upgrade_type(args) is FeatureUpgradeType.UNSAFE_DOWNGRADE
+    for argv in (["upgrade"], ["upgrade", "--feature", "a=1", "--unsafe"]):
+        with pytest.raises(SystemExit):
+            parse("features", *argv)

@@ -1,6 +1,7 @@
 """The ``ferrokafka`` command: kcat-style ``consume`` and ``produce``, ``topics``, ``offsets``,
-``configs``, ``groups``, ``transactions``, ``reassign``, ``quotas`` and ``share`` (Kafka's
-console tools' flags, kcat's short forms), ``bench``, and ``broker`` for a local Kafka.
+``configs``, ``groups``, ``transactions``, ``reassign``, ``log-dirs``, ``quotas``, ``features``
+and ``share`` (Kafka's console tools' flags, kcat's short forms), ``bench``, and ``broker`` for
+a local Kafka.
 
 Each subcommand registers itself through an ``add_*_command`` function listed in
 :data:`COMMANDS`; :func:`main` runs the chosen handler, turning failures into one line on stderr
@@ -21,8 +22,10 @@ from .configs import add_configs_command
 from .consume import add_consume_command
 from .demo import add_demo_command
 from .errors import command_logging, run_handler
+from .features import add_features_command
 from .groups import add_groups_command
 from .list_offsets import add_offsets_command
+from .log_dirs import add_log_dirs_command
 from .names import resolve_names
 from .produce import add_produce_command
 from .quotas import add_quotas_command
@@ -46,7 +49,9 @@ COMMANDS: list[Callable[[Subcommands], None]] = [
     add_groups_command,
     add_transactions_command,
     add_reassign_command,
+    add_log_dirs_command,
     add_quotas_command,
+    add_features_command,
     add_share_command,
     add_bench_command,
     add_broker_command,
