@@ -117,6 +117,13 @@ def raise_for(code: int, what: str, message: str | None = None) -> None:
         raise Errors.for_code(code)(f"{what}{detail}")
 
 
+def raise_for_each(results: Iterable[Mapping[str, Any]], what: str, name: str) -> None:
+    """Raise for the first of a response's ``results`` that carries an error, naming it by
+    its ``name`` field after ``what`` (with the broker's ``error_message``)."""
+    for result in results:
+        raise_for(result["error_code"], f"{what} {result[name]!r}", result["error_message"])
+
+
 def by_topic(partitions: Iterable[TopicPartition]) -> dict[str, list[int]]:
     """The partition numbers of each topic, in the order given, each once."""
     grouped: dict[str, list[int]] = defaultdict(list)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from .. import __version__
 from ..protocol import Api
-from ._base import AdminBase, raise_for
+from ._base import AdminBase, raise_for, raise_for_each
 
 if TYPE_CHECKING:
     from .._native import ApiVersionsRequest, UpdateFeaturesRequest
@@ -103,12 +103,7 @@ class FeatureOperations(AdminBase):
             "validate_only": validate_only,
         }
         response = await self._client.send_to_any(Api.UPDATE_FEATURES, request)
-        for result in response["results"]:
-            raise_for(
-                result["error_code"],
-                f"update_features: feature {result['feature']!r}",
-                result["error_message"],
-            )
+        raise_for_each(response["results"], "update_features: feature", "feature")
         raise_for(
             response["error_code"],
             f"update_features: {', '.join(sorted(updates))}",

@@ -14,7 +14,7 @@ from enum import IntEnum
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..protocol import Api
-from ._base import AdminBase, raise_for
+from ._base import AdminBase, raise_for, raise_for_each
 
 if TYPE_CHECKING:
     from .._native import AlterUserScramCredentialsRequest, DescribeUserScramCredentialsRequest
@@ -124,9 +124,4 @@ class ScramOperations(AdminBase):
         if not request["deletions"] and not request["upsertions"]:
             return
         response = await self._client.send_to_any(Api.ALTER_USER_SCRAM_CREDENTIALS, request)
-        for result in response["results"]:
-            raise_for(
-                result["error_code"],
-                f"alter_user_scram_credentials: user {result['user']!r}",
-                result["error_message"],
-            )
+        raise_for_each(response["results"], "alter_user_scram_credentials: user", "user")

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, cast
 from .. import errors as Errors
 from ..protocol import Api
 from ..retry import polling
-from ._base import AdminBase, Body, plain, raise_for
+from ._base import AdminBase, Body, plain, raise_for, raise_for_each
 from .new_partitions import NewPartitions
 from .new_topic import NewTopic
 
@@ -99,12 +99,7 @@ class TopicOperations(AdminBase):
             "validate_only": validate_only,
         }
         response = await self._client.send_to_any(Api.CREATE_PARTITIONS, body)
-        for result in response["results"]:
-            raise_for(
-                result["error_code"],
-                f"could not create partitions for topic {result['name']!r}",
-                result["error_message"],
-            )
+        raise_for_each(response["results"], "could not create partitions for topic", "name")
         return plain(response)
 
     async def wait_for_topic(
