@@ -45,12 +45,17 @@ def read_java(bootstrap: str, topic: str, count: int) -> list[Row]:
     return rows
 
 
-def kafka_tool(tool_class: str, *args: str) -> str:
-    """The standard output of one of Kafka's tools (``org.apache.kafka.tools...``, the classes
-    behind ``kafka-*.sh``) run from the broker's release and kafka-tools; a failure fails the
-    test with the tool's stderr."""
+def run_kafka_tool(tool_class: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """One of Kafka's tools (``org.apache.kafka.tools...``, the classes behind ``kafka-*.sh``)
+    run from the broker's release and kafka-tools, finished, whatever its exit status."""
     tools = resolve_jars([f"org.apache.kafka:kafka-tools:{kafka_version()}"]).classpath
     cmd = ["java", "-cp", f"{resolve_kafka().classpath}:{tools}", tool_class, *args]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+
+
+def kafka_tool(tool_class: str, *args: str) -> str:
+    """The standard output of one of Kafka's tools (``run_kafka_tool``); a failure fails the
+    test with the tool's stderr."""
+    done = run_kafka_tool(tool_class, *args)
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout

@@ -52,13 +52,17 @@ async def placed(admin: AIOKafkaAdminClient, tp: TopicPartition) -> tuple[list[i
     return list(p["replica_nodes"]), p["leader_id"]
 
 
-async def create_topic(admin: AIOKafkaAdminClient, replicas: list[int], **configs: str) -> str:
-    """A new topic of one partition on ``replicas`` (the first its preferred leader)."""
+async def create_topic(
+    admin: AIOKafkaAdminClient, replicas: list[int] | dict[int, list[int]], **configs: str
+) -> str:
+    """A new topic of one partition on ``replicas``, or of a partition on each entry of
+    ``replicas`` by partition (the first replica the preferred leader)."""
     name = f"fk-placement-{uuid.uuid4().hex[:10]}"
-    topic = NewTopic(name, -1, -1, replica_assignments={0: replicas}, topic_configs=configs)
+    assignment = replicas if isinstance(replicas, dict) else {0: replicas}
+    topic = NewTopic(name, -1, -1, replica_assignments=assignment, topic_configs=configs)
     [created] = (await admin.create_topics([topic]))["topics"]
     assert created["error_code"] == 0, created
-    await admin.wait_for_topic(name, partitions=1, timeout=30)
+    await admin.wait_for_topic(name, partitions=len(assignment), timeout=30)
     return name
 
 

@@ -7,6 +7,7 @@ state."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import uuid
 
@@ -419,3 +420,65 @@ async def test_reassignments_and_elections_as_kafka_reassign_partitions(
         elected
     )
     assert isinstance(again[tp], Errors.ElectionNotNeededError)
+
+
+def _java_uuid(value: uuid.UUID) -> str:
+    """Kafka's ``Uuid.toString()``: URL-safe base64 of the 16 bytes, unpadded."""
+    return base64.urlsafe_b64encode(value.bytes).decode().rstrip("=")
+
+
+def _tab_fields(line: str) -> dict[str, str]:
+    """A ``kafka-topics.sh --describe`` line: tab-separated ``Key: value`` fields."""
+    return {k: v.strip() for k, _, v in (f.strip().partition(":") for f in line.split("\t")) if k}
+
+
+@pytest.mark.cluster
+async def test_describe_topics_result_as_kafka_topics(
+    placement_cluster: PlacementCluster,
+) -> None:
+    bootstrap = placement_cluster.bootstrap_servers
+    assignment = {0: [1, 2], 1: [2, 3], 2: [3, 1], 3: [2, 1]}
+    async with AIOKafkaAdminClient(bootstrap_servers=bootstrap) as admin:
+        topic = await create_topic(admin, assignment)
+        # Every replica in sync first, so that nothing moves between the two answers.
+        ours = await eventually(
+            lambda: admin.describe_topics_result([topic]),
+            lambda d: all(sorted(p.isr) == sorted(p.replicas) for p in d[topic].partitions),
+        )
+        described = await asyncio.to_thread(
+            kafka_tool,
+            TOOLS + "TopicCommand",
+            "--bootstrap-server",
+            bootstrap,
+            "--describe",
+            "--topic",
+            topic,
+        )
+
+    [head, *rows] = [_tab_fields(line) for line in described.splitlines() if line.strip()]
+    d = ours[topic]
+    assert head["Topic"] == topic
+    assert head["TopicId"] == _java_uuid(d.topic_id)
+    assert head["PartitionCount"] == str(len(d.partitions))
+    assert head["ReplicationFactor"] == "2"
+
+    def ids(found: tuple[int, ...] | None) -> str:
+        return ",".join(map(str, found or ()))
+
+    java = [
+        (r["Partition"], r["Leader"], r["Replicas"], r["Isr"], r["Elr"], r["LastKnownElr"])
+        for r in rows
+    ]
+    assert java == [
+        (
+            str(p.partition),
+            "none" if p.leader is None else str(p.leader),
+            ids(p.replicas),
+            ids(p.isr),
+            ids(p.eligible_leader_replicas),
+            ids(p.last_known_elr),
+        )
+        for p in d.partitions
+    ], described
+    assert [p.replicas for p in d.partitions] == [tuple(r) for r in assignment.values()]
+    assert [p.leader for p in d.partitions] == [r[0] for r in assignment.values()]
