@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import subprocess
 import uuid
 
 import pytest
@@ -25,12 +26,15 @@ from ferrokafka.admin import (
     ElectionType,
     OffsetSpec,
     PartitionReassignment,
+    ScramMechanism,
+    UserScramCredentialDeletion,
+    UserScramCredentialUpsertion,
 )
 from ferrokafka.structs import TopicPartition
 
 from ..conftest import TopicFactory
 from .conftest import PlacementCluster
-from .java_util import kafka_tool
+from .java_util import kafka_tool, run_kafka_tool
 from .placement_util import THROTTLED, create_topic, eventually, fill, placed, throttle
 from .produce_util import produce_values
 
@@ -482,3 +486,81 @@ async def test_describe_topics_result_as_kafka_topics(
     ], described
     assert [p.replicas for p in d.partitions] == [tuple(r) for r in assignment.values()]
     assert [p.leader for p in d.partitions] == [r[0] for r in assignment.values()]
+
+
+def _java_scram(described: str) -> dict[str, set[tuple[str, int]]]:
+    """``kafka-configs.sh --describe --entity-type users``: ``SCRAM credential configs for
+    user-principal 'U' are SCRAM-SHA-256=iterations=8192, ...`` by user."""
+    found: dict[str, set[tuple[str, int]]] = {}
+    for line in described.splitlines():
+        if line.startswith("SCRAM credential configs for user-principal "):
+            user = line.split("'")[1]
+            creds = line.split(" are ", 1)[1].split(", ")
+            found[user] = {
+                (mechanism, int(iterations.removeprefix("iterations=")))
+                for mechanism, iterations in (c.split("=", 1) for c in creds)
+            }
+    return found
+
+
+async def test_user_scram_credentials_as_kafka_configs(
+    admin: AIOKafkaAdminClient, bootstrap_servers: str
+) -> None:
+    ours, java = (f"fk-parity-scram-{uuid.uuid4().hex[:8]}-{side}" for side in ("a", "b"))
+    tool = ("kafka.admin.ConfigCommand", "--bootstrap-server", bootstrap_servers)
+    sha256, sha512 = ScramMechanism.SCRAM_SHA_256, ScramMechanism.SCRAM_SHA_512
+    upsert_256 = UserScramCredentialUpsertion(ours, sha256, "pw-256", iterations=8192)
+    upsert_512 = UserScramCredentialUpsertion(ours, sha512, "pw-512")
+
+    async def java_alter(*change: str) -> subprocess.CompletedProcess[str]:
+        return await asyncio.to_thread(
+            run_kafka_tool,
+            *tool,
+            "--alter",
+            "--entity-type",
+            "users",
+            "--entity-name",
+            java,
+            *change,
+        )
+
+    # The controller takes one change of a user per request: both mechanisms at once are
+    # refused, by name, to both clients.
+    with pytest.raises(Errors.DuplicateResourceError, match=ours):
+        await admin.alter_user_scram_credentials([upsert_256, upsert_512])
+    both_at_once = await java_alter(
+        "--add-config",
+        "SCRAM-SHA-256=[iterations=8192,password=pw-256],SCRAM-SHA-512=[password=pw-512]",
+    )
+    assert both_at_once.returncode != 0
+    assert "DuplicateResourceException" in both_at_once.stderr
+
+    for change in (upsert_256, upsert_512):
+        await admin.alter_user_scram_credentials([change])
+    for config in (
+        "SCRAM-SHA-256=[iterations=8192,password=pw-256]",
+        "SCRAM-SHA-512=[password=pw-512]",
+    ):
+        assert (await java_alter("--add-config", config)).returncode == 0
+
+    async def both_ways() -> tuple[
+        dict[str, set[tuple[str, int]]], dict[str, set[tuple[str, int]]]
+    ]:
+        """What each side describes of the two users, as (mechanism name, iterations)."""
+        described = await asyncio.to_thread(
+            kafka_tool, *tool, "--describe", "--entity-type", "users"
+        )
+        java_found = _java_scram(described)
+        found = await admin.describe_user_scram_credentials([ours, java])
+        return {u: java_found.get(u, set()) for u in (ours, java)}, {
+            user: {(c.mechanism.name.replace("_", "-"), c.iterations) for c in creds}
+            for user, creds in found.items()
+        }
+
+    both = {("SCRAM-SHA-256", 8192), ("SCRAM-SHA-512", 4096)}
+    assert await both_ways() == ({ours: both, java: both},) * 2
+
+    await admin.alter_user_scram_credentials([UserScramCredentialDeletion(ours, sha512)])
+    assert (await java_alter("--delete-config", "SCRAM-SHA-512")).returncode == 0
+    left = {("SCRAM-SHA-256", 8192)}
+    assert await both_ways() == ({ours: left, java: left},) * 2
