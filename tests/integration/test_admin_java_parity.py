@@ -318,6 +318,22 @@ async def test_incremental_alter_configs_as_kafka_configs(
         assert _java_topic_configs("".join(described)) == want, described
 
 
+async def _java_group_offsets(bootstrap_servers: str, group: str) -> list[list[str]]:
+    """``kafka-consumer-groups.sh --describe --offsets``: TOPIC PARTITION CURRENT-OFFSET ...
+    per partition of ``group``."""
+    described = await asyncio.to_thread(
+        kafka_tool,
+        TOOLS + "consumer.group.ConsumerGroupCommand",
+        "--bootstrap-server",
+        bootstrap_servers,
+        "--describe",
+        "--offsets",
+        "--group",
+        group,
+    )
+    return [line.split()[1:] for line in described.splitlines() if line.split()[:1] == [group]]
+
+
 async def test_delete_consumer_group_offsets_as_kafka_consumer_groups(
     admin: AIOKafkaAdminClient, make_topic: TopicFactory, bootstrap_servers: str
 ) -> None:
@@ -353,14 +369,9 @@ async def test_delete_consumer_group_offsets_as_kafka_consumer_groups(
         java: {a0: 1},
     }
 
-    async def java_offsets(group: str) -> list[list[str]]:
-        """``--describe --offsets``: GROUP TOPIC PARTITION CURRENT-OFFSET ... per partition."""
-        described = await asyncio.to_thread(
-            kafka_tool, *tool, "--describe", "--offsets", "--group", group
-        )
-        return [line.split()[1:] for line in described.splitlines() if line.split()[:1] == [group]]
-
-    java_ours, java_java = await java_offsets(ours), await java_offsets(java)
+    java_ours, java_java = await asyncio.gather(
+        *(_java_group_offsets(bootstrap_servers, g) for g in (ours, java))
+    )
     assert java_ours == java_java
     assert [row[:3] for row in java_ours] == [[a, "0", "1"]]
 
@@ -564,3 +575,54 @@ async def test_user_scram_credentials_as_kafka_configs(
     assert (await java_alter("--delete-config", "SCRAM-SHA-512")).returncode == 0
     left = {("SCRAM-SHA-256", 8192)}
     assert await both_ways() == ({ours: left, java: left},) * 2
+
+
+async def test_alter_consumer_group_offsets_as_kafka_consumer_groups_reset(
+    admin: AIOKafkaAdminClient, make_topic: TopicFactory, bootstrap_servers: str
+) -> None:
+    a, b = make_topic(partitions=2), make_topic(partitions=1)
+    await produce_values(bootstrap_servers, a, 2, 10)
+    await produce_values(bootstrap_servers, b, 1, 10)
+    ours, java = (f"fk-parity-reset-{uuid.uuid4().hex[:10]}-{side}" for side in ("a", "b"))
+    a0, a1, b0 = TopicPartition(a, 0), TopicPartition(a, 1), TopicPartition(b, 0)
+    tool = (TOOLS + "consumer.group.ConsumerGroupCommand", "--bootstrap-server", bootstrap_servers)
+    # Each step: ferrokafka's offsets, the tool's --topic arguments and offset (within the
+    # logs: the tool moves an offset outside a log's range to its nearest end).
+    steps = [
+        ({a0: 4, a1: 4, b0: 4}, ["--topic", a, "--topic", b], 4),
+        ({a1: 7}, ["--topic", f"{a}:1"], 7),
+    ]
+    for offsets, topics, offset in steps:
+        committed = await admin.alter_consumer_group_offsets(ours, offsets)
+        reset = await asyncio.to_thread(
+            kafka_tool,
+            *tool,
+            "--reset-offsets",
+            "--group",
+            java,
+            *topics,
+            "--to-offset",
+            str(offset),
+            "--execute",
+        )
+        # Java: GROUP TOPIC PARTITION NEW-OFFSET, one row per partition.
+        java_reset = {
+            TopicPartition(row[1], int(row[2])): int(row[3])
+            for row in (line.split() for line in reset.splitlines())
+            if row[:1] == [java]
+        }
+        assert {tp: om.offset for tp, om in committed.items()} == java_reset == offsets
+
+    expected = {a0: 4, a1: 7, b0: 4}
+    for group in (ours, java):
+        found = await admin.list_consumer_group_offsets(group)
+        assert {tp: (om.offset, om.metadata) for tp, om in found.items()} == {
+            tp: (o, "") for tp, o in expected.items()
+        }, group
+    java_ours, java_java = await asyncio.gather(
+        *(_java_group_offsets(bootstrap_servers, g) for g in (ours, java))
+    )
+    assert java_ours == java_java
+    assert sorted((row[0], int(row[1]), int(row[2])) for row in java_ours) == sorted(
+        (tp.topic, tp.partition, o) for tp, o in expected.items()
+    )
