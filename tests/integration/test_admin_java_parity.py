@@ -16,6 +16,7 @@ import pytest
 from ferrokafka import AIOKafkaProducer
 from ferrokafka import errors as Errors
 from ferrokafka.admin import (
+    AbortTransactionSpec,
     AIOKafkaAdminClient,
     AlterConfigOp,
     AlterConfigOpType,
@@ -27,6 +28,7 @@ from ferrokafka.admin import (
     OffsetSpec,
     PartitionReassignment,
     ScramMechanism,
+    TransactionState,
     UserScramCredentialDeletion,
     UserScramCredentialUpsertion,
 )
@@ -626,3 +628,129 @@ async def test_alter_consumer_group_offsets_as_kafka_consumer_groups_reset(
     assert sorted((row[0], int(row[1]), int(row[2])) for row in java_ours) == sorted(
         (tp.topic, tp.partition, o) for tp, o in expected.items()
     )
+
+
+def _java_table(out: str) -> dict[str, str]:
+    """The first row of a ``kafka-transactions.sh`` table, by its header's column names."""
+    header, row = (line.split() for line in out.splitlines()[:2])
+    return dict(zip(header, row, strict=False))
+
+
+async def test_abort_transaction_and_fence_producers_as_kafka_transactions(
+    make_topic: TopicFactory, bootstrap_servers: str
+) -> None:
+    topic = make_topic(partitions=2)
+    ours, java = TopicPartition(topic, 0), TopicPartition(topic, 1)
+    tids = {tp: f"fk-parity-hang-{uuid.uuid4().hex[:10]}-{tp.partition}" for tp in (ours, java)}
+    tool = (TOOLS + "TransactionsCommand", "--bootstrap-server", bootstrap_servers)
+    producers = {
+        tp: AIOKafkaProducer(bootstrap_servers=bootstrap_servers, transactional_id=tid)
+        for tp, tid in tids.items()
+    }
+    # Java's Admin fences with its request timeout as the transaction timeout (30 s by
+    # default), as ferrokafka does with its own (40 s by default, aiokafka's): the same here.
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap_servers, request_timeout_ms=30_000)
+    await admin.start()
+    try:
+        # Each producer leaves a transaction open in its partition and is abandoned.
+        for tp, producer in producers.items():
+            await producer.start()
+            await producer.begin_transaction()
+            for _ in range(3):
+                await producer.send_and_wait(topic, b"hanging", partition=tp.partition)
+        [state] = (await admin.describe_producers([ours]))[ours]
+        await admin.abort_transaction(AbortTransactionSpec.from_producer_state(ours, state))
+        await asyncio.to_thread(
+            kafka_tool, *tool, "abort", "--topic", topic, "--partition", "1", "--start-offset", "0"
+        )
+
+        aborted = await admin.describe_producers([ours, java])
+        java_aborted = [
+            _java_table(
+                await asyncio.to_thread(
+                    kafka_tool,
+                    *tool,
+                    "describe-producers",
+                    "--topic",
+                    topic,
+                    "--partition",
+                    str(tp.partition),
+                )
+            )
+            for tp in (ours, java)
+        ]
+        ends = {
+            isolation: await admin.list_offsets(
+                dict.fromkeys([ours, java], OffsetSpec.latest()), isolation
+            )
+            for isolation in ("read_committed", "read_uncommitted")
+        }
+
+        before = await admin.describe_transactions(tids.values())
+        await admin.fence_producers([tids[ours]])
+        await asyncio.to_thread(
+            kafka_tool, *tool, "forceTerminateTransaction", "--transactionalId", tids[java]
+        )
+        fenced = await admin.describe_transactions(tids.values())
+        java_fenced = [
+            _java_table(
+                await asyncio.to_thread(kafka_tool, *tool, "describe", "--transactional-id", tid)
+            )
+            for tid in tids.values()
+        ]
+        refused = {}
+        for tp, producer in producers.items():
+            with pytest.raises(Errors.KafkaError) as caught:
+                await producer.send_and_wait(topic, b"late", partition=tp.partition)
+            refused[tp] = caught.type
+    finally:
+        for producer in producers.values():
+            await producer.stop()
+        await admin.close()
+
+    # Both partitions: the producer without an open transaction, the three records and the
+    # abort marker readable by read_committed readers.
+    for tp, java_row in zip((ours, java), java_aborted, strict=True):
+        [p] = aborted[tp]
+        assert p.current_transaction_start_offset is None
+        assert java_row["CurrentTransactionStartOffset"] == "None"
+        assert (p.producer_id, p.producer_epoch, p.last_sequence, p.coordinator_epoch) == (
+            int(java_row["ProducerId"]),
+            int(java_row["ProducerEpoch"]),
+            int(java_row["LastSequence"]),
+            int(java_row["LatestCoordinatorEpoch"]),
+        )
+    assert [(p.producer_epoch, p.last_sequence) for tp in (ours, java) for p in aborted[tp]] == [
+        (0, 2),
+        (0, 2),
+    ]
+    assert {i: {tp: o.offset for tp, o in e.items()} for i, e in ends.items()} == {
+        "read_committed": {ours: 4, java: 4},
+        "read_uncommitted": {ours: 4, java: 4},
+    }
+
+    # Both ids: the epoch bumped alike, the transaction ended, the coordinator's entry the
+    # same to both readers.
+    ours_tid, java_tid = tids[ours], tids[java]
+    bumps = [fenced[t].producer_epoch - before[t].producer_epoch for t in (ours_tid, java_tid)]
+    assert bumps[0] == bumps[1] > 0
+    for tid, java_row in zip((ours_tid, java_tid), java_fenced, strict=True):
+        d = fenced[tid]
+        assert (d.state, d.topic_partitions, d.transaction_start_time_ms) == (
+            TransactionState.EMPTY,
+            frozenset(),
+            None,
+        )
+        assert java_row == {
+            "CoordinatorId": str(d.coordinator_id),
+            "TransactionalId": tid,
+            "ProducerId": str(d.producer_id),
+            "ProducerEpoch": str(d.producer_epoch),
+            "TransactionState": d.state.value,
+            "TransactionTimeoutMs": str(d.transaction_timeout_ms),
+            "CurrentTransactionStartTimeMs": "None",
+            "TransactionDurationMs": "None",
+        }
+    assert [fenced[t].transaction_timeout_ms for t in (ours_tid, java_tid)] == [30_000, 30_000]
+    # The abandoned producers' next sends: fenced, both.
+    assert refused == {ours: Errors.ProducerFenced, java: Errors.ProducerFenced}
