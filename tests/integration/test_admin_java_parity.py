@@ -11,6 +11,7 @@ import base64
 import json
 import subprocess
 import uuid
+from pathlib import Path
 
 import pytest
 from ferrokafka import AIOKafkaProducer
@@ -27,7 +28,9 @@ from ferrokafka.admin import (
     ElectionType,
     OffsetSpec,
     PartitionReassignment,
+    ReplicaInfo,
     ScramMechanism,
+    TopicPartitionReplica,
     TransactionState,
     UserScramCredentialDeletion,
     UserScramCredentialUpsertion,
@@ -754,3 +757,88 @@ async def test_abort_transaction_and_fence_producers_as_kafka_transactions(
     assert [fenced[t].transaction_timeout_ms for t in (ours_tid, java_tid)] == [30_000, 30_000]
     # The abandoned producers' next sends: fenced, both.
     assert refused == {ours: Errors.ProducerFenced, java: Errors.ProducerFenced}
+
+
+@pytest.mark.cluster
+async def test_alter_replica_log_dirs_as_kafka_reassign_partitions(
+    placement_cluster: PlacementCluster, tmp_path: Path
+) -> None:
+    bootstrap = placement_cluster.bootstrap_servers
+    async with AIOKafkaAdminClient(bootstrap_servers=bootstrap) as admin:
+        topic = await create_topic(admin, {0: [1, 2], 1: [1, 2]})
+        await produce_values(bootstrap, topic, 2, 50)
+        ours, java = TopicPartition(topic, 0), TopicPartition(topic, 1)
+
+        async def where() -> dict[tuple[int, TopicPartition], tuple[str, ReplicaInfo]]:
+            """Each replica's log dir and state, by broker and partition."""
+            described = await admin.describe_log_dirs([1, 2])
+            return {
+                (broker, tp): (path, info)
+                for broker, dirs in described.items()
+                for path, d in dirs.items()
+                for tp, info in d.replicas.items()
+                if tp.topic == topic
+            }
+
+        # Broker 1's replicas of both partitions to its other log dir: one by each side.
+        start = await where()
+        a, b = placement_cluster.log_dirs[1]
+        target = {tp: b if start[1, tp][0] == a else a for tp in (ours, java)}
+        await admin.alter_replica_log_dirs({TopicPartitionReplica(topic, 0, 1): target[ours]})
+        plan = tmp_path / "log-dirs.json"
+        plan.write_text(
+            json.dumps(
+                {
+                    "version": 1,
+                    "partitions": [
+                        {
+                            "topic": topic,
+                            "partition": 1,
+                            "replicas": [1, 2],
+                            "log_dirs": [target[java], "any"],
+                        }
+                    ],
+                }
+            )
+        )
+        await asyncio.to_thread(
+            kafka_tool,
+            TOOLS + "reassign.ReassignPartitionsCommand",
+            "--bootstrap-server",
+            bootstrap,
+            "--execute",
+            "--reassignment-json-file",
+            str(plan),
+        )
+        moved = await eventually(
+            where,
+            lambda found: (
+                all(found[1, tp][0] == target[tp] for tp in (ours, java))
+                and not any(info.is_future for _, info in found.values())
+                and len(found) == 4
+            ),
+        )
+        out = await asyncio.to_thread(
+            kafka_tool,
+            TOOLS + "LogDirsCommand",
+            "--bootstrap-server",
+            bootstrap,
+            "--describe",
+            "--broker-list",
+            "1,2",
+            "--topic-list",
+            topic,
+        )
+
+    java_dirs = json.loads(out.splitlines()[-1])
+    java_where = {
+        (b["broker"], d["logDir"], p["partition"]): (p["size"], p["offsetLag"], p["isFuture"])
+        for b in java_dirs["brokers"]
+        for d in b["logDirs"]
+        for p in d["partitions"]
+    }
+    assert java_where == {
+        (broker, path, f"{tp.topic}-{tp.partition}"): tuple(info)
+        for (broker, tp), (path, info) in moved.items()
+    }
+    assert {tp: moved[1, tp][0] for tp in (ours, java)} == target
