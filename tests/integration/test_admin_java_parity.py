@@ -26,6 +26,8 @@ from ferrokafka.admin import (
     ConfigResource,
     ConfigResourceType,
     ElectionType,
+    FeatureUpdate,
+    FeatureUpgradeType,
     OffsetSpec,
     PartitionReassignment,
     ReplicaInfo,
@@ -842,3 +844,59 @@ async def test_alter_replica_log_dirs_as_kafka_reassign_partitions(
         for (broker, tp), (path, info) in moved.items()
     }
     assert {tp: moved[1, tp][0] for tp in (ours, java)} == target
+
+
+async def test_update_features_as_kafka_features_dry_run(
+    admin: AIOKafkaAdminClient, bootstrap_servers: str
+) -> None:
+    features = await admin.describe_features()
+    name = "transaction.version"
+    level = features.finalized_features[name].max_version
+    top = features.supported_features[name].max_version
+    up, safe = FeatureUpgradeType.UPGRADE, FeatureUpgradeType.SAFE_DOWNGRADE
+    # (feature, level, how it moves, kafka-features.sh's action for that).
+    cases = [
+        (name, level, up, "upgrade"),
+        (name, top + 1, up, "upgrade"),
+        (name, level - 1, up, "upgrade"),
+        (name, level - 1, safe, "downgrade"),
+        (name, 0, up, "upgrade"),
+        (name, -1, up, "upgrade"),
+        ("fk.no.such.feature", 1, up, "upgrade"),
+    ]
+    tool = (TOOLS + "FeatureCommand", "--bootstrap-server", bootstrap_servers)
+    java = await asyncio.gather(
+        *(
+            asyncio.to_thread(
+                run_kafka_tool, *tool, action, "--feature", f"{feature}={to}", "--dry-run"
+            )
+            for feature, to, _, action in cases
+        )
+    )
+    kinds = []
+    for (feature, to, how, _), done in zip(cases, java, strict=True):
+        try:
+            await admin.update_features({feature: FeatureUpdate(to, how)}, validate_only=True)
+            ours: Errors.KafkaError | None = None
+        except Errors.KafkaError as exc:
+            ours = exc
+        case = (feature, to, how.name, str(ours), done.stdout, done.stderr)
+        if done.returncode == 0:
+            moved = "upgraded" if how is up else "downgraded"
+            assert done.stdout.strip() == f"{feature} can be {moved} to {to}.", case
+            assert ours is None, case
+        elif done.stdout.startswith("Can not "):
+            # Refused by the controller: the tool prints its message after its own sentence.
+            controller = done.stdout.split(". ", 1)[1].strip()
+            assert isinstance(ours, Errors.InvalidUpdateVersionError), case
+            assert str(ours).endswith(controller), case
+        else:
+            # Refused by Java's FeatureUpdate before any request: the tool prints why.
+            assert isinstance(ours, Errors.IllegalArgumentError), case
+            assert done.stderr.strip().rstrip(".").lower() in str(ours).lower(), case
+        kinds.append(None if ours is None else type(ours))
+    invalid, illegal = Errors.InvalidUpdateVersionError, Errors.IllegalArgumentError
+    assert kinds == [None, invalid, invalid, None, illegal, illegal, invalid]
+    # A dry run changes nothing.
+    after = await admin.describe_features()
+    assert after.finalized_features[name].max_version == level

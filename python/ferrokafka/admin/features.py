@@ -10,6 +10,7 @@ from enum import IntEnum
 from typing import TYPE_CHECKING, NamedTuple
 
 from .. import __version__
+from .. import errors as Errors
 from ..protocol import Api
 from ._base import AdminBase, raise_for, raise_for_each
 
@@ -49,7 +50,7 @@ class FeatureUpgradeType(IntEnum):
 
 
 class FeatureUpdate(NamedTuple):
-    """A feature's new finalized level (0 removes it) and how it may move."""
+    """A feature's new finalized level (0 removes it, a downgrade) and how it may move."""
 
     max_version_level: int
     upgrade_type: FeatureUpgradeType = FeatureUpgradeType.UPGRADE
@@ -87,7 +88,21 @@ class FeatureOperations(AdminBase):
     ) -> None:
         """Move features to new finalized levels. A refusal (``InvalidUpdateVersionError``
         for a level the brokers cannot run, a downgrade not marked as one) is raised naming
-        the feature."""
+        the feature. A level below 0, or level 0 (which removes the feature) as an
+        ``UPGRADE``, is refused before sending, as Java's ``FeatureUpdate`` refuses it:
+        ``IllegalArgumentError`` naming the feature."""
+        for name, u in updates.items():
+            what = f"update_features: feature {name!r}"
+            if u.max_version_level < 0:
+                raise Errors.IllegalArgumentError(
+                    f"{what}: cannot specify a negative version level: {u.max_version_level}"
+                )
+            if u.max_version_level < 1 and u.upgrade_type == FeatureUpgradeType.UPGRADE:
+                raise Errors.IllegalArgumentError(
+                    f"{what}: the upgradeType flag should be set to SAFE_DOWNGRADE or "
+                    f"UNSAFE_DOWNGRADE when the provided maxVersionLevel:"
+                    f"{u.max_version_level} is < 1."
+                )
         if not updates:
             return
         request: UpdateFeaturesRequest = {
