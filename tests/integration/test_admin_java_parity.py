@@ -1,14 +1,16 @@
 """The admin client beside Java's ``Admin``: the same questions asked through Kafka's own tools
-(``kafka-get-offsets``, ``kafka-transactions``, ``kafka-features``, ``kafka-log-dirs``,
-``kafka-cluster``, ``kafka-configs``, ``kafka-consumer-groups``), which answer with Java's admin
-client, must get the same answers, and the same changes made by both must leave the same
-state."""
+(``kafka-get-offsets``, ``kafka-topics``, ``kafka-transactions``, ``kafka-features``,
+``kafka-log-dirs``, ``kafka-cluster``, ``kafka-configs``, ``kafka-consumer-groups``,
+``kafka-reassign-partitions``, ``kafka-leader-election``), which answer with Java's admin
+client, must get the same answers; the same changes made by both must leave the same state,
+and the same mistakes be refused alike."""
 
 from __future__ import annotations
 
 import asyncio
 import base64
 import json
+import re
 import subprocess
 import uuid
 from pathlib import Path
@@ -521,6 +523,18 @@ def _java_scram(described: str) -> dict[str, set[tuple[str, int]]]:
     return found
 
 
+def _java_error(done: subprocess.CompletedProcess[str]) -> tuple[str, str]:
+    """A failed tool's cause, Java's ``org.apache.kafka.common.errors.NameException`` and its
+    message, as (``Name``, message)."""
+    assert done.returncode != 0, done.stdout
+    [cause] = re.findall(
+        r"^Caused by: org\.apache\.kafka\.common\.errors\.(\w+)Exception: (.*)$",
+        done.stderr,
+        re.MULTILINE,
+    )
+    return cause[0], cause[1]
+
+
 async def test_user_scram_credentials_as_kafka_configs(
     admin: AIOKafkaAdminClient, bootstrap_servers: str
 ) -> None:
@@ -542,16 +556,39 @@ async def test_user_scram_credentials_as_kafka_configs(
             *change,
         )
 
-    # The controller takes one change of a user per request: both mechanisms at once are
-    # refused, by name, to both clients.
-    with pytest.raises(Errors.DuplicateResourceError, match=ours):
-        await admin.alter_user_scram_credentials([upsert_256, upsert_512])
-    both_at_once = await java_alter(
-        "--add-config",
-        "SCRAM-SHA-256=[iterations=8192,password=pw-256],SCRAM-SHA-512=[password=pw-512]",
-    )
-    assert both_at_once.returncode != 0
-    assert "DuplicateResourceException" in both_at_once.stderr
+    # Refused alike by the controller, each naming the user, changing nothing: both
+    # mechanisms of a user in one request (one change of a user per request), too many
+    # iterations, and deleting a credential the user does not have.
+    refusals = [
+        (
+            [upsert_256, upsert_512],
+            "--add-config",
+            "SCRAM-SHA-256=[iterations=8192,password=pw-256],SCRAM-SHA-512=[password=pw-512]",
+        ),
+        (
+            [UserScramCredentialUpsertion(ours, sha256, "pw", iterations=20000)],
+            "--add-config",
+            "SCRAM-SHA-256=[iterations=20000,password=pw]",
+        ),
+        ([UserScramCredentialDeletion(ours, sha512)], "--delete-config", "SCRAM-SHA-512"),
+    ]
+    java_refused = await asyncio.gather(*(java_alter(*flags) for _, *flags in refusals))
+    for (changes, *flags), done in zip(refusals, java_refused, strict=True):
+        with pytest.raises(Errors.KafkaError, match=ours) as caught:
+            await admin.alter_user_scram_credentials(changes)
+        name, message = _java_error(done)
+        assert (type(caught.value).__name__, message) == (
+            f"{name}Error",
+            str(caught.value).rsplit(": ", 1)[1],
+        ), flags
+    assert [_java_error(done)[0] for done in java_refused] == [
+        "DuplicateResource",
+        "UnacceptableCredential",
+        "ResourceNotFound",
+    ]
+    for user in (ours, java):
+        with pytest.raises(Errors.ResourceNotFoundError, match=user):
+            await admin.describe_user_scram_credentials([user])
 
     for change in (upsert_256, upsert_512):
         await admin.alter_user_scram_credentials([change])
