@@ -461,14 +461,18 @@ async def test_describe_topics_result_as_kafka_topics(
     placement_cluster: PlacementCluster,
 ) -> None:
     bootstrap = placement_cluster.bootstrap_servers
-    assignment = {0: [1, 2], 1: [2, 3], 2: [3, 1], 3: [2, 1]}
+    assignments = [{0: [1, 2], 1: [2, 3], 2: [3, 1], 3: [2, 1]}, {0: [3], 1: [1], 2: [2]}]
     async with AIOKafkaAdminClient(bootstrap_servers=bootstrap) as admin:
-        topic = await create_topic(admin, assignment)
-        # Every replica in sync first, so that nothing moves between the two answers.
+        topics = [await create_topic(admin, a) for a in assignments]
+        # Every replica in sync first, so that nothing moves between the answers.
         ours = await eventually(
-            lambda: admin.describe_topics_result([topic]),
-            lambda d: all(sorted(p.isr) == sorted(p.replicas) for p in d[topic].partitions),
+            lambda: admin.describe_topics_result(topics),
+            lambda d: all(
+                sorted(p.isr) == sorted(p.replicas) for t in d.values() for p in t.partitions
+            ),
         )
+        # One partition a response: the cursor carries on within a topic and into the next.
+        paged = await admin.describe_topics_result(topics, page_partitions=1)
         described = await asyncio.to_thread(
             kafka_tool,
             TOOLS + "TopicCommand",
@@ -476,36 +480,44 @@ async def test_describe_topics_result_as_kafka_topics(
             bootstrap,
             "--describe",
             "--topic",
-            topic,
+            "|".join(topics),
+            "--partition-size-limit-per-response",
+            "1",
         )
 
-    [head, *rows] = [_tab_fields(line) for line in described.splitlines() if line.strip()]
-    d = ours[topic]
-    assert head["Topic"] == topic
-    assert head["TopicId"] == _java_uuid(d.topic_id)
-    assert head["PartitionCount"] == str(len(d.partitions))
-    assert head["ReplicationFactor"] == "2"
+    assert paged == ours
 
     def ids(found: tuple[int, ...] | None) -> str:
         return ",".join(map(str, found or ()))
 
-    java = [
-        (r["Partition"], r["Leader"], r["Replicas"], r["Isr"], r["Elr"], r["LastKnownElr"])
-        for r in rows
-    ]
-    assert java == [
-        (
-            str(p.partition),
-            "none" if p.leader is None else str(p.leader),
-            ids(p.replicas),
-            ids(p.isr),
-            ids(p.eligible_leader_replicas),
-            ids(p.last_known_elr),
-        )
-        for p in d.partitions
-    ], described
-    assert [p.replicas for p in d.partitions] == [tuple(r) for r in assignment.values()]
-    assert [p.leader for p in d.partitions] == [r[0] for r in assignment.values()]
+    java: dict[str, list[dict[str, str]]] = {}
+    for line in described.splitlines():
+        if line.strip():
+            fields = _tab_fields(line)
+            java.setdefault(fields["Topic"], []).append(fields)
+    assert sorted(java) == sorted(topics), described
+    for topic, assignment in zip(topics, assignments, strict=True):
+        [head, *rows] = java[topic]
+        d = ours[topic]
+        assert head["TopicId"] == _java_uuid(d.topic_id)
+        assert head["PartitionCount"] == str(len(d.partitions))
+        assert head["ReplicationFactor"] == str(len(assignment[0]))
+        assert [
+            (r["Partition"], r["Leader"], r["Replicas"], r["Isr"], r["Elr"], r["LastKnownElr"])
+            for r in rows
+        ] == [
+            (
+                str(p.partition),
+                "none" if p.leader is None else str(p.leader),
+                ids(p.replicas),
+                ids(p.isr),
+                ids(p.eligible_leader_replicas),
+                ids(p.last_known_elr),
+            )
+            for p in d.partitions
+        ], described
+        assert [p.replicas for p in d.partitions] == [tuple(r) for r in assignment.values()]
+        assert [p.leader for p in d.partitions] == [r[0] for r in assignment.values()]
 
 
 def _java_scram(described: str) -> dict[str, set[tuple[str, int]]]:
