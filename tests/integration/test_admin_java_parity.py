@@ -541,10 +541,15 @@ def _java_error(done: subprocess.CompletedProcess[str]) -> tuple[str, str]:
     assert done.returncode != 0, done.stdout
     [cause] = re.findall(
         r"^Caused by: org\.apache\.kafka\.common\.errors\.(\w+)Exception: (.*)$",
-        done.stderr,
+        done.stdout + done.stderr,
         re.MULTILINE,
     )
     return cause[0], cause[1]
+
+
+def _error_name(error: BaseException) -> str:
+    """A ferrokafka error's name as Java's exception names it, without ``Exception``."""
+    return type(error).__name__.removesuffix("Error")
 
 
 async def test_user_scram_credentials_as_kafka_configs(
@@ -588,9 +593,8 @@ async def test_user_scram_credentials_as_kafka_configs(
     for (changes, *flags), done in zip(refusals, java_refused, strict=True):
         with pytest.raises(Errors.KafkaError, match=ours) as caught:
             await admin.alter_user_scram_credentials(changes)
-        name, message = _java_error(done)
-        assert (type(caught.value).__name__, message) == (
-            f"{name}Error",
+        assert _java_error(done) == (
+            _error_name(caught.value),
             str(caught.value).rsplit(": ", 1)[1],
         ), flags
     assert [_java_error(done)[0] for done in java_refused] == [
@@ -831,36 +835,37 @@ async def test_alter_replica_log_dirs_as_kafka_reassign_partitions(
                 if tp.topic == topic
             }
 
-        # Broker 1's replicas of both partitions to its other log dir: one by each side.
         start = await where()
         a, b = placement_cluster.log_dirs[1]
         target = {tp: b if start[1, tp][0] == a else a for tp in (ours, java)}
-        await admin.alter_replica_log_dirs({TopicPartitionReplica(topic, 0, 1): target[ours]})
-        plan = tmp_path / "log-dirs.json"
-        plan.write_text(
-            json.dumps(
-                {
-                    "version": 1,
-                    "partitions": [
-                        {
-                            "topic": topic,
-                            "partition": 1,
-                            "replicas": [1, 2],
-                            "log_dirs": [target[java], "any"],
-                        }
-                    ],
-                }
+
+        async def java_move(path: str) -> subprocess.CompletedProcess[str]:
+            """Broker 1's replica of partition 1 to ``path``, by kafka-reassign-partitions.sh."""
+            plan = tmp_path / "log-dirs.json"
+            replica = {"topic": topic, "partition": 1, "replicas": [1, 2]}
+            plan.write_text(
+                json.dumps({"version": 1, "partitions": [{**replica, "log_dirs": [path, "any"]}]})
             )
-        )
-        await asyncio.to_thread(
-            kafka_tool,
-            TOOLS + "reassign.ReassignPartitionsCommand",
-            "--bootstrap-server",
-            bootstrap,
-            "--execute",
-            "--reassignment-json-file",
-            str(plan),
-        )
+            return await asyncio.to_thread(
+                run_kafka_tool,
+                TOOLS + "reassign.ReassignPartitionsCommand",
+                "--bootstrap-server",
+                bootstrap,
+                "--execute",
+                "--reassignment-json-file",
+                str(plan),
+            )
+
+        # A directory the broker does not have: refused alike, nothing moved.
+        with pytest.raises(Errors.KafkaError) as caught:
+            await admin.alter_replica_log_dirs({TopicPartitionReplica(topic, 0, 1): "/no/dir"})
+        assert _java_error(await java_move("/no/dir"))[0] == _error_name(caught.value)
+        assert isinstance(caught.value, Errors.LogDirNotFound)
+        assert await where() == start
+
+        # Broker 1's replicas of both partitions to its other log dir: one by each side.
+        await admin.alter_replica_log_dirs({TopicPartitionReplica(topic, 0, 1): target[ours]})
+        assert (await java_move(target[java])).returncode == 0
         moved = await eventually(
             where,
             lambda found: (
