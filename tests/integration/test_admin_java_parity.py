@@ -917,6 +917,7 @@ async def test_update_features_as_kafka_features_dry_run(
         (name, 0, up, "upgrade"),
         (name, -1, up, "upgrade"),
         ("fk.no.such.feature", 1, up, "upgrade"),
+        (" ", 1, up, "upgrade"),
     ]
     tool = (TOOLS + "FeatureCommand", "--bootstrap-server", bootstrap_servers)
     java = await asyncio.gather(
@@ -950,7 +951,7 @@ async def test_update_features_as_kafka_features_dry_run(
             assert done.stderr.strip().rstrip(".").lower() in str(ours).lower(), case
         kinds.append(None if ours is None else type(ours))
     invalid, illegal = Errors.InvalidUpdateVersionError, Errors.IllegalArgumentError
-    assert kinds == [None, invalid, invalid, None, illegal, illegal, invalid]
+    assert kinds == [None, invalid, invalid, None, illegal, illegal, invalid, illegal]
     # A dry run changes nothing.
     after = await admin.describe_features()
     assert after.finalized_features[name].max_version == level

@@ -88,11 +88,13 @@ class FeatureOperations(AdminBase):
     ) -> None:
         """Move features to new finalized levels. A refusal (``InvalidUpdateVersionError``
         for a level the brokers cannot run, a downgrade not marked as one) is raised naming
-        the feature. A level below 0, or level 0 (which removes the feature) as an
-        ``UPGRADE``, is refused before sending, as Java's ``FeatureUpdate`` refuses it:
-        ``IllegalArgumentError`` naming the feature."""
+        the feature. A blank feature name, a level below 0, or level 0 (which removes the
+        feature) as an ``UPGRADE`` is refused before sending, as Java's ``Admin`` and
+        ``FeatureUpdate`` refuse them: ``IllegalArgumentError`` naming the feature."""
         for name, u in updates.items():
             what = f"update_features: feature {name!r}"
+            if not name.strip():
+                raise Errors.IllegalArgumentError(f"{what}: provided feature can not be empty.")
             if u.max_version_level < 0:
                 raise Errors.IllegalArgumentError(
                     f"{what}: cannot specify a negative version level: {u.max_version_level}"
