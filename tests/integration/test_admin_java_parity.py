@@ -608,11 +608,11 @@ async def test_user_scram_credentials_as_kafka_configs(
 
     for change in (upsert_256, upsert_512):
         await admin.alter_user_scram_credentials([change])
-    for config in (
-        "SCRAM-SHA-256=[iterations=8192,password=pw-256]",
-        "SCRAM-SHA-512=[password=pw-512]",
-    ):
-        assert (await java_alter("--add-config", config)).returncode == 0
+    added = await asyncio.gather(
+        java_alter("--add-config", "SCRAM-SHA-256=[iterations=8192,password=pw-256]"),
+        java_alter("--add-config", "SCRAM-SHA-512=[password=pw-512]"),
+    )
+    assert [done.returncode for done in added] == [0, 0], [done.stderr for done in added]
 
     async def both_ways() -> tuple[
         dict[str, set[tuple[str, int]]], dict[str, set[tuple[str, int]]]
@@ -623,6 +623,11 @@ async def test_user_scram_credentials_as_kafka_configs(
         )
         java_found = _java_scram(described)
         found = await admin.describe_user_scram_credentials([ours, java])
+        # Every user (Java's tool describes every user when given none).
+        every = await admin.describe_user_scram_credentials()
+        assert {u: {(m.name.replace("_", "-"), i) for m, i in c} for u, c in every.items()} == (
+            java_found
+        )
         return {u: java_found.get(u, set()) for u in (ours, java)}, {
             user: {(c.mechanism.name.replace("_", "-"), c.iterations) for c in creds}
             for user, creds in found.items()
