@@ -77,12 +77,23 @@ async def throttle(admin: AIOKafkaAdminClient, rate: str | None) -> None:
     """Cap (or, with ``None``, uncap) replication traffic on every broker, and wait until each
     broker has applied it (a broker applies a dynamic config when its metadata log carries it;
     a move started before that runs unthrottled)."""
-    op = AlterConfigOpType.SET if rate else AlterConfigOpType.DELETE
     names = ("leader.replication.throttled.rate", "follower.replication.throttled.rate")
-    brokers = [ConfigResource(ConfigResourceType.BROKER, str(n)) for n in NODES]
-    await admin.incremental_alter_configs(
-        {broker: [AlterConfigOp(name, rate, op) for name in names] for broker in brokers}
-    )
+    await set_broker_configs(admin, dict.fromkeys(names, rate))
+
+
+async def set_broker_configs(
+    admin: AIOKafkaAdminClient, configs: dict[str, str | None], nodes: tuple[int, ...] = NODES
+) -> None:
+    """Set (or, with ``None``, delete) dynamic configs of each of ``nodes``, and wait until each
+    has applied them."""
+    brokers = [ConfigResource(ConfigResourceType.BROKER, str(n)) for n in nodes]
+    ops = [
+        AlterConfigOp(
+            name, value, AlterConfigOpType.SET if value is not None else AlterConfigOpType.DELETE
+        )
+        for name, value in configs.items()
+    ]
+    await admin.incremental_alter_configs({broker: ops for broker in brokers})
 
     async def applied() -> list[dict[str, str | None]]:
         described = await admin.describe_configs(brokers)
@@ -93,5 +104,6 @@ async def throttle(admin: AIOKafkaAdminClient, rate: str | None) -> None:
         ]
 
     await eventually(
-        applied, lambda found: all(b.get(name) == rate for b in found for name in names)
+        applied,
+        lambda found: all(b.get(name) == value for b in found for name, value in configs.items()),
     )

@@ -44,7 +44,15 @@ from ferrokafka.structs import TopicPartition
 from ..conftest import TopicFactory
 from .conftest import PlacementCluster
 from .java_util import kafka_tool, run_kafka_tool
-from .placement_util import THROTTLED, create_topic, eventually, fill, placed, throttle
+from .placement_util import (
+    THROTTLED,
+    create_topic,
+    eventually,
+    fill,
+    placed,
+    set_broker_configs,
+    throttle,
+)
 from .produce_util import produce_values
 
 pytestmark = pytest.mark.integration
@@ -960,3 +968,58 @@ async def test_update_features_as_kafka_features_dry_run(
     # A dry run changes nothing.
     after = await admin.describe_features()
     assert after.finalized_features[name].max_version == level
+
+
+@pytest.mark.cluster
+async def test_describe_log_dirs_during_a_move_as_kafka_log_dirs(
+    placement_cluster: PlacementCluster,
+) -> None:
+    bootstrap = placement_cluster.bootstrap_servers
+    rate = "replica.alter.log.dirs.io.max.bytes.per.second"
+    async with AIOKafkaAdminClient(bootstrap_servers=bootstrap) as admin:
+        topic = await create_topic(admin, [1, 2])
+        tp = TopicPartition(topic, 0)
+        await fill(bootstrap, topic, 300, 1000)
+
+        async def where() -> set[tuple[str, bool]]:
+            """Broker 1's log dirs holding the partition, and whether as the future replica."""
+            described = (await admin.describe_log_dirs([1]))[1]
+            return {
+                (path, d.replicas[tp].is_future)
+                for path, d in described.items()
+                if tp in d.replicas
+            }
+
+        [(current, _)] = await where()
+        a, b = placement_cluster.log_dirs[1]
+        other = b if current == a else a
+        # ~300 kB copied at 1 kB/s: the copy stays a future replica beside the current one.
+        await set_broker_configs(admin, {rate: "1000"}, (1,))
+        try:
+            await admin.alter_replica_log_dirs({TopicPartitionReplica(topic, 0, 1): other})
+            moving = {(current, False), (other, True)}
+            ours = await eventually(where, lambda found: found == moving)
+            out = await asyncio.to_thread(
+                kafka_tool,
+                TOOLS + "LogDirsCommand",
+                "--bootstrap-server",
+                bootstrap,
+                "--describe",
+                "--broker-list",
+                "1",
+                "--topic-list",
+                topic,
+            )
+            ours_after = await where()
+        finally:
+            await set_broker_configs(admin, {rate: None}, (1,))
+        await eventually(where, lambda found: found == {(other, False)})
+
+    [java_broker] = json.loads(out.splitlines()[-1])["brokers"]
+    java = {
+        (d["logDir"], p["isFuture"])
+        for d in java_broker["logDirs"]
+        for p in d["partitions"]
+        if p["partition"] == f"{topic}-0"
+    }
+    assert java == ours == ours_after == moving
