@@ -959,7 +959,8 @@ async def test_update_features_as_kafka_features_dry_run(
             assert isinstance(ours, Errors.InvalidUpdateVersionError), case
             assert str(ours).endswith(controller), case
         else:
-            # Refused by Java's FeatureUpdate before any request: the tool prints why.
+            # Refused by Java's Admin before any request (a blank name; FeatureUpdate's own
+            # checks of the level): the tool prints why.
             assert isinstance(ours, Errors.IllegalArgumentError), case
             assert done.stderr.strip().rstrip(".").lower() in str(ours).lower(), case
         kinds.append(None if ours is None else type(ours))
