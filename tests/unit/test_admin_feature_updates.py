@@ -26,3 +26,10 @@ async def test_refused_before_sending(name: str, update: FeatureUpdate, why: str
     with pytest.raises(Errors.IllegalArgumentError, match=why):
         await admin.update_features({"transaction.version": FeatureUpdate(2), name: update})
     await admin.close()
+
+
+async def test_an_empty_update_is_refused() -> None:
+    admin = AIOKafkaAdminClient(bootstrap_servers="127.0.0.1:1")
+    with pytest.raises(Errors.IllegalArgumentError, match="no feature updates"):
+        await admin.update_features({})
+    await admin.close()

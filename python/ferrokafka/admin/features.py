@@ -90,7 +90,10 @@ class FeatureOperations(AdminBase):
         for a level the brokers cannot run, a downgrade not marked as one) is raised naming
         the feature. A blank feature name, a level below 0, or level 0 (which removes the
         feature) as an ``UPGRADE`` is refused before sending, as Java's ``Admin`` and
-        ``FeatureUpdate`` refuse them: ``IllegalArgumentError`` naming the feature."""
+        ``FeatureUpdate`` refuse them: ``IllegalArgumentError`` naming the feature (and, as
+        there, an empty ``updates``)."""
+        if not updates:
+            raise Errors.IllegalArgumentError("update_features: no feature updates given")
         for name, u in updates.items():
             what = f"update_features: feature {name!r}"
             if not name.strip():
@@ -105,8 +108,6 @@ class FeatureOperations(AdminBase):
                     f"UNSAFE_DOWNGRADE when the provided maxVersionLevel:"
                     f"{u.max_version_level} is < 1."
                 )
-        if not updates:
-            return
         request: UpdateFeaturesRequest = {
             "timeout_ms": self._timeout_ms(timeout_ms),
             "feature_updates": [

@@ -102,8 +102,10 @@ class ScramOperations(AdminBase):
     async def alter_user_scram_credentials(
         self, alterations: Iterable[UserScramCredentialUpsertion | UserScramCredentialDeletion]
     ) -> None:
-        """Create, replace or delete credentials; a user's error (too few iterations, a
-        deletion of a credential that does not exist) is raised naming the user."""
+        """Create, replace or delete credentials; a user's error (too few or too many
+        iterations, a deletion of a credential that does not exist, two changes to one user
+        in one call, which the controller refuses as Java's ``Admin`` sees it too) is raised
+        naming the user."""
         request: AlterUserScramCredentialsRequest = {"deletions": [], "upsertions": []}
         for change in alterations:
             if isinstance(change, UserScramCredentialDeletion):
