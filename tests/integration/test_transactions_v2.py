@@ -229,3 +229,51 @@ async def test_java_and_ferrokafka_transactions_interleave(
     assert ours <= set(values) and b"fk-aborted" not in values
     assert len(values) == java_count + len(ours)
     assert await _read_all(bootstrap, topic, 1, "read_committed") == sorted(values)
+
+
+async def test_the_next_transactions_first_produce_waits_out_the_last_ones_completion(
+    broker: KafkaBroker | ExternalKafka, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under transaction version 2 the coordinator completes a transaction after answering
+    EndTxn; a Produce of the next one reaching the leader before then waits 20 ms in the
+    broker. Back-to-back transactions therefore send their first Produce no sooner than the
+    EndTxn round trip (at most 10 ms) after its answer; under version 1 nothing is held."""
+    topic = _topic(broker)
+    sent: list[tuple[float, int]] = []
+    answered: list[tuple[float, float]] = []
+    real = Connection.send
+
+    async def send(self: Connection, api: Any, body: Any, **kw: Any) -> Any:
+        loop = asyncio.get_running_loop()
+        asked = loop.time()
+        sent.append((asked, key_of(api)))
+        response = await real(self, api, body, **kw)
+        if key_of(api) == Api.END_TXN.key:
+            answered.append((asked, loop.time()))
+        return response
+
+    monkeypatch.setattr(Connection, "send", send)
+    async with AIOKafkaProducer(
+        bootstrap_servers=broker.bootstrap_servers, transactional_id=f"tx-{topic}"
+    ) as producer:
+        tv = await _version_of(producer)
+        for i in range(20):
+            async with producer.transaction():
+                await producer.send(topic, b"%d" % i)
+    produces = [t for t, key in sent if key == Api.PRODUCE.key]
+    # Each Produce after the first commit against the last EndTxn answered before it (a
+    # retried request only adds to the gap).
+    gaps = []
+    for t in produces:
+        before = [(a, d) for a, d in answered if d < t]
+        if before:
+            asked, done = max(before)
+            gaps.append((t - done, min(done - asked, 0.01)))
+    assert len(gaps) >= 19
+    txn = producer._txn
+    assert txn is not None
+    if tv == 2:
+        # The loop's clock: a Produce sent at the hold's end may read a hair below it.
+        assert all(held >= rtt - 0.0005 for held, rtt in gaps), gaps
+    else:
+        assert txn.produce_not_before == 0.0

@@ -161,6 +161,11 @@ class Sender:
         request per node, and what did not fit in it is ready now, not at the next wake-up.
         Returns the drain's ``(seconds until something else may be ready, leader unknown)``."""
         any_unknown = False
+        txn = self._txn
+        if txn is not None:
+            held = txn.produce_not_before - asyncio.get_running_loop().time()
+            if held > 0:
+                return held, False
         while True:
             ready, wait, unknown_leader = self._accumulator.drain(
                 node_ready=self._node_ready,
