@@ -61,6 +61,21 @@ TOOLS = "org.apache.kafka.tools."
 BASE_TS = 1_700_000_000_000
 
 
+async def _log_dirs_tool(bootstrap: str, brokers: str, topic: str) -> str:
+    """What ``kafka-log-dirs.sh --describe`` prints of ``topic`` on ``brokers`` ("1,2")."""
+    return await asyncio.to_thread(
+        kafka_tool,
+        TOOLS + "LogDirsCommand",
+        "--bootstrap-server",
+        bootstrap,
+        "--describe",
+        "--broker-list",
+        brokers,
+        "--topic-list",
+        topic,
+    )
+
+
 async def test_list_offsets_as_kafka_get_offsets(
     admin: AIOKafkaAdminClient, make_topic: TopicFactory, bootstrap_servers: str
 ) -> None:
@@ -178,17 +193,7 @@ async def test_features_log_dirs_and_cluster_id_as_kafka_tools(
         assert before <= int(java["Epoch"]) <= after
 
     broker = int(cluster.brokers[0].nodeId)
-    out = await asyncio.to_thread(
-        kafka_tool,
-        TOOLS + "LogDirsCommand",
-        "--bootstrap-server",
-        bootstrap_servers,
-        "--describe",
-        "--broker-list",
-        str(broker),
-        "--topic-list",
-        topic,
-    )
+    out = await _log_dirs_tool(bootstrap_servers, str(broker), topic)
     java_dirs = json.loads(out.splitlines()[-1])
     [java_broker] = java_dirs["brokers"]
     ours = (await admin.describe_log_dirs([broker]))[broker]
@@ -887,17 +892,7 @@ async def test_alter_replica_log_dirs_as_kafka_reassign_partitions(
                 and len(found) == 4
             ),
         )
-        out = await asyncio.to_thread(
-            kafka_tool,
-            TOOLS + "LogDirsCommand",
-            "--bootstrap-server",
-            bootstrap,
-            "--describe",
-            "--broker-list",
-            "1,2",
-            "--topic-list",
-            topic,
-        )
+        out = await _log_dirs_tool(bootstrap, "1,2", topic)
 
     java_dirs = json.loads(out.splitlines()[-1])
     java_where = {
@@ -1000,17 +995,7 @@ async def test_describe_log_dirs_during_a_move_as_kafka_log_dirs(
             await admin.alter_replica_log_dirs({TopicPartitionReplica(topic, 0, 1): other})
             moving = {(current, False), (other, True)}
             ours = await eventually(where, lambda found: found == moving)
-            out = await asyncio.to_thread(
-                kafka_tool,
-                TOOLS + "LogDirsCommand",
-                "--bootstrap-server",
-                bootstrap,
-                "--describe",
-                "--broker-list",
-                "1",
-                "--topic-list",
-                topic,
-            )
+            out = await _log_dirs_tool(bootstrap, "1", topic)
             ours_after = await where()
         finally:
             await set_broker_configs(admin, {rate: None}, (1,))
