@@ -15,8 +15,9 @@ is a null struct. ``mode`` says what a malformed record does:
 
 ``AvroFormat(schema)`` reads Avro binary datums, and ``AvroFormat(confluent=True, ...)``
 Confluent's framing of them (a schema id before each), into the column types Spark's
-``from_avro`` gives; a record that does not decode is a null struct (PERMISSIVE, its raw bytes
-in the corrupt-record column, which is binary here) or fails the read (FAILFAST).
+``from_avro`` gives; a record that does not decode is a row of null fields, as ``from_avro``
+gives it (PERMISSIVE, its raw bytes in the corrupt-record column, which is binary here), or
+fails the read (FAILFAST).
 
 Pass a format as ``getmany_arrow(value_format=...)`` (or ``key_format=``) or to
 :func:`ferrokafka.arrow.read` and :func:`~ferrokafka.arrow.read_async`; to
@@ -209,6 +210,11 @@ class AvroFormat(PayloadFormat):
     bytes promoted); the column has its type. Without it the column has the writer schema's
     type, and with Confluent framing every id of a batch must give the same type, or the read
     fails with ``PayloadSchemaError`` naming the later id.
+
+    A record that does not decode (cut short, a length or union index past its bounds, an
+    unframed payload) is a row of null fields, as Spark's ``from_avro`` gives in PERMISSIVE
+    mode; a null payload is a null row. A map's entries do not keep the order they were
+    written in (Avro maps are unordered; the reader holds them in a hash map).
 
     ``schema`` with ``schema_id`` (and ``confluent=True``) is what ``send_arrow`` writes:
     the struct column as datums of ``schema``, framed with ``schema_id``; it also reads that

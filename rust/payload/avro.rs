@@ -38,8 +38,10 @@ use arrow_array::builder::{
     Float64Builder, Int32Builder, Int64Builder, NullBuilder, StringBuilder,
     TimestampMicrosecondBuilder,
 };
-use arrow_array::{ArrayRef, ListArray, MapArray, StructArray};
-use arrow_buffer::{NullBufferBuilder, OffsetBuffer, ScalarBuffer};
+use arrow_array::{make_array, Array, ArrayRef, ListArray, MapArray, StructArray};
+use arrow_buffer::{
+    BooleanBufferBuilder, NullBuffer, NullBufferBuilder, OffsetBuffer, ScalarBuffer,
+};
 use arrow_schema::{ArrowError, DataType, Field, FieldRef, Fields, TimeUnit};
 
 pub use super::json::{Decoded, Mode};
@@ -320,10 +322,12 @@ pub fn decode(
             continue;
         };
         let read = read_datum(payload, framing, reader, target, target_id);
+        // A datum that does not read is a row of null fields, as Spark's from_avro gives in
+        // PERMISSIVE mode (a null payload is a null row).
         let outcome = match read {
             Ok(value) => root.append_row(&value),
             Err(reason) => {
-                root.append_null();
+                root.append_blank();
                 Err(reason)
             }
         };
@@ -679,6 +683,8 @@ struct StructColumn {
     nulls: NullBufferBuilder,
     /// For a union read as a struct of members: each branch's member (None: the null branch).
     members: Option<Vec<Option<usize>>>,
+    /// Rows whose fields are nulled when finished (a record with a value that did not fit).
+    blank: Vec<usize>,
 }
 
 struct ListColumn {
@@ -712,14 +718,15 @@ impl StructColumn {
                 .collect::<Result<_, _>>()?,
             nulls: NullBufferBuilder::new(0),
             members: None,
+            blank: Vec::new(),
         })
     }
 
-    /// Append a record's fields as a row: a null row when any does not fit (the datum's value
-    /// does not fit the column it was resolved to), Err saying which.
+    /// Append a record's fields as a row: a row of null fields when any does not fit (a
+    /// timestamp or decimal past its Arrow type), Err saying which.
     fn append_row(&mut self, value: &Value) -> Result<(), String> {
         let Value::Record(fields) = value else {
-            self.append_null();
+            self.append_blank();
             return Err("the datum is not a record".into());
         };
         let mut misfit = None;
@@ -745,8 +752,20 @@ impl StructColumn {
                 });
             }
         }
-        self.nulls.append(misfit.is_none());
+        if misfit.is_some() {
+            // Its fields hold what did fit; finish() nulls them.
+            self.blank.push(self.nulls.len());
+        }
+        self.nulls.append_non_null();
         misfit.map_or(Ok(()), Err)
+    }
+
+    /// A non-null row of null fields.
+    fn append_blank(&mut self) {
+        for child in &mut self.children {
+            child.append_null();
+        }
+        self.nulls.append_non_null();
     }
 
     fn append_null(&mut self) {
@@ -767,6 +786,24 @@ impl StructColumn {
         if self.fields.is_empty() {
             return Ok(StructArray::new_empty_fields(len, nulls));
         }
+        let arrays = if self.blank.is_empty() {
+            arrays
+        } else {
+            let mut keep = BooleanBufferBuilder::new(len);
+            keep.append_n(len, true);
+            for row in self.blank.drain(..) {
+                keep.set_bit(row, false);
+            }
+            let keep = NullBuffer::new(keep.finish());
+            arrays
+                .into_iter()
+                .map(|a| {
+                    let nulls = NullBuffer::union(a.logical_nulls().as_ref(), Some(&keep));
+                    let data = a.to_data().into_builder().nulls(nulls).build()?;
+                    Ok(make_array(data))
+                })
+                .collect::<Result<Vec<ArrayRef>, ArrowError>>()?
+        };
         Ok(StructArray::try_new(self.fields.clone(), arrays, nulls)?)
     }
 }
@@ -820,6 +857,7 @@ impl Column {
                         .collect::<Result<_, _>>()?,
                     nulls: NullBufferBuilder::new(0),
                     members: Some(members),
+                    blank: Vec::new(),
                 }));
             }
             return leaf(data_type);

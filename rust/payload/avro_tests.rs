@@ -376,7 +376,9 @@ fn payloads_that_do_not_read_are_null_rows_with_why() {
     let rows: Vec<usize> = d.bad_rows.iter().map(|(r, _)| *r).collect();
     assert_eq!(rows, (1..=cases.len()).collect::<Vec<_>>());
     for ((_, why), (row, reason)) in cases.iter().zip(&d.bad_rows) {
-        assert!(d.values.is_null(*row));
+        // A row of null fields, as Spark's from_avro gives.
+        assert!(d.values.is_valid(*row));
+        assert!(d.values.columns().iter().all(|c| c.is_null(*row)));
         assert!(reason.contains(why), "row {row}: {reason:?} lacks {why:?}");
     }
     let ff = decode(
@@ -434,19 +436,23 @@ fn hostile_counts_unions_and_nesting_are_bad_rows() {
 
 #[test]
 fn decimal_bytes_past_128_bits_or_the_precision_do_not_fit() {
+    // The decimal comes after an int, so a row that does not fit has a value to null.
     let s = schema(
         r#"{"type": "record", "name": "D", "fields": [
+          {"name": "x", "type": "int"},
           {"name": "d", "type": {"type": "bytes", "logicalType": "decimal", "precision": 4, "scale": 0}}]}"#,
     );
-    let mut wide = vec![2 * 17];
+    let mut wide = vec![10, 2 * 17];
     wide.extend([1u8; 17]);
-    let ok = [4, 0x27, 0x0f]; // 9999
-    let past = [4, 0x27, 0x10]; // 10000, past 4 digits
+    let ok = [10, 4, 0x27, 0x0f]; // 9999
+    let past = [10, 4, 0x27, 0x10]; // 10000, past 4 digits
     let d = plain(&[Some(&wide), Some(&ok), Some(&past)], &s, None);
-    assert_eq!(
-        d.values.column(0).as_primitive::<Decimal128Type>().value(1),
-        9999
-    );
+    let x = d.values.column(0).as_primitive::<Int32Type>();
+    let dec = d.values.column(1).as_primitive::<Decimal128Type>();
+    assert_eq!((x.value(1), dec.value(1)), (5, 9999));
+    for row in [0, 2] {
+        assert!(d.values.is_valid(row) && x.is_null(row) && dec.is_null(row));
+    }
     let rows: Vec<usize> = d.bad_rows.iter().map(|(r, _)| *r).collect();
     assert_eq!(rows, vec![0, 2]);
     assert_eq!(decimal_i128(&vec![0xff; 20].into()), Some(-1));
