@@ -213,8 +213,8 @@ class AvroFormat(PayloadFormat):
 
     A record that does not decode (cut short, a length or union index past its bounds, an
     unframed payload) is a row of null fields, as Spark's ``from_avro`` gives in PERMISSIVE
-    mode; a null payload is a null row. A map's entries do not keep the order they were
-    written in (Avro maps are unordered; the reader holds them in a hash map).
+    mode; a null payload is a null row. A map's entries keep the order they were written in,
+    except through a reader schema (resolved maps are unordered).
 
     ``schema`` with ``schema_id`` (and ``confluent=True``) is what ``send_arrow`` writes:
     the struct column as datums of ``schema``, framed with ``schema_id``; it also reads that

@@ -354,6 +354,7 @@ fn payloads_that_do_not_read_are_null_rows_with_why() {
     let cases: Vec<(&[u8], &str)> = vec![
         (b"{\"id\": 1}", "not Confluent-framed"),
         (&[0, 0, 1], "too short"),
+        (&[], "empty: no Confluent header"),
         (&[0, 0, 0, 0, 9, 2], "schema id 9 is not known"),
         (&good[..7], "schema id 1: 1 bytes at byte 2, but 0 are left"),
         (&[0, 0, 0, 0, 1, 2, 2, b'g', 4], "enum index 2"),
@@ -391,6 +392,16 @@ fn payloads_that_do_not_read_are_null_rows_with_why() {
     assert_eq!(ff.values.len(), 1);
     assert_eq!(ff.bad_rows.len(), 1);
     assert_eq!(ff.bad_rows[0].0, 1);
+    // A batch with no id of a known schema: FAILFAST stops at its first payload too.
+    let none_known: Vec<Option<&[u8]>> = vec![None, Some(&[0, 0, 0, 0, 9, 2]), Some(&[])];
+    for (mode, rows, len) in [
+        (Mode::Permissive, vec![1, 2], 3),
+        (Mode::FailFast, vec![1], 1),
+    ] {
+        let d = decode(&none_known, &Framing::Confluent(&writers), None, mode).unwrap();
+        assert_eq!(d.bad_rows.iter().map(|(r, _)| *r).collect::<Vec<_>>(), rows);
+        assert_eq!(d.values.len(), len);
+    }
 }
 
 #[test]

@@ -137,7 +137,7 @@ def record(k: int) -> dict[str, Any]:
         "ltu": dt.datetime(2024, 1, 1, 0, 0, 0, k),
         "id": str(UUID),
         "arr": [1, None, k],
-        "m": {"a": 1, f"k{k}": k},
+        "m": {"z": 1, f"k{k}": k},  # not in sorted order
         "rec": {"x": k},
         "again": None if k % 3 == 0 else {"x": -k},
         "recs": [{"x": j} for j in range(k % 4)],
@@ -214,6 +214,9 @@ def test_every_type_written_by_fastavro_reads_as_spark_from_avro_types() -> None
     assert bad == []
     assert values.type == ARROW
     assert rows(values) == [as_arrow(r) for r in records] + [None]
+    # Map entries in the order they were written.
+    written_maps = [list(r["m"].items()) for r in records]
+    assert values.field("m").to_pylist()[:7] == written_maps
 
 
 def test_encoded_columns_are_what_fastavro_reads_and_decode_back_equal() -> None:
