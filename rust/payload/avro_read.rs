@@ -12,7 +12,8 @@
 
 use apache_avro::schema::Schema;
 
-use super::{decimal_bytes_i128, put, AvroSchema, Column, StructColumn, MAX_DEPTH};
+use super::columns::{decimal_bytes_i128, put, Column, StructColumn};
+use super::{AvroSchema, MAX_DEPTH};
 
 struct Cursor<'a> {
     buf: &'a [u8],
