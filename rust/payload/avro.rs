@@ -89,7 +89,10 @@ pub struct AvroSchema {
 impl AvroSchema {
     /// Parse Avro schema JSON text.
     pub fn parse(text: &str) -> Result<Self, AvroError> {
-        let schema = Schema::parse_str(text).map_err(|e| AvroError::Schema(e.to_string()))?;
+        let mut json: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| AvroError::Schema(e.to_string()))?;
+        plain_fixed_uuids(&mut json, 0);
+        let schema = Schema::parse(&json).map_err(|e| AvroError::Schema(e.to_string()))?;
         let names = ResolvedSchema::try_from(&schema)
             .map_err(|e| AvroError::Schema(e.to_string()))?
             .get_names()
@@ -234,6 +237,34 @@ impl AvroSchema {
                 )))
             }
         })
+    }
+}
+
+/// Drop the `uuid` logical type of fixed types: `apache-avro` 0.21 parses a 16-byte fixed
+/// `uuid` into the same schema as a string `uuid` and then reads it as a length-prefixed string,
+/// which misreads the datum; as a plain fixed it is read right, and binary is what Spark's
+/// `from_avro` gives for it too.
+fn plain_fixed_uuids(json: &mut serde_json::Value, depth: usize) {
+    if depth > MAX_DEPTH {
+        return; // Schema::parse refuses what is this deep, or reads it
+    }
+    match json {
+        serde_json::Value::Object(map) => {
+            let fixed_uuid = map.get("type").and_then(|t| t.as_str()) == Some("fixed")
+                && map.get("logicalType").and_then(|t| t.as_str()) == Some("uuid");
+            if fixed_uuid {
+                map.remove("logicalType");
+            }
+            for value in map.values_mut() {
+                plain_fixed_uuids(value, depth + 1);
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for item in items {
+                plain_fixed_uuids(item, depth + 1);
+            }
+        }
+        _ => {}
     }
 }
 

@@ -471,6 +471,28 @@ fn decimal_bytes_past_128_bits_or_the_precision_do_not_fit() {
 }
 
 #[test]
+fn a_fixed_uuid_is_binary_and_read_as_fixed() {
+    let s = schema(
+        r#"{"type": "record", "name": "U", "fields": [
+          {"name": "u", "type": {"type": "fixed", "name": "UF", "size": 16, "logicalType": "uuid"}},
+          {"name": "x", "type": "int"}]}"#,
+    );
+    assert_eq!(
+        s.fields().unwrap()[0].data_type(),
+        &DataType::Binary,
+        "binary, as Spark's from_avro reads a fixed uuid"
+    );
+    let mut datum: Vec<u8> = (1..=16).collect();
+    datum.push(6); // x = 3
+    for reader in [None, Some(&s)] {
+        let d = plain(&[Some(&datum)], &s, reader);
+        assert!(d.bad_rows.is_empty(), "{:?}", d.bad_rows);
+        assert_eq!(d.values.column(0).as_binary::<i32>().value(0), &datum[..16]);
+        assert_eq!(d.values.column(1).as_primitive::<Int32Type>().value(0), 3);
+    }
+}
+
+#[test]
 fn encoding_names_the_field_that_does_not_fit() {
     let s = schema(V1);
     let d = plain(&[], &s, None);
