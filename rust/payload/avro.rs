@@ -355,7 +355,12 @@ pub fn decode(
         // PERMISSIVE mode (a null payload is a null row).
         let outcome = match read {
             Ok(Datum::Value(value)) => root.append_row(&value),
-            Ok(Datum::Bytes(writer, datum)) => root.read_row(writer, datum),
+            Ok(Datum::Bytes(writer, datum, id)) => {
+                root.read_row(writer, datum).map_err(|e| match id {
+                    Some(id) => format!("schema id {id}: {e}"),
+                    None => e,
+                })
+            }
             Err(reason) => {
                 root.append_blank();
                 Err(reason)
@@ -454,7 +459,8 @@ fn first_schema<'s>(
 /// A payload's datum, checked: to be read as its writer schema's own column, or resolved to
 /// another schema's value first.
 enum Datum<'a> {
-    Bytes(&'a AvroSchema, &'a [u8]),
+    /// The writer schema, the datum, and the schema id it was framed with.
+    Bytes(&'a AvroSchema, &'a [u8], Option<u32>),
     Value(Value),
 }
 
@@ -487,7 +493,7 @@ fn read_datum<'a>(
     };
     let Some(resolve_to) = resolve_to else {
         // Read as its own schema: straight from the bytes into the builders (avro_read.rs).
-        return Ok(Datum::Bytes(writer, datum));
+        return Ok(Datum::Bytes(writer, datum, id));
     };
     let mut rest = datum;
     let value = apache_avro::from_avro_datum(&writer.schema, &mut rest, None)

@@ -357,6 +357,19 @@ def test_failfast_cuts_before_the_first_record_that_does_not_decode() -> None:
     with pytest.raises(Errors.PayloadFormatError) as info:
         decode_payloads(consumer, {tp: kafka_batch([b"\x02", good[2]], 2)}, None, fmt)
     assert info.value.offset == 2 and "truncated" in str(info.value)
+    # Framed: the reason names the schema id, whether the bytes or a value did not read.
+    framed_fmt = AvroFormat(confluent=True, schemas={3: V1}, mode="FAILFAST")
+    with pytest.raises(Errors.PayloadFormatError, match=r"offset 8: .*schema id 3: truncated"):
+        decode_payloads(consumer, {tp: kafka_batch([framed(3, b"\x02")], 8)}, None, framed_fmt)
+    stamp = {
+        "type": "record",
+        "name": "T",
+        "fields": [{"name": "at", "type": {"type": "long", "logicalType": "timestamp-millis"}}],
+    }
+    huge = framed(4, b"\xfe\xff\xff\xff\xff\xff\xff\xff\xff\x01")  # past i64 microseconds
+    far = AvroFormat(confluent=True, schemas={4: stamp}, mode="FAILFAST")
+    with pytest.raises(Errors.PayloadFormatError, match='schema id 4: field "at": the value'):
+        decode_payloads(consumer, {tp: kafka_batch([huge], 9)}, None, far)
 
 
 def test_hostile_bytes_are_malformed_records_never_a_crash() -> None:
