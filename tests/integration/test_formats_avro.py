@@ -98,3 +98,26 @@ async def test_spark_reads_avro_values_as_from_avro_over_sparks_own_source(
     assert all(r["value"] is not None for r in got[:40])
     # The values that did not read keep their bytes; the null value is no corrupt record.
     assert [r["_corrupt_record"] for r in got[40:]] == [*payloads[40:43], None]
+
+
+def test_spark_failfast_fails_the_task_naming_the_record(
+    spark: Any, kafka_broker: KafkaBroker | ExternalKafka
+) -> None:
+    import asyncio
+
+    from .test_spark_read import load
+
+    schema = {"type": "record", "name": "R", "fields": [{"name": "i", "type": "int"}]}
+    datums = [b"\x02", b"\x80", b"\x06"]  # 1, a varint cut short, 3
+    topic = asyncio.run(_topic(kafka_broker, datums))
+    opts = {
+        "kafka.bootstrap.servers": kafka_broker.bootstrap_servers,
+        "subscribe": topic,
+        "valueFormat": "avro",
+        "valueSchema": json.dumps(schema),
+    }
+    with pytest.raises(Exception, match=rf"{topic}\[0\] offset 1: the record's value .*truncated"):
+        load(spark, "datasource", {**opts, "mode": "FAILFAST"}).collect()
+    rows = load(spark, "arrow", opts).orderBy("offset").collect()
+    assert [r["value"]["i"] for r in rows] == [1, None, 3]
+    assert [r["_corrupt_record"] for r in rows] == [None, bytearray(b"\x80"), None]

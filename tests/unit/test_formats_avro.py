@@ -564,3 +564,19 @@ async def test_an_unreachable_registry_is_retried_then_named() -> None:
     with pytest.raises(Errors.PayloadSchemaError, match="no schema after 4 tries") as info:
         await asyncio.wait_for(prepare_payloads(Seeks(), got, None, fmt), 30)
     assert (info.value.offset, info.value.schema_id) == (8, 4)
+
+
+async def test_a_read_cancelled_while_a_schema_is_fetched_gives_its_batches_back() -> None:
+    class Slow(AvroFormat):
+        async def prepare(self, batch: Any, column: str) -> None:
+            await asyncio.sleep(60)
+
+    fmt = Slow(confluent=True, schemas={1: V1})
+    consumer = Seeks()
+    got = {TopicPartition("t", 0): kafka_batch([framed(1, b"")], 30)}
+    task = asyncio.ensure_future(prepare_payloads(consumer, got, None, fmt))
+    await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert consumer.seeks == {TopicPartition("t", 0): 30}

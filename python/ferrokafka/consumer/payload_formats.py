@@ -30,13 +30,15 @@ async def prepare_payloads(
     key_format: PayloadFormat | None,
     value_format: PayloadFormat | None,
 ) -> None:
-    """Get what the formats need beyond the bytes (a registry's writer schemas)."""
+    """Get what the formats need beyond the bytes (a registry's writer schemas). The batches
+    are already taken from the consumer: if this fails or is cancelled while it waits for a
+    registry, they are given back, so that nothing taken is lost."""
     try:
         for batch in got.values():
             for column, fmt in (("key", key_format), ("value", value_format)):
                 if fmt is not None and batch.num_rows:
                     await fmt.prepare(batch, column)
-    except Errors.PayloadSchemaError:
+    except BaseException:
         _give_back(consumer, got)
         raise
 
