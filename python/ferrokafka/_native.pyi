@@ -26,6 +26,7 @@ __all__ = [
     "DEFAULT_MAX_FRAME_SIZE",
     "ArrowColumns",
     "ArrowRecordChunk",
+    "AvroReader",
     "BatchRecords",
     "ConsumerRecord",
     "DecodedPartition",
@@ -44,6 +45,7 @@ __all__ = [
     "__version__",
     "_records_direct_alloc",
     "arena_cache_info",
+    "avro_schema_ids",
     "batch_position",
     "decode_columns",
     "decode_fetch_response",
@@ -51,6 +53,7 @@ __all__ = [
     "decode_records",
     "decode_request",
     "decode_response",
+    "encode_avro",
     "encode_batch",
     "encode_json",
     "encode_produce_request",
@@ -459,6 +462,40 @@ def encode_json(values: Any) -> ArrowColumns:
     batch) as a JSON object, as Spark's ``to_json`` writes it; a null row a null payload.
     Returns a one-column ``ArrowColumns`` (``value``, binary). TypeError for a type not
     written."""
+
+@final
+class AvroReader:
+    """Reads Avro payloads with the writer schemas it is given (one for plain datums, one per
+    id for Confluent's framing), resolved to an optional reader schema (Avro schema JSON text).
+    ValueError for a reader schema that is not Avro, or has no column type."""
+
+    def __new__(cls, reader_schema: str | None = None) -> AvroReader: ...
+    def add_writer(self, schema_id: int | None, schema: str) -> None:
+        """Add the writer schema of ``schema_id`` (None: of plain datums). ValueError for a
+        schema that is not Avro or (without a reader schema) has no column type."""
+
+    def has_writer(self, schema_id: int) -> bool:
+        """Whether the writer schema of ``schema_id`` was added."""
+
+    def decode(
+        self, payloads: Any, *, confluent: bool, fail_fast: bool = False
+    ) -> tuple[ArrowColumns, list[tuple[int, str]]]:
+        """Decode the payloads (the first column of an Arrow record batch, binary) into a
+        struct column; returns it (a one-column ``ArrowColumns``) and the rows that did not
+        decode, each with why. With ``fail_fast`` decoding stops at the first of them.
+        ValueError ``(message, row, schema_id)`` when, with no reader schema, two schema ids
+        of the batch give different columns (the row is the first of the second id)."""
+
+def avro_schema_ids(payloads: Any) -> list[tuple[int, int]]:
+    """The distinct schema ids of the Confluent-framed payloads (the first column of an Arrow
+    record batch, binary), each with the first row that has it, in row order."""
+
+def encode_avro(values: Any, schema: str, schema_id: int | None = None) -> ArrowColumns:
+    """Each row of the struct column that is the first column of ``values`` (an Arrow record
+    batch) as an Avro datum of ``schema`` (JSON text), with Confluent's header of
+    ``schema_id`` when given; a null row a null payload. Returns a one-column
+    ``ArrowColumns`` (``value``, binary). ValueError naming the field and row that does not
+    fit the schema."""
 
 def split_acquired(
     records: list[ConsumerRecord[Any, Any]], acquired: Sequence[tuple[int, int, int]]

@@ -3,14 +3,17 @@
 BOOLEAN, TINYINT/BYTE, SMALLINT/SHORT, INT/INTEGER, BIGINT/LONG, FLOAT/REAL, DOUBLE, STRING
 (and VARCHAR(n), CHAR(n)), BINARY, DATE, TIMESTAMP (microseconds, UTC), DECIMAL(p, s) (also
 DEC and NUMERIC; DECIMAL alone is (10, 0)), ARRAY<t>, MAP<k, v> and STRUCT<name: t, ...>. A
-field may end in ``NOT NULL`` and a ``COMMENT '...'``; names may be quoted with backquotes."""
+field may end in ``NOT NULL`` and a ``COMMENT '...'``; names may be quoted with backquotes.
+
+:func:`ddl_from_arrow` goes the other way, for a column whose type comes from elsewhere (an
+Avro schema) and that Spark is told the type of."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
-__all__ = ["schema_from_ddl"]
+__all__ = ["ddl_from_arrow", "schema_from_ddl"]
 
 _TOKEN = re.compile(r"\s*(`(?:[^`]|``)*`|'(?:[^'\\]|\\.)*'|[A-Za-z_][A-Za-z0-9_]*|\d+|[<>(),:])")
 
@@ -153,3 +156,38 @@ def schema_from_ddl(text: str) -> Any:
     if parser.peek() is not None:
         raise ValueError(f"schema {text!r}: unexpected {parser.peek()!r}")
     return pa.schema(fields)
+
+
+def _ddl_type(pa: Any, t: Any) -> str:
+    if pa.types.is_struct(t):
+        inner = ", ".join(f"{_quoted(f.name)}: {_ddl_type(pa, f.type)}" for f in t)
+        return f"STRUCT<{inner}>"
+    if pa.types.is_list(t):
+        return f"ARRAY<{_ddl_type(pa, t.value_type)}>"
+    if pa.types.is_map(t):
+        return f"MAP<{_ddl_type(pa, t.key_type)}, {_ddl_type(pa, t.item_type)}>"
+    if pa.types.is_decimal(t):
+        return f"DECIMAL({t.precision}, {t.scale})"
+    if pa.types.is_timestamp(t):
+        return "TIMESTAMP" if t.tz is not None else "TIMESTAMP_NTZ"
+    if pa.types.is_null(t):
+        return "VOID"
+    for name in ("BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE"):
+        if _primitive(pa, name) == t:
+            return name
+    for name in ("STRING", "BINARY", "DATE"):
+        if _primitive(pa, name) == t:
+            return name
+    raise ValueError(f"{t} has no Spark SQL type here")
+
+
+def _quoted(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def ddl_from_arrow(fields: Any) -> str:
+    """A struct type's (or ``pyarrow.Schema``'s) fields as Spark DDL (``"`a` INT, `b`
+    ARRAY<STRING>"``); ValueError for a type with no Spark SQL type."""
+    import pyarrow as pa
+
+    return ", ".join(f"{_quoted(f.name)} {_ddl_type(pa, f.type)}" for f in fields)

@@ -39,6 +39,7 @@ __all__ = [
     "NoOffsetForPartitionError",
     "NodeNotReadyError",
     "PayloadFormatError",
+    "PayloadSchemaError",
     "ProducerClosed",
     "ProducerFenced",
     "ProtocolDecodeError",
@@ -233,6 +234,27 @@ class PayloadFormatError(KafkaError):
 
     def __reduce__(self) -> Any:
         return (type(self), (self.args[0], self.topic, self.partition, self.offset))
+
+
+class PayloadSchemaError(PayloadFormatError):
+    """The writer schema of a Confluent-framed Avro record (``AvroFormat(confluent=True)``)
+    that cannot be had or used, in any mode: its id is neither in ``schemas=`` nor known to the
+    Schema Registry (404), the registry did not answer, or (with no ``reader_schema``) it gives
+    another column than an earlier id of the same batch. ``schema_id`` is the id, ``topic``,
+    ``partition`` and ``offset`` the first record that has it; the consumer's position is where
+    it was before the read."""
+
+    def __init__(
+        self, message: str, topic: str, partition: int, offset: int, schema_id: int
+    ) -> None:
+        super().__init__(message, topic, partition, offset)
+        self.schema_id = schema_id
+
+    def __reduce__(self) -> Any:
+        return (
+            type(self),
+            (self.args[0], self.topic, self.partition, self.offset, self.schema_id),
+        )
 
 
 class BrokerResponseError(KafkaError):

@@ -4,6 +4,8 @@
 //! one of those columns into a struct column of a schema the caller gives, in Rust, with no
 //! Python object per record. Like the rest of the core this does no I/O.
 
+pub mod avro;
 pub mod json;
 pub mod temporal;
+pub mod to_avro;
 pub mod to_json;

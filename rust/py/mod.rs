@@ -11,6 +11,7 @@
 
 mod arena;
 mod arrow_input;
+mod avro;
 mod buffers;
 mod columns;
 mod errors;
@@ -421,6 +422,9 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(columns::decode_columns, m)?)?;
     m.add_function(wrap_pyfunction!(payload::decode_json, m)?)?;
     m.add_function(wrap_pyfunction!(payload::encode_json, m)?)?;
+    m.add_class::<avro::AvroReader>()?;
+    m.add_function(wrap_pyfunction!(avro::avro_schema_ids, m)?)?;
+    m.add_function(wrap_pyfunction!(avro::encode_avro, m)?)?;
     m.add_function(wrap_pyfunction!(murmur2, m)?)?;
     m.add_function(wrap_pyfunction!(producer::record_size_bound, m)?)?;
     m.add_function(wrap_pyfunction!(encode_request, m)?)?;

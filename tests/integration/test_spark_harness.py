@@ -103,6 +103,7 @@ def test_spark_kafka_jars_are_exactly_what_pyspark_lacks() -> None:
     assert names == [
         "commons-pool2-2.13.1.jar",
         "kafka-clients-3.9.2.jar",
+        "spark-avro_2.13-4.2.0.jar",
         "spark-sql-kafka-0-10_2.13-4.2.0.jar",
         "spark-token-provider-kafka-0-10_2.13-4.2.0.jar",
     ]

@@ -294,8 +294,11 @@ def test_a_json_value_format_and_the_schema_it_makes() -> None:
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"valueFormat": "avro"}, "Invalid value 'avro' for option 'valueFormat'"),
+        ({"valueFormat": "protobuf"}, "Invalid value 'protobuf' for option 'valueFormat'"),
         ({"valueFormat": "json"}, "needs the option 'valueSchema'"),
+        ({"valueFormat": "avro"}, "needs the option 'valueSchema' \\(an Avro schema"),
+        ({"valueFormat": "avro", "valueSchema": "id INT"}, "not an Avro schema"),
+        ({"valueFormat": "avro", "valueSchema": '"long"'}, "not a record"),
         ({"valueSchema": "id INT"}, "'valueschema' needs valueFormat=json"),
         ({"valueFormat": "json", "valueSchema": "id INT", "mode": "DROP"}, "mode must be one of"),
         ({"valueFormat": "json", "valueSchema": "id INTERVAL"}, "INTERVAL is not a type"),

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ..formats import JsonFormat, PayloadFormat
+from ..formats import AvroFormat, JsonFormat, PayloadFormat
 from .bounds import Bounds, Edge, TimeEdge
 from .loss import KafkaDataLossError
 from .schema import arrow_schema
@@ -23,6 +23,7 @@ from .stream import AsyncBatchReader
 
 __all__ = [
     "AsyncBatchReader",
+    "AvroFormat",
     "JsonFormat",
     "KafkaDataLossError",
     "PayloadFormat",

@@ -33,7 +33,7 @@ from .fetch_buffer import FetchBuffer
 from .fetcher import Fetcher
 from .group import GroupMember, group_member
 from .output_form import ARROW, RECORDS, OutputForm
-from .payload_formats import decode_payloads
+from .payload_formats import decode_payloads, prepare_payloads
 from .subscription_state import OffsetResetStrategy, SubscriptionState, SubscriptionType
 from .topic_creation import wait_for_created_topics
 
@@ -606,6 +606,7 @@ class AIOKafkaConsumer(Generic[KT, VT]):
         got = await self._poll(
             partitions, timeout_ms / 1000, max_records or self._max_poll_records, ARROW
         )
+        await prepare_payloads(self, got, key_format, value_format)
         return decode_payloads(self, got, key_format, value_format)
 
     async def _poll(

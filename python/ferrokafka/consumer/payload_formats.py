@@ -1,7 +1,9 @@
 """``getmany_arrow``'s key and value formats applied to the batches a poll took, so that a
 malformed record in ``FAILFAST`` mode loses nothing: the records before it are handed out and
 the position is left at it; when it is the first record a partition would hand out, the poll
-raises and every batch it took is given back (positions moved back to their first rows)."""
+raises and every batch it took is given back (positions moved back to their first rows), as
+they are when a format cannot have or use a record's writer schema
+(:class:`~ferrokafka.errors.PayloadSchemaError`)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,32 @@ from ..structs import TopicPartition
 if TYPE_CHECKING:
     from ..formats import PayloadFormat
 
-__all__ = ["decode_payloads"]
+__all__ = ["decode_payloads", "prepare_payloads"]
+
+
+def _give_back(consumer: Any, got: dict[TopicPartition, Any]) -> None:
+    for tp, batch in got.items():
+        if batch.num_rows:
+            consumer.seek(tp, batch.column("offset")[0].as_py())
+
+
+async def prepare_payloads(
+    consumer: Any,
+    got: dict[TopicPartition, Any],
+    key_format: PayloadFormat | None,
+    value_format: PayloadFormat | None,
+) -> None:
+    """Get what the formats need beyond the bytes (a registry's writer schemas). The batches
+    are already taken from the consumer: if this fails or is cancelled while it waits for a
+    registry, they are given back, so that nothing taken is lost."""
+    try:
+        for batch in got.values():
+            for column, fmt in (("key", key_format), ("value", value_format)):
+                if fmt is not None and batch.num_rows:
+                    await fmt.prepare(batch, column)
+    except BaseException:
+        _give_back(consumer, got)
+        raise
 
 
 def decode_payloads(
@@ -29,10 +56,16 @@ def decode_payloads(
     first: Errors.PayloadFormatError | None = None
     cut: dict[TopicPartition, int] = {}
     for tp, batch in got.items():
+        if not batch.num_rows:
+            continue
         offsets = batch.column("offset")
         decoded = batch
         for column, fmt in formats:
-            decoded, failed = fmt.apply(decoded, column)
+            try:
+                decoded, failed = fmt.apply(decoded, column)
+            except Errors.PayloadSchemaError:
+                _give_back(consumer, got)
+                raise
             if failed is None:
                 continue
             offset = offsets[failed.row].as_py()
@@ -48,8 +81,7 @@ def decode_payloads(
         if decoded.num_rows:
             out[tp] = decoded
     if first is not None:
-        for tp, batch in got.items():
-            consumer.seek(tp, batch.column("offset")[0].as_py())
+        _give_back(consumer, got)
         raise first
     for tp, offset in cut.items():
         consumer.seek(tp, offset)

@@ -18,7 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..formats import JsonFormat
+from ..ddl import ddl_from_arrow
+from ..formats import AvroFormat, JsonFormat, PayloadFormat
 from ..structs import TopicPartition
 from .security import is_security_config, reveal, security_options, ssl_context
 
@@ -122,25 +123,37 @@ class OffsetSpec:
 class ValueFormat:
     """``valueFormat=json`` with ``valueSchema`` (Spark DDL), ``mode`` and
     ``columnNameOfCorruptRecord``, Spark's ``from_json`` options: the ``value`` column read
-    as a struct of that schema, decoded in Rust."""
+    as a struct of that schema, decoded in Rust. ``valueFormat=avro``: ``valueSchema`` is an
+    Avro schema (JSON text), the values plain Avro datums of it, as Spark's ``from_avro``
+    reads them; the corrupt-record column is binary (the raw bytes)."""
 
     schema: str
     mode: str = "PERMISSIVE"
     corrupt_column: str = "_corrupt_record"
+    kind: str = "json"
 
-    def payload_format(self) -> JsonFormat:
+    def payload_format(self) -> PayloadFormat:
+        if self.kind == "avro":
+            return AvroFormat(self.schema, mode=self.mode, corrupt_column=self.corrupt_column)
         return JsonFormat(self.schema, mode=self.mode, corrupt_column=self.corrupt_column)
 
     def spark_schema(self, kafka_schema: str) -> str:
         """``kafka_schema`` (DDL) with ``value`` this struct, and the corrupt-record column
         last in ``PERMISSIVE`` mode."""
-        out = kafka_schema.replace("value binary", f"value struct<{self.schema}>", 1)
+        fields = self.schema
+        if self.kind == "avro":
+            import pyarrow as pa
+
+            empty = pa.array([], pa.binary())
+            fields = ddl_from_arrow(self.payload_format().decode(empty)[0].type)
+        out = kafka_schema.replace("value binary", f"value struct<{fields}>", 1)
         if self.mode == "PERMISSIVE":
-            out += f", `{self.corrupt_column}` string"
+            corrupt_type = "binary" if self.kind == "avro" else "string"
+            out += f", `{self.corrupt_column}` {corrupt_type}"
         return out
 
 
-_VALUE_FORMATS = ("binary", "json")
+_VALUE_FORMATS = ("binary", "json", "avro")
 _KAFKA_COLUMNS = (
     "key",
     "value",
@@ -162,16 +175,17 @@ def _value_format(opts: Mapping[str, str]) -> ValueFormat | None:
     if kind == "binary":
         for name in ("valueschema", "mode", "columnnameofcorruptrecord"):
             if name in opts:
-                raise ValueError(f"option {name!r} needs valueFormat=json")
+                raise ValueError(f"option {name!r} needs valueFormat=json or avro")
         return None
     schema = opts.get("valueschema", "").strip()
     if not schema:
-        raise ValueError("valueFormat=json needs the option 'valueSchema' (Spark DDL)")
+        what = "Spark DDL" if kind == "json" else "an Avro schema, JSON text"
+        raise ValueError(f"valueFormat={kind} needs the option 'valueSchema' ({what})")
     mode = opts.get("mode", "PERMISSIVE").strip().upper()
     corrupt = opts.get("columnnameofcorruptrecord", "_corrupt_record").strip()
     if corrupt in _KAFKA_COLUMNS:
         raise ValueError(f"columnNameOfCorruptRecord {corrupt!r} is a column of the Kafka schema")
-    value_format = ValueFormat(schema, mode, corrupt)
+    value_format = ValueFormat(schema, mode, corrupt, kind)
     value_format.payload_format()  # a bad schema or mode fails here, on the driver
     return value_format
 

@@ -66,7 +66,10 @@ def read_range(
                 batch = rt.run(reading.next_batch())
                 if batch is not None and batch.num_rows:
                     batch = batch if include_headers else without_headers(batch)
-                    yield batch if payloads is None else _decoded(batch, payloads, rng)
+                    if payloads is not None:
+                        rt.run(payloads.prepare(batch, "value"))
+                        batch = _decoded(batch, payloads, rng)
+                    yield batch
         except BaseException:
             # Stopped early (Spark needed no more rows: GeneratorExit) or failed.
             _stopped_at.pop(id(consumer), None)

@@ -57,6 +57,9 @@ _SPARK_KAFKA_ARTIFACTS = (
     "org.apache.kafka:kafka-clients:3.9.2",
     "org.apache.commons:commons-pool2:2.13.1",
 )
+#: Spark's Avro functions (``from_avro``), the reference of ``valueFormat=avro``; the Avro
+#: library itself PySpark ships.
+_SPARK_AVRO_ARTIFACTS = (f"org.apache.spark:spark-avro_2.13:{SPARK_KAFKA_VERSION}",)
 _MASTER_CLASS = "org.apache.spark.deploy.master.Master"
 _WORKER_CLASS = "org.apache.spark.deploy.worker.Worker"
 _POLL_S = 0.1
@@ -69,9 +72,12 @@ class SparkStartError(RuntimeError):
 
 
 def spark_kafka_jars() -> list[Path]:
-    """Spark's own Kafka source and the runtime jars it needs that PySpark lacks, as files for
-    ``spark.jars`` (resolved once with Maven, then from the cache)."""
-    return list(resolve_jars(_SPARK_KAFKA_ARTIFACTS, transitive=False).jars)
+    """Spark's own Kafka source and the runtime jars it needs that PySpark lacks, and Spark's
+    Avro functions, as files for ``spark.jars`` (resolved once with Maven, then from the
+    cache)."""
+    kafka = resolve_jars(_SPARK_KAFKA_ARTIFACTS, transitive=False).jars
+    avro = resolve_jars(_SPARK_AVRO_ARTIFACTS, transitive=False).jars
+    return [*kafka, *avro]
 
 
 def _pyspark_home() -> Path:
