@@ -10,10 +10,10 @@ import json
 import uuid
 from typing import Any
 
+import fastavro  # type: ignore[import-untyped]
 import pytest
 
 pa = pytest.importorskip("pyarrow")
-fastavro = pytest.importorskip("fastavro")
 
 from ferrokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition  # noqa: E402
 from ferrokafka.formats import AvroFormat  # noqa: E402

@@ -19,10 +19,10 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import fastavro  # type: ignore[import-untyped]
 import pytest
 
 pa = pytest.importorskip("pyarrow")
-fastavro = pytest.importorskip("fastavro")
 
 from ferrokafka import errors as Errors  # noqa: E402
 from ferrokafka.arrow import arrow_schema  # noqa: E402
