@@ -399,6 +399,32 @@ async def test_delete_consumer_group_offsets_as_kafka_consumer_groups(
 
 
 @pytest.mark.cluster
+async def test_describe_cluster_result_as_kafka_broker_api_versions(
+    placement_cluster: PlacementCluster,
+) -> None:
+    """The brokers ``describe_cluster_result`` names (id, host, port, rack) are those Kafka's
+    ``kafka-broker-api-versions.sh`` lists, one line per broker:
+    ``host:port (id: 1 rack: r1 isFenced: false) -> (``."""
+    bootstrap = placement_cluster.bootstrap_servers
+    async with AIOKafkaAdminClient(bootstrap_servers=bootstrap) as admin:
+        ours = await eventually(
+            admin.describe_cluster_result, lambda found: len(found.brokers) == 3
+        )
+    out = await asyncio.to_thread(
+        kafka_tool, TOOLS + "BrokerApiVersionsCommand", "--bootstrap-server", bootstrap
+    )
+    java = set()
+    for line in out.splitlines():
+        found = re.match(r"(\S+):(\d+) \(id: (\d+) rack: (\S+) isFenced: (\w+)\) -> \(", line)
+        if found:
+            host, port, node, rack, fenced = found.groups()
+            assert fenced == "false", line
+            java.add((int(node), host, int(port), rack))
+    assert java == {(b.nodeId, b.host, b.port, b.rack) for b in ours.brokers}
+    assert len(java) == 3
+
+
+@pytest.mark.cluster
 async def test_reassignments_and_elections_as_kafka_reassign_partitions(
     placement_cluster: PlacementCluster,
 ) -> None:
