@@ -110,6 +110,7 @@ class StickyPartitions:
                 and busy is not None
                 and partition is not None
                 and partition in all_partitions
+                and (partition in available or not available)
                 and not busy(topic, partition)
                 and produced(topic, partition) - self._since.get(topic, 0) < self._batch_size
             ):
