@@ -48,10 +48,17 @@ def format_parent() -> argparse.ArgumentParser:
     return parent
 
 
-def handle_with_admin(parser: argparse.ArgumentParser, action: AdminAction) -> None:
-    """Make ``action`` the handler of ``parser``'s command."""
+def handle_with_admin(
+    parser: argparse.ArgumentParser,
+    action: AdminAction,
+    check: Callable[[argparse.Namespace], None] | None = None,
+) -> None:
+    """Make ``action`` the handler of ``parser``'s command; ``check`` (raising ``UsageError``)
+    runs first, before connecting: a mistyped command line should not wait on a broker."""
 
     def run(args: argparse.Namespace) -> int:
+        if check is not None:
+            check(args)
         return asyncio.run(_with_admin(args, action))
 
     parser.set_defaults(handler=run)

@@ -87,17 +87,12 @@ def add_configs_command(subcommands: Subcommands) -> None:
     alter.add_argument(
         "--validate-only", action="store_true", help="check the changes, apply nothing"
     )
-    handle_with_admin(alter, _alter)
-    connect_and_alter = alter.get_default("handler")
+    handle_with_admin(alter, _alter, _check_alter)
 
-    def alter_something(args: argparse.Namespace) -> int:
-        # Checked before connecting: a typo should not wait on a broker.
-        if not args.changes:
-            raise UsageError("nothing to change: give --set, --delete, --append or --subtract")
-        result: int = connect_and_alter(args)
-        return result
 
-    alter.set_defaults(handler=alter_something)
+def _check_alter(args: argparse.Namespace) -> None:
+    if not args.changes:
+        raise UsageError("nothing to change: give --set, --delete, --append or --subtract")
 
 
 def _change(flag: str, op: AlterConfigOpType, assignment: bool) -> Callable[[str], AlterConfigOp]:
