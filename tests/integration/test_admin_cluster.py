@@ -1,9 +1,10 @@
 """``describe_cluster_result`` (DescribeCluster) against a single broker and a racked
 three-node cluster, and ``describe_topics_result`` (DescribeTopicPartitions, paged), each
-compared with the Metadata answer."""
+compared with the Metadata answer; ``ferrokafka cluster describe`` on the three nodes."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 
 import pytest
@@ -12,6 +13,7 @@ from ferrokafka.admin import AIOKafkaAdminClient, ClusterDescription, TopicDescr
 from ferrokafka.admin.acl_resource import ACLOperation
 
 from ..conftest import TopicFactory
+from .cli_util import cli
 from .conftest import PlacementCluster
 from .placement_util import eventually
 
@@ -55,6 +57,27 @@ async def test_describe_cluster_result_names_every_broker_and_rack(
     assert described.cluster_id == metadata["cluster_id"]
     # KRaft brokers name a live broker, picked at random, as the controller.
     assert described.controller in described.brokers
+
+
+@pytest.mark.cluster
+def test_cluster_describe_command_names_every_broker_and_rack(
+    placement_cluster: PlacementCluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def described() -> list[list[str]]:
+        code, out, err = cli(
+            capsys, "cluster", "describe", "-b", placement_cluster.bootstrap_servers
+        )
+        assert code == 0, err
+        return [line.split("\t") for line in out.splitlines()]
+
+    async def three() -> list[list[str]]:
+        return await eventually(lambda: asyncio.to_thread(described), lambda t: len(t) == 4)
+
+    header, *rows = asyncio.run(three())
+    assert header == ["CLUSTER-ID", "BROKER", "HOST", "PORT", "RACK", "CONTROLLER"]
+    assert [(r[1], r[4]) for r in rows] == [("1", "r1"), ("2", "r2"), ("3", "r3")]
+    assert len({r[0] for r in rows}) == 1
+    assert sorted(r[5] for r in rows) == ["False", "False", "True"]
 
 
 async def test_describe_topics_result_pages_and_matches_the_metadata(

@@ -1,11 +1,14 @@
 """SCRAM credentials through the admin client on a SASL broker: a user created by the admin
 client (the salted password computed here, RFC 5802) then authenticates with its password; its
 credentials are described, replaced and deleted, and a deleted credential no longer
-authenticates; Kafka's ``kafka-configs`` and this client read what the other wrote."""
+authenticates; Kafka's ``kafka-configs`` and this client read what the other wrote; the same
+through ``ferrokafka users``."""
 
 from __future__ import annotations
 
 import asyncio
+import io
+import json
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -22,6 +25,7 @@ from ferrokafka.admin import (
 )
 from ferrokafka.testing import KafkaBroker
 
+from .cli_util import cli
 from .java_util import kafka_tool
 
 pytestmark = [pytest.mark.integration]
@@ -147,3 +151,60 @@ async def test_scram_credentials_as_kafka_configs(
     ]
     assert await _authenticates(broker, user, "java-pw", "SCRAM-SHA-256")
     assert await _authenticates(broker, user, "ours-pw", "SCRAM-SHA-512")
+
+
+def test_scram_credentials_from_the_command_line(
+    sasl_plaintext_broker: KafkaBroker,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``ferrokafka users alter|describe``: what it sets logs in, what it reads is what the
+    admin client reads, and a user without credentials is an error naming the user."""
+    broker = sasl_plaintext_broker
+    connect = [
+        *("-b", broker.bootstrap_servers, "--security-protocol", "SASL_PLAINTEXT"),
+        *("--sasl-mechanism", "SCRAM-SHA-256", "--sasl-username", "admin"),
+        *("--sasl-password", broker.users["admin"]),
+    ]
+    user = f"erin-{uuid.uuid4().hex[:6]}"
+    both = ("--add", "SCRAM-SHA-512", "--add", "SCRAM-SHA-256")
+    alter = ("users", "alter", "--user", user)
+    with_password = ("--iterations", "8192", "--password", "pw-1")
+    code, out, err = cli(capsys, *alter, *both, *with_password, *connect)
+    assert (code, out) == (0, ""), err
+
+    async def described() -> dict[str, list[ScramCredentialInfo]]:
+        async with AIOKafkaAdminClient(**broker.client_options(user="admin")) as admin:
+            return await admin.describe_user_scram_credentials([user])
+
+    def shown() -> list[dict[str, object]]:
+        describe = ("users", "describe", "--user", user, "--format", "json")
+        code, out, err = cli(capsys, *describe, *connect)
+        assert code == 0, err
+        return [json.loads(line) for line in out.splitlines()]
+
+    assert shown() == [
+        {"user": user, "mechanism": m.name.replace("_", "-"), "iterations": i}
+        for m, i in sorted(asyncio.run(described())[user])
+    ]
+    assert {row["mechanism"]: row["iterations"] for row in shown()} == {
+        "SCRAM-SHA-256": 8192,
+        "SCRAM-SHA-512": 8192,
+    }
+    for mechanism in ("SCRAM-SHA-256", "SCRAM-SHA-512"):
+        assert asyncio.run(_authenticates(broker, user, "pw-1", mechanism))
+
+    # A new password from standard input replaces one mechanism's; a deletion ends the other.
+    monkeypatch.setattr("sys.stdin", io.StringIO("pw-2\n"))
+    code, _, err = cli(capsys, *alter, "--add", "SCRAM-SHA-256", "--password-stdin", *connect)
+    assert code == 0, err
+    code, _, err = cli(capsys, *alter, "--delete", "SCRAM-SHA-512", *connect)
+    assert code == 0, err
+    assert shown() == [{"user": user, "mechanism": "SCRAM-SHA-256", "iterations": 4096}]
+    assert asyncio.run(_authenticates(broker, user, "pw-2", "SCRAM-SHA-256"))
+    assert not asyncio.run(_authenticates(broker, user, "pw-1", "SCRAM-SHA-256"))
+    assert not asyncio.run(_authenticates(broker, user, "pw-1", "SCRAM-SHA-512"))
+
+    nobody = f"nobody-{uuid.uuid4().hex[:6]}"
+    code, _, err = cli(capsys, "users", "describe", "--user", nobody, *connect)
+    assert code == 1 and "ResourceNotFound" in err and nobody in err

@@ -1,6 +1,6 @@
 """The admin command lines against the real broker: ``configs``, ``offsets``,
-``transactions``, ``groups delete-offsets``, ``quotas`` and ``features``, each checked against
-what the admin client reads back."""
+``transactions``, ``groups delete-offsets``, ``quotas``, ``features`` and ``cluster``, each
+checked against what the admin client reads back."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pytest
 from ferrokafka import AIOKafkaProducer
 from ferrokafka.admin import (
     AIOKafkaAdminClient,
+    ClusterDescription,
     ConfigResource,
     ConfigResourceType,
     FeatureMetadata,
@@ -257,3 +258,34 @@ def test_features_describe_and_dry_runs(
         capsys, "features", "downgrade", "--feature", f"{name}=1", "--feature", f"{name}=2", *b
     )
     assert code == 2 and f"--feature {name}: given two levels, 1 and 2" in err
+
+
+def test_cluster_describe(bootstrap_servers: str, capsys: pytest.CaptureFixture[str]) -> None:
+    async def described() -> ClusterDescription:
+        async with AIOKafkaAdminClient(bootstrap_servers=bootstrap_servers) as admin:
+            return await admin.describe_cluster_result(include_authorized_operations=True)
+
+    found = asyncio.run(described())
+    b = ["-b", bootstrap_servers, "--format", "json"]
+    code, out, err = cli(capsys, "cluster", "describe", *b)
+    assert code == 0, err
+    assert found.controller is not None
+    assert _json_lines(out) == [
+        {
+            "cluster_id": found.cluster_id,
+            "broker": broker.nodeId,
+            "host": broker.host,
+            "port": broker.port,
+            "rack": broker.rack,
+            "controller": broker == found.controller,
+        }
+        for broker in found.brokers
+    ]
+    code, out, err = cli(capsys, "cluster", "describe", "--authorized-operations", *b)
+    assert code == 0, err
+    [row] = _json_lines(out)
+    # Without an authorizer, every cluster operation is allowed.
+    assert found.authorized_operations is not None
+    ops = row["authorized_operations"]
+    assert isinstance(ops, list) and {"ALTER", "CREATE", "DESCRIBE"} <= set(ops)
+    assert ops == sorted(op.name for op in found.authorized_operations)

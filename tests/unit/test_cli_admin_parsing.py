@@ -1,5 +1,6 @@
 """The admin commands' command lines, parsed without a broker: ``configs``, ``offsets``,
-``reassign``, ``log-dirs``, ``features``, ``transactions`` and ``groups delete-offsets``."""
+``reassign``, ``log-dirs``, ``features``, ``users``, ``cluster``, ``transactions`` and ``groups
+delete-offsets``."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from ferrokafka.admin import (
     ConfigResourceType,
     FeatureUpgradeType,
     OffsetSpec,
+    ScramMechanism,
     TopicPartitionReplica,
 )
 from ferrokafka.cli import build_parser, main
@@ -21,6 +23,7 @@ from ferrokafka.cli.list_offsets import _spec
 from ferrokafka.cli.log_dirs import parse_replica
 from ferrokafka.cli.names import resolve_names
 from ferrokafka.cli.reassign import parse_move, parse_partition
+from ferrokafka.cli.users import parse_mechanism
 from ferrokafka.structs import TopicPartition
 
 
@@ -198,3 +201,55 @@ def test_features_command_lines() -> None:
     for argv in (["upgrade"], ["upgrade", "--feature", "a=1", "--unsafe"]):
         with pytest.raises(SystemExit):
             parse("features", *argv)
+
+
+def test_users_command_lines() -> None:
+    for text in ("SCRAM-SHA-256", "scram-sha-256", "SCRAM_SHA_256"):
+        assert parse_mechanism(text) is ScramMechanism.SCRAM_SHA_256
+    with pytest.raises(argparse.ArgumentTypeError, match="SCRAM-SHA-256 or SCRAM-SHA-512"):
+        parse_mechanism("PLAIN")
+    args = parse(
+        "users", "alter", "--user", "alice", "--add", "SCRAM-SHA-512", "--delete", "scram-sha-256"
+    )
+    assert (args.user, args.add, args.delete) == (
+        "alice",
+        [ScramMechanism.SCRAM_SHA_512],
+        [ScramMechanism.SCRAM_SHA_256],
+    )
+    assert (args.iterations, args.password, args.password_stdin) == (4096, None, False)
+    assert parse("users", "alter", "--user", "a", "--iterations", "8192").iterations == 8192
+    assert parse("users", "describe").users is None
+    assert parse("users", "describe", "--user", "a", "--user", "b").users == ["a", "b"]
+    for argv in (
+        ["alter", "--add", "SCRAM-SHA-256"],  # no user
+        ["alter", "--user", "a", "--iterations", "4095"],  # under the RFC's floor
+        ["alter", "--user", "a", "--password", "p", "--password-stdin"],
+    ):
+        with pytest.raises(SystemExit):
+            parse("users", *argv)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--user", "a"], "nothing to change"),
+        (["--user", "a", "--add", "SCRAM-SHA-256"], "--add needs the password"),
+        (["--user", "a", "--delete", "SCRAM-SHA-256", "--password", "p"], "only for --add"),
+        (
+            ["--user", "a", "--add", "SCRAM-SHA-256", "--delete", "SCRAM-SHA-256", "--password=p"],
+            "SCRAM-SHA-256: given to both --add and --delete",
+        ),
+    ],
+)
+def test_users_alter_refusals_are_usage_errors(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Refused before anything is sent (the address has no broker; connecting would fail).
+    assert main(["users", "alter", *argv, "-b", "127.0.0.1:1"]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_cluster_command_line() -> None:
+    assert parse("cluster", "describe").authorized_operations is False
+    args = parse("cluster", "describe", "--authorized-operations", "--format", "json")
+    assert (args.authorized_operations, args.format) == (True, "json")

@@ -28,7 +28,7 @@ __all__ = [
 ]
 
 _SALT_BYTES = 32
-_MIN_ITERATIONS = 4096  # the broker refuses fewer (RFC 7677's floor)
+MIN_ITERATIONS = 4096  # the broker refuses fewer (RFC 7677's floor)
 
 
 class ScramMechanism(IntEnum):
@@ -55,7 +55,7 @@ class UserScramCredentialUpsertion:
     user: str
     mechanism: ScramMechanism
     password: str = field(repr=False)
-    iterations: int = _MIN_ITERATIONS
+    iterations: int = MIN_ITERATIONS
     salt: bytes | None = field(default=None, repr=False)
 
     def salted_password(self, salt: bytes) -> bytes:

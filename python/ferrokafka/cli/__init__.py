@@ -1,7 +1,7 @@
 """The ``ferrokafka`` command: kcat-style ``consume`` and ``produce``, ``topics``, ``offsets``,
-``configs``, ``groups``, ``transactions``, ``reassign``, ``log-dirs``, ``quotas``, ``features``
-and ``share`` (Kafka's console tools' flags, kcat's short forms), ``bench``, and ``broker`` for
-a local Kafka.
+``configs``, ``groups``, ``transactions``, ``reassign``, ``log-dirs``, ``quotas``, ``users``,
+``features``, ``cluster`` and ``share`` (Kafka's console tools' flags, kcat's short forms),
+``bench``, and ``broker`` for a local Kafka.
 
 Each subcommand registers itself through an ``add_*_command`` function listed in
 :data:`COMMANDS`; :func:`main` runs the chosen handler, turning failures into one line on stderr
@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from .. import __version__
 from .bench import add_bench_command, run_harness
 from .broker import add_broker_command, usage
+from .cluster import add_cluster_command
 from .configs import add_configs_command
 from .consume import add_consume_command
 from .demo import add_demo_command
@@ -33,6 +34,7 @@ from .reassign import add_reassign_command
 from .share import add_share_command
 from .topics import add_topics_command
 from .transactions import add_transactions_command
+from .users import add_users_command
 
 if TYPE_CHECKING:
     Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]
@@ -51,7 +53,9 @@ COMMANDS: list[Callable[[Subcommands], None]] = [
     add_reassign_command,
     add_log_dirs_command,
     add_quotas_command,
+    add_users_command,
     add_features_command,
+    add_cluster_command,
     add_share_command,
     add_bench_command,
     add_broker_command,
