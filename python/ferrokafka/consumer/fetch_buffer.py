@@ -100,8 +100,10 @@ class FetchBuffer:
         # The options each take reads, as attributes.
         self._check_crcs = config.check_crcs
         self._read_committed = config.read_committed
-        self._key_deserializer = config.key_deserializer
-        self._value_deserializer = config.value_deserializer
+        self._deserializers = {
+            "key_deserializer": config.key_deserializer,
+            "value_deserializer": config.value_deserializer,
+        }
         self._on_drop = on_drop
         self._on_taken = on_taken
         self._on_consumed = on_consumed
@@ -280,9 +282,7 @@ class FetchBuffer:
         }
         tp = buf.tp
         try:
-            part, items = form.decode(
-                buf.raw, tp, common, self._key_deserializer, self._value_deserializer
-            )
+            part, items = form.decode(buf.raw, tp, common, self._deserializers)
         except Errors.CorruptRecordException as exc:
             bad = getattr(exc, "offset", None)
             cut = None if bad is None else _native.batch_position(buf.raw, bad)

@@ -7,6 +7,7 @@ gives."""
 from __future__ import annotations
 
 import abc
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .. import _native
@@ -20,6 +21,9 @@ __all__ = ["ARROW", "RECORDS", "ArrowForm", "OutputForm", "RecordsForm"]
 
 T = TypeVar("T")
 
+Deserializers = Mapping[str, Any]
+"""``key_deserializer`` and ``value_deserializer``, as keyword arguments of the record decoder."""
+
 
 class OutputForm(abc.ABC, Generic[T]):
     """How one partition's taken records are given to the application (a chunk of type T)."""
@@ -29,14 +33,11 @@ class OutputForm(abc.ABC, Generic[T]):
 
     @abc.abstractmethod
     def decode(
-        self,
-        raw: Any,
-        tp: TopicPartition,
-        common: dict[str, Any],
-        key_deserializer: Any,
-        value_deserializer: Any,
+        self, raw: Any, tp: TopicPartition, common: dict[str, Any], deserializers: Deserializers
     ) -> tuple[_native.DecodedPartition[Any], T]:
-        """Decode a fetched response: the decoder's summary and the whole response as T."""
+        """Decode a fetched response: the decoder's summary and the whole response as T.
+        ``common``: the decoder's options for every form; ``deserializers``: the consumer's
+        ``key_deserializer`` and ``value_deserializer``, by those names."""
 
     @abc.abstractmethod
     def count(self, items: T) -> int: ...
@@ -58,21 +59,9 @@ class RecordsForm(OutputForm["list[ConsumerRecord[Any, Any]]"]):
     one_at_a_time = True
 
     def decode(
-        self,
-        raw: Any,
-        tp: TopicPartition,
-        common: dict[str, Any],
-        key_deserializer: Any,
-        value_deserializer: Any,
+        self, raw: Any, tp: TopicPartition, common: dict[str, Any], deserializers: Deserializers
     ) -> tuple[_native.DecodedPartition[Any], list[ConsumerRecord[Any, Any]]]:
-        part = _native.decode_records(
-            raw,
-            tp.topic,
-            tp.partition,
-            key_deserializer=key_deserializer,
-            value_deserializer=value_deserializer,
-            **common,
-        )
+        part = _native.decode_records(raw, tp.topic, tp.partition, **deserializers, **common)
         return part, part.records
 
     def count(self, items: list[ConsumerRecord[Any, Any]]) -> int:
@@ -94,12 +83,7 @@ class RecordsForm(OutputForm["list[ConsumerRecord[Any, Any]]"]):
 
 class ArrowForm(OutputForm["pyarrow.RecordBatch"]):
     def decode(
-        self,
-        raw: Any,
-        tp: TopicPartition,
-        common: dict[str, Any],
-        key_deserializer: Any,
-        value_deserializer: Any,
+        self, raw: Any, tp: TopicPartition, common: dict[str, Any], deserializers: Deserializers
     ) -> tuple[_native.DecodedPartition[Any], pyarrow.RecordBatch]:
         # Arrow columns hold the bytes as fetched: deserializers are for records.
         part = _native.decode_columns(raw, tp.topic, tp.partition, **common)
