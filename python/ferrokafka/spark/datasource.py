@@ -85,16 +85,7 @@ def _read(options: Any, partition: Any) -> Iterator[Any]:
     if not isinstance(partition, RangePartition):
         # Spark hands a placeholder partition to a read that planned none.
         return iter(())
-    fetch = options.fetch
-    return read_range(
-        fetch.client,
-        fetch.ssl,
-        partition.range,
-        include_headers=fetch.include_headers,
-        fail_on_data_loss=fetch.fail_on_data_loss,
-        poll_timeout_ms=fetch.poll_timeout_ms,
-        value_format=fetch.value_format,
-    )
+    return read_range(options.fetch, partition.range)
 
 
 class _BatchReader(DataSourceReader):

@@ -34,18 +34,6 @@ def _ranges_of(plans: Iterator[Any]) -> Iterator[OffsetRange]:
             yield OffsetRange(str(row[0]), int(row[1]), int(row[2]), int(row[3]))
 
 
-def _read(fetch: FetchOptions, rng: OffsetRange) -> Iterator[Any]:
-    return read_range(
-        fetch.client,
-        fetch.ssl,
-        rng,
-        include_headers=fetch.include_headers,
-        fail_on_data_loss=fetch.fail_on_data_loss,
-        poll_timeout_ms=fetch.poll_timeout_ms,
-        value_format=fetch.value_format,
-    )
-
-
 def fetch_arrow(
     options: Mapping[str, Any] | FetchOptions,
 ) -> Callable[[Iterator[Any]], Iterator[Any]]:
@@ -59,7 +47,7 @@ def fetch_arrow(
 
     def fetch_ranges(plans: Iterator[Any]) -> Iterator[Any]:
         for rng in _ranges_of(plans):
-            yield from _read(fetch, rng)
+            yield from read_range(fetch, rng)
 
     return fetch_ranges
 
@@ -73,7 +61,7 @@ def fetch_pandas(
 
     def fetch_ranges(plans: Iterator[Any]) -> Iterator[Any]:
         for rng in _ranges_of(plans):
-            for batch in _read(fetch, rng):
+            for batch in read_range(fetch, rng):
                 # Spark reads a pandas map column as dicts (a decoded JSON value's maps).
                 yield batch.to_pandas(maps_as_pydicts="strict")
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import Any
 
 from .. import errors as Errors
@@ -22,7 +22,7 @@ from ..consumer import AIOKafkaConsumer
 from ..errors import PayloadFormatError
 from ..formats import PayloadFormat
 from ..structs import TopicPartition
-from .options import ValueFormat
+from .options import FetchOptions
 from .planning import OffsetRange
 from .runtime import Runtime, runtime
 
@@ -40,25 +40,18 @@ MAX_BATCH_RECORDS = 65536
 _stopped_at: dict[int, tuple[TopicPartition, int]] = {}
 
 
-def read_range(
-    client: Mapping[str, Any],
-    ssl: Mapping[str, Any],
-    rng: OffsetRange,
-    *,
-    include_headers: bool = False,
-    fail_on_data_loss: bool = True,
-    poll_timeout_ms: int = 120_000,
-    value_format: ValueFormat | None = None,
-) -> Iterator[Any]:
+def read_range(fetch: FetchOptions, rng: OffsetRange) -> Iterator[Any]:
     """Yield ``pyarrow.RecordBatch``es with exactly the records of ``rng`` (values decoded by
-    ``value_format``, if given)."""
+    ``fetch.value_format``, if given)."""
+    value_format = fetch.value_format
     payloads = None if value_format is None else value_format.payload_format()
+    include_headers = fetch.include_headers
     if rng.size == 0:
         return
     rt = runtime()
     with rt.lock:
-        consumer = rt.run(rt.consumer(client, ssl))
-        reading = _Range(rt, consumer, rng, fail_on_data_loss, poll_timeout_ms / 1000)
+        consumer = rt.run(rt.consumer(fetch.client, fetch.ssl))
+        reading = _Range(rt, consumer, rng, fetch.fail_on_data_loss, fetch.poll_timeout_ms / 1000)
         broken = False
         try:
             rt.run(reading.begin())
