@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
 from .. import __version__
 from .bench import add_bench_command, run_harness
@@ -32,12 +31,10 @@ from .produce import add_produce_command
 from .quotas import add_quotas_command
 from .reassign import add_reassign_command
 from .share import add_share_command
+from .subcommands import Subcommands
 from .topics import add_topics_command
 from .transactions import add_transactions_command
 from .users import add_users_command
-
-if TYPE_CHECKING:
-    Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 

@@ -7,29 +7,44 @@ from __future__ import annotations
 import argparse
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import Any
 
 from ..admin import AIOKafkaAdminClient
 from .broker import usage
 from .options import client_options, connection_parent
 from .output import FORMATS, Output
+from .subcommands import Subcommands
 
-if TYPE_CHECKING:
-    Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]
-
-__all__ = ["AdminAction", "admin_command", "column_names", "format_parent", "handle_with_admin"]
+__all__ = ["AdminAction", "AdminCommand", "admin_action", "column_names", "format_parent"]
 
 AdminAction = Callable[[AIOKafkaAdminClient, argparse.Namespace, Output], Awaitable[int]]
 
 
-def admin_command(
-    subcommands: Subcommands, name: str, help: str
-) -> tuple[Subcommands, argparse.ArgumentParser]:
-    """Add command ``name`` (its usage shown when no action is given); its actions and the
-    parent parser of the connection flags they take."""
-    command = subcommands.add_parser(name, help=help)
-    command.set_defaults(handler=lambda _args: usage(command))
-    return command.add_subparsers(metavar="ACTION"), connection_parent()
+class AdminCommand:
+    """A command of actions (its usage shown when no action is given), each taking the
+    connection flags and run with a started admin client."""
+
+    def __init__(self, subcommands: Subcommands, name: str, help: str) -> None:
+        command = subcommands.add_parser(name, help=help)
+        command.set_defaults(handler=lambda _args: usage(command))
+        self._actions = command.add_subparsers(metavar="ACTION")
+        self._plain = [connection_parent()]
+        self._formatted = [*self._plain, format_parent()]
+
+    def action(
+        self,
+        name: str,
+        handler: AdminAction,
+        *,
+        formats: bool = False,
+        check: Callable[[argparse.Namespace], None] | None = None,
+        **parser_options: Any,
+    ) -> argparse.ArgumentParser:
+        """Add action ``name`` (``formats``: it takes ``--format``), as :func:`admin_action`."""
+        parents = self._formatted if formats else self._plain
+        return admin_action(
+            self._actions, name, handler, check=check, parents=parents, **parser_options
+        )
 
 
 def column_names(names: Sequence[str], fmt: str) -> list[str]:
@@ -48,20 +63,26 @@ def format_parent() -> argparse.ArgumentParser:
     return parent
 
 
-def handle_with_admin(
-    parser: argparse.ArgumentParser,
+def admin_action(
+    subcommands: Subcommands,
+    name: str,
     action: AdminAction,
+    *,
     check: Callable[[argparse.Namespace], None] | None = None,
-) -> None:
-    """Make ``action`` the handler of ``parser``'s command; ``check`` (raising ``UsageError``)
-    runs first, before connecting: a mistyped command line should not wait on a broker."""
+    **parser_options: Any,
+) -> argparse.ArgumentParser:
+    """Add command ``name`` (``parser_options``: ``add_parser``'s) handled by ``action``;
+    ``check`` (raising ``UsageError``) runs first, before connecting: a mistyped command line
+    should not wait on a broker."""
 
     def run(args: argparse.Namespace) -> int:
         if check is not None:
             check(args)
         return asyncio.run(_with_admin(args, action))
 
+    parser = subcommands.add_parser(name, **parser_options)
     parser.set_defaults(handler=run)
+    return parser
 
 
 async def _with_admin(args: argparse.Namespace, action: AdminAction) -> int:

@@ -14,7 +14,7 @@ import sys
 import time
 import uuid
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..admin import AIOKafkaAdminClient, NewTopic
 from ..consumer import AIOKafkaConsumer
@@ -24,9 +24,7 @@ from .errors import CliError
 from .options import client_options, connection_parent
 from .output import Output, human_bytes
 from .parsing import positive
-
-if TYPE_CHECKING:
-    Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]
+from .subcommands import Subcommands
 
 __all__ = ["add_bench_command", "harness_path", "run_harness"]
 

@@ -11,7 +11,7 @@ import re
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..testing.broker import (
     BrokerStartError,
@@ -23,9 +23,7 @@ from ..testing.broker import (
 )
 from ..testing.maven import cache_root
 from ..testing.security import SECURITY_OPTIONS
-
-if TYPE_CHECKING:
-    Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]
+from .subcommands import Subcommands
 
 __all__ = ["add_broker_command", "local_bootstrap", "read_state", "usage"]
 

@@ -5,23 +5,21 @@ given as controller (DescribeCluster, as Java's ``Admin.describeCluster`` and Ka
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
 
 from ..admin import AIOKafkaAdminClient
-from .admin import admin_command, column_names, format_parent, handle_with_admin
+from .admin import AdminCommand, column_names
 from .output import Output
-
-if TYPE_CHECKING:
-    Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]
+from .subcommands import Subcommands
 
 __all__ = ["add_cluster_command"]
 
 
 def add_cluster_command(subcommands: Subcommands) -> None:
-    actions, parent = admin_command(subcommands, "cluster", "describe the cluster")
-    describe = actions.add_parser(
+    command = AdminCommand(subcommands, "cluster", "describe the cluster")
+    describe = command.action(
         "describe",
-        parents=[parent, format_parent()],
+        _describe,
+        formats=True,
         help="the cluster id and every live broker, with its rack and whether it is the "
         "controller given",
         description="Under KRaft the controller quorum is out of clients' reach: the broker "
@@ -29,7 +27,6 @@ def add_cluster_command(subcommands: Subcommands) -> None:
     )
     what = "also list what this client may do on the cluster (ACL operations)"
     describe.add_argument("--authorized-operations", action="store_true", help=what)
-    handle_with_admin(describe, _describe)
 
 
 async def _describe(admin: AIOKafkaAdminClient, args: argparse.Namespace, out: Output) -> int:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from ..admin import (
     AIOKafkaAdminClient,
@@ -16,14 +15,12 @@ from ..admin import (
     ConfigResource,
     ConfigResourceType,
 )
-from .admin import admin_command, column_names, format_parent, handle_with_admin
+from .admin import AdminCommand, column_names
 from .errors import UsageError
 from .options import parse_assignment
 from .output import Output
+from .subcommands import Subcommands
 from .topics import CONFIG_SOURCES, DEFAULT_SOURCE
-
-if TYPE_CHECKING:
-    Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]
 
 __all__ = ["add_configs_command"]
 
@@ -53,22 +50,21 @@ def _resource(args: argparse.Namespace) -> ConfigResource:
 
 
 def add_configs_command(subcommands: Subcommands) -> None:
-    actions, parent = admin_command(
-        subcommands, "configs", "describe and alter topic and broker configs"
-    )
+    command = AdminCommand(subcommands, "configs", "describe and alter topic and broker configs")
 
-    describe = actions.add_parser(
+    describe = command.action(
         "describe",
-        parents=[parent, format_parent()],
+        _describe,
+        formats=True,
         help="the configs set (NAME VALUE SOURCE); --all for every key",
     )
     _entity(describe)
     describe.add_argument("--all", action="store_true", help="also the keys at their default")
-    handle_with_admin(describe, _describe)
 
-    alter = actions.add_parser(
+    alter = command.action(
         "alter",
-        parents=[parent],
+        _alter,
+        check=_check_alter,
         help="set, delete, append to or subtract from single configs",
         description="Each flag is repeatable; the keys not named keep their values. --append "
         "and --subtract change list-valued configs item by item (cleanup.policy=compact).",
@@ -87,7 +83,6 @@ def add_configs_command(subcommands: Subcommands) -> None:
     alter.add_argument(
         "--validate-only", action="store_true", help="check the changes, apply nothing"
     )
-    handle_with_admin(alter, _alter, _check_alter)
 
 
 def _check_alter(args: argparse.Namespace) -> None:

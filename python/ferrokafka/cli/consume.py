@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..consumer import AIOKafkaConsumer
 from ..structs import OffsetAndMetadata, TopicPartition
@@ -16,9 +16,7 @@ from .options import client_options, connection_parent
 from .output import Output, Progress
 from .parsing import OffsetSpec, non_negative, parse_offset, parse_timestamp, positive
 from .render import DECODER_HELP, DECODERS, OUTPUT_FORMATS, RecordWriter
-
-if TYPE_CHECKING:
-    Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]
+from .subcommands import Subcommands
 
 __all__ = ["add_consume_command"]
 

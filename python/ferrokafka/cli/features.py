@@ -5,16 +5,13 @@ can run, and moving them (Kafka's ``kafka-features.sh``)."""
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
 
 from ..admin import AIOKafkaAdminClient, FeatureUpdate, FeatureUpgradeType
-from .admin import admin_command, column_names, format_parent, handle_with_admin
+from .admin import AdminCommand, column_names
 from .errors import UsageError
 from .options import parse_assignment
 from .output import Output
-
-if TYPE_CHECKING:
-    Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]
+from .subcommands import Subcommands
 
 __all__ = ["add_features_command", "parse_feature", "upgrade_type"]
 
@@ -30,18 +27,18 @@ def parse_feature(text: str) -> tuple[str, int]:
 
 
 def add_features_command(subcommands: Subcommands) -> None:
-    actions, parent = admin_command(
+    command = AdminCommand(
         subcommands, "features", "describe, upgrade and downgrade the cluster's feature levels"
     )
 
-    describe = actions.add_parser(
+    command.action(
         "describe",
-        parents=[parent, format_parent()],
+        _describe,
+        formats=True,
         help="each feature's supported levels, its finalized level (0: off) and the epoch",
         description="The supported range is what the answering broker can run; the epoch is "
         "the offset in the metadata log of the levels in force.",
     )
-    handle_with_admin(describe, _describe)
 
     for action, moving, refused in (
         ("upgrade", "raise", "a level some broker cannot run, or a lower one (see downgrade)."),
@@ -51,9 +48,9 @@ def add_features_command(subcommands: Subcommands) -> None:
             "a level where metadata would be lost, unless --unsafe. Level 0 disables the feature.",
         ),
     ):
-        change = actions.add_parser(
+        change = command.action(
             action,
-            parents=[parent],
+            _change,
             help=f"{moving} features' finalized levels",
             description=f"The controller refuses, naming the feature, {refused}",
         )
@@ -76,7 +73,6 @@ def add_features_command(subcommands: Subcommands) -> None:
             "--dry-run", action="store_true", help="check the change, apply nothing"
         )
         change.set_defaults(downgrade=action == "downgrade", unsafe=False)
-        handle_with_admin(change, _change)
 
 
 async def _describe(admin: AIOKafkaAdminClient, args: argparse.Namespace, out: Output) -> int:

@@ -9,24 +9,21 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import errors as Errors
 from ..admin import AIOKafkaAdminClient
 from ..consumer import AIOKafkaConsumer
 from ..consumer.group.subscription import ConsumerProtocolMemberAssignment
 from ..structs import TopicPartition
-from .admin import format_parent, handle_with_admin
-from .broker import usage
+from .admin import AdminCommand
 from .errors import CliError, UsageError
 from .names import add_name
 from .offsets import LogOffsets, Plan, plan_reset
-from .options import client_options, connection_parent
+from .options import client_options
 from .output import Output
 from .parsing import parse_timestamp
-
-if TYPE_CHECKING:
-    Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]
+from .subcommands import Subcommands
 
 __all__ = ["add_groups_command"]
 
@@ -40,33 +37,29 @@ _NOT_DELETED: dict[type[Errors.BrokerResponseError], str] = {
 
 
 def add_groups_command(subcommands: Subcommands) -> None:
-    groups = subcommands.add_parser(
-        "groups", help="list, describe and delete consumer groups, reset their offsets"
+    command = AdminCommand(
+        subcommands, "groups", "list, describe and delete consumer groups, reset their offsets"
     )
-    groups.set_defaults(handler=lambda _args: usage(groups))
-    actions = groups.add_subparsers(metavar="ACTION")
-    parent = connection_parent()
-    formats = format_parent()
 
-    listing = actions.add_parser("list", parents=[parent], help="group ids, one per line")
+    listing = command.action("list", _list, help="group ids, one per line")
     listing.add_argument(
         "--type",
         choices=["consumer", "share"],
         help="only consumer groups (classic and KIP-848) or only share groups (KIP-932)",
     )
-    handle_with_admin(listing, _list)
 
-    describe = actions.add_parser(
+    describe = command.action(
         "describe",
-        parents=[parent, formats],
+        _describe,
+        formats=True,
         help="state, members and their assignments, committed offsets and lag",
     )
     add_name(describe, "group", help="the group's id")
-    handle_with_admin(describe, _describe)
 
-    reset = actions.add_parser(
+    reset = command.action(
         "reset-offsets",
-        parents=[parent, formats],
+        _reset,
+        formats=True,
         help="move a group's committed offsets (the group must have no members)",
         usage="%(prog)s [-h] [connection options] [--format {table,json}] [--dry-run]\n"
         "    (-t TOPIC | --all-topics)\n"
@@ -100,21 +93,19 @@ def add_groups_command(subcommands: Subcommands) -> None:
         help="committed offset + N (may be negative; from the earliest where nothing is committed)",
     )
     reset.add_argument("--dry-run", action="store_true", help="print the plan, change nothing")
-    handle_with_admin(reset, _reset)
 
-    delete = actions.add_parser(
+    delete = command.action(
         "delete",
-        parents=[parent],
+        _delete,
         help="delete groups that have no members, with their committed offsets",
         description="Prints one line per group: deleted, or why not. Exits 1 when any group "
         "was not deleted.",
     )
     add_name(delete, "group", many=True, help="the groups' ids")
-    handle_with_admin(delete, _delete)
 
-    forget = actions.add_parser(
+    forget = command.action(
         "delete-offsets",
-        parents=[parent],
+        _delete_offsets,
         help="delete a group's committed offsets of topics or partitions",
         description="The group then starts those partitions by its auto.offset.reset. A group "
         "with members keeps the offsets of the topics they are subscribed to.",
@@ -129,7 +120,6 @@ def add_groups_command(subcommands: Subcommands) -> None:
         metavar="TOPIC[:PARTITION]",
         help="a topic's partitions, or one partition (repeatable)",
     )
-    handle_with_admin(forget, _delete_offsets)
 
 
 async def _list(admin: AIOKafkaAdminClient, args: argparse.Namespace, out: Output) -> int:

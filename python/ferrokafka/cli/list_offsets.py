@@ -5,25 +5,24 @@ per partition leader."""
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
 
 from ..admin import AIOKafkaAdminClient, OffsetSpec
 from ..structs import TopicPartition
-from .admin import column_names, format_parent, handle_with_admin
+from .admin import admin_action, column_names, format_parent
 from .names import add_name
 from .options import connection_parent
 from .output import Output
 from .parsing import non_negative, parse_timestamp
-
-if TYPE_CHECKING:
-    Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]
+from .subcommands import Subcommands
 
 __all__ = ["add_offsets_command"]
 
 
 def add_offsets_command(subcommands: Subcommands) -> None:
-    offsets = subcommands.add_parser(
+    offsets = admin_action(
+        subcommands,
         "offsets",
+        _offsets,
         parents=[connection_parent(), format_parent()],
         help="partitions' earliest, latest or max-timestamp offsets, or the offset at a time",
         description="Prints TOPIC PARTITION OFFSET TIMESTAMP LEADER-EPOCH per partition; "
@@ -56,7 +55,6 @@ def add_offsets_command(subcommands: Subcommands) -> None:
         action="store_true",
         help="latest is the last stable offset (before open transactions)",
     )
-    handle_with_admin(offsets, _offsets)
 
 
 def _spec(args: argparse.Namespace) -> OffsetSpec:

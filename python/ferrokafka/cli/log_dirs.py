@@ -7,16 +7,14 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..admin import AIOKafkaAdminClient, TopicPartitionReplica
-from .admin import admin_command, column_names, format_parent, handle_with_admin
+from .admin import AdminCommand, column_names
 from .errors import UsageError
 from .names import add_name
 from .output import Output
-
-if TYPE_CHECKING:
-    Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]
+from .subcommands import Subcommands
 
 __all__ = ["add_log_dirs_command", "parse_replica"]
 
@@ -34,13 +32,14 @@ def parse_replica(text: str) -> tuple[TopicPartitionReplica, str]:
 
 
 def add_log_dirs_command(subcommands: Subcommands) -> None:
-    actions, parent = admin_command(
+    command = AdminCommand(
         subcommands, "log-dirs", "describe brokers' log directories, move replicas between them"
     )
 
-    describe = actions.add_parser(
+    describe = command.action(
         "describe",
-        parents=[parent, format_parent()],
+        _describe,
+        formats=True,
         help="each broker's log directories, their errors and the replicas in them",
         description="One row per replica: SIZE in bytes, OFFSET-LAG behind the leader (for a "
         "future replica, the copy a move is making, behind the current one). A directory "
@@ -56,11 +55,10 @@ def add_log_dirs_command(subcommands: Subcommands) -> None:
         help="a broker to describe (repeatable; default: every broker)",
     )
     add_name(describe, "topic", many=True, required=False, help="only these topics' replicas")
-    handle_with_admin(describe, _describe)
 
-    move = actions.add_parser(
+    move = command.action(
         "move",
-        parents=[parent],
+        _move,
         help="move replicas to another log directory of their broker",
         description="Returns once each broker has accepted; the broker copies the replica in "
         "the background (`log-dirs describe` shows the copy as a future replica until it "
@@ -76,7 +74,6 @@ def add_log_dirs_command(subcommands: Subcommands) -> None:
         help="a replica and the directory (an absolute path on its broker) to move it to "
         "(repeatable)",
     )
-    handle_with_admin(move, _move)
 
 
 def _broker_id(text: str) -> int:

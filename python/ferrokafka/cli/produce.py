@@ -11,7 +11,7 @@ import os
 import sys
 import threading
 from collections.abc import AsyncIterator
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
 from .._native import RecordFuture
 from ..producer import AIOKafkaProducer
@@ -19,9 +19,7 @@ from .errors import CliError, UsageError
 from .options import client_options, connection_parent, parse_assignment
 from .output import Output
 from .parsing import non_negative
-
-if TYPE_CHECKING:
-    Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]
+from .subcommands import Subcommands
 
 __all__ = ["add_produce_command", "split_line"]
 

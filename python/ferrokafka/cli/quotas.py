@@ -6,7 +6,6 @@ the type's default)."""
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
 
 from ..admin import (
     AIOKafkaAdminClient,
@@ -15,13 +14,11 @@ from ..admin import (
     ClientQuotaFilter,
     ClientQuotaFilterComponent,
 )
-from .admin import admin_command, column_names, format_parent, handle_with_admin
+from .admin import AdminCommand, column_names
 from .errors import UsageError
 from .options import parse_assignment
 from .output import Output
-
-if TYPE_CHECKING:
-    Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]
+from .subcommands import Subcommands
 
 __all__ = ["add_quotas_command"]
 
@@ -64,13 +61,14 @@ def _quota(text: str) -> tuple[str, float]:
 
 
 def add_quotas_command(subcommands: Subcommands) -> None:
-    actions, parent = admin_command(
+    command = AdminCommand(
         subcommands, "quotas", "describe and alter client quotas of users, client ids and IPs"
     )
 
-    describe = actions.add_parser(
+    describe = command.action(
         "describe",
-        parents=[parent, format_parent()],
+        _describe,
+        formats=True,
         help="the quotas of the entities matching the flags (default: every entity)",
         description="An entity type without a flag matches any name of it.",
     )
@@ -78,9 +76,8 @@ def add_quotas_command(subcommands: Subcommands) -> None:
     describe.add_argument(
         "--strict", action="store_true", help="only entities with no other entity type"
     )
-    handle_with_admin(describe, _describe)
 
-    alter = actions.add_parser("alter", parents=[parent], help="set or remove an entity's quotas")
+    alter = command.action("alter", _alter, help="set or remove an entity's quotas")
     _entity_flags(alter)
     alter.add_argument(
         "--set",
@@ -97,7 +94,6 @@ def add_quotas_command(subcommands: Subcommands) -> None:
     alter.add_argument(
         "--validate-only", action="store_true", help="check the change, apply nothing"
     )
-    handle_with_admin(alter, _alter)
 
 
 async def _describe(admin: AIOKafkaAdminClient, args: argparse.Namespace, out: Output) -> int:

@@ -6,17 +6,14 @@ brokers, follow and cancel the moves, and elect leaders (Kafka's
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
 
 from .. import errors as Errors
 from ..admin import AIOKafkaAdminClient, ElectionType
 from ..structs import TopicPartition
-from .admin import admin_command, column_names, format_parent, handle_with_admin
+from .admin import AdminCommand, column_names
 from .errors import CliError, describe
 from .output import Output
-
-if TYPE_CHECKING:
-    Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]
+from .subcommands import Subcommands
 
 __all__ = ["add_reassign_command", "parse_move", "parse_partition"]
 
@@ -41,29 +38,25 @@ def parse_move(text: str) -> tuple[TopicPartition, list[int]]:
 
 
 def add_reassign_command(subcommands: Subcommands) -> None:
-    actions, parent = admin_command(
+    command = AdminCommand(
         subcommands, "reassign", "move partitions' replicas between brokers, elect leaders"
     )
 
-    move = actions.add_parser(
+    move = command.action(
         "move",
-        parents=[parent],
+        _move,
         help="start moving partitions to the brokers given (the first one leads)",
         description="Returns once the controller has started the moves; `reassign list` "
         "shows those still copying.",
     )
     move.add_argument("moves", nargs="+", type=parse_move, metavar="TOPIC:PARTITION=BROKERS")
-    handle_with_admin(move, _move)
 
-    cancel = actions.add_parser(
-        "cancel", parents=[parent], help="cancel moves in progress (back to the old replicas)"
+    cancel = command.action(
+        "cancel", _cancel, help="cancel moves in progress (back to the old replicas)"
     )
     cancel.add_argument("partitions", nargs="+", type=parse_partition, metavar="TOPIC:PARTITION")
-    handle_with_admin(cancel, _cancel)
 
-    listing = actions.add_parser(
-        "list", parents=[parent, format_parent()], help="the moves in progress"
-    )
+    listing = command.action("list", _list, formats=True, help="the moves in progress")
     listing.add_argument(
         "partitions",
         nargs="*",
@@ -71,11 +64,10 @@ def add_reassign_command(subcommands: Subcommands) -> None:
         metavar="TOPIC:PARTITION",
         help="default: all",
     )
-    handle_with_admin(listing, _list)
 
-    elect = actions.add_parser(
+    elect = command.action(
         "elect-leaders",
-        parents=[parent],
+        _elect,
         help="make each partition's preferred replica (or, --unclean, any live one) its leader",
         description="Prints one line per partition: elected, or why not. Exits 1 when a "
         "partition could not get a leader (one already led by its preferred replica is fine).",
@@ -92,7 +84,6 @@ def add_reassign_command(subcommands: Subcommands) -> None:
         action="store_true",
         help="for partitions without a leader: any live replica, even out of sync (data loss)",
     )
-    handle_with_admin(elect, _elect)
 
 
 async def _move(admin: AIOKafkaAdminClient, args: argparse.Namespace, out: Output) -> int:

@@ -8,7 +8,7 @@ import argparse
 import asyncio
 import inspect
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..admin import AIOKafkaAdminClient, ConfigResource, ConfigResourceType
 from ..share import AcknowledgeType, AIOKafkaShareConsumer
@@ -16,9 +16,7 @@ from .options import client_options, connection_parent
 from .output import Output
 from .parsing import positive
 from .render import DECODER_HELP, DECODERS, OUTPUT_FORMATS, RecordWriter
-
-if TYPE_CHECKING:
-    Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]
+from .subcommands import Subcommands
 
 __all__ = ["add_share_command"]
 

@@ -5,20 +5,17 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import errors as Errors
 from ..admin import AIOKafkaAdminClient, ConfigResource, ConfigResourceType, NewPartitions, NewTopic
-from .admin import format_parent, handle_with_admin
-from .broker import usage
+from .admin import AdminCommand
 from .errors import CliError
 from .names import add_name
-from .options import connection_parent, parse_assignment
+from .options import parse_assignment
 from .output import Output
 from .parsing import positive
-
-if TYPE_CHECKING:
-    Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]
+from .subcommands import Subcommands
 
 __all__ = ["CONFIG_SOURCES", "DEFAULT_SOURCE", "add_topics_command"]
 
@@ -40,28 +37,23 @@ def _config(text: str) -> tuple[str, str]:
 
 
 def add_topics_command(subcommands: Subcommands) -> None:
-    topics = subcommands.add_parser("topics", help="list, describe, create, delete topics")
-    topics.set_defaults(handler=lambda _args: usage(topics))
-    actions = topics.add_subparsers(metavar="ACTION")
-    parent = connection_parent()
-    formats = format_parent()
+    command = AdminCommand(subcommands, "topics", "list, describe, create, delete topics")
 
-    listing = actions.add_parser("list", parents=[parent], help="topic names, one per line")
+    listing = command.action("list", _list, help="topic names, one per line")
     listing.add_argument("--exclude-internal", action="store_true", help="hide __ topics")
-    handle_with_admin(listing, _list)
 
-    describe = actions.add_parser(
+    describe = command.action(
         "describe",
-        parents=[parent, formats],
+        _describe,
+        formats=True,
         help="partitions with leader, replicas and ISR (and --configs)",
     )
     add_name(describe, "topic", many=True, required=False, help="default: every topic")
     describe.add_argument(
         "--configs", action="store_true", help="also the configs not at their default"
     )
-    handle_with_admin(describe, _describe)
 
-    create = actions.add_parser("create", parents=[parent], help="create a topic")
+    create = command.action("create", _create, help="create a topic")
     add_name(create, "topic")
     create.add_argument("--partitions", type=positive, default=1, help="default 1")
     create.add_argument("--replication-factor", type=positive, help="default: the broker's default")
@@ -74,18 +66,15 @@ def add_topics_command(subcommands: Subcommands) -> None:
         metavar="NAME=VALUE",
         help="a topic config (repeatable), e.g. --config retention.ms=60000",
     )
-    handle_with_admin(create, _create)
 
-    delete = actions.add_parser("delete", parents=[parent], help="delete topics")
+    delete = command.action("delete", _delete, help="delete topics")
     add_name(delete, "topic", many=True)
-    handle_with_admin(delete, _delete)
 
-    grow = actions.add_parser(
-        "add-partitions", parents=[parent], help="grow a topic to --partitions N in total"
+    grow = command.action(
+        "add-partitions", _add_partitions, help="grow a topic to --partitions N in total"
     )
     add_name(grow, "topic")
     grow.add_argument("--partitions", type=positive, required=True, help="the new total")
-    handle_with_admin(grow, _add_partitions)
 
 
 def _raise_for(code: int, what: str, message: str | None) -> None:

@@ -5,17 +5,14 @@ transaction and fencing producers (Kafka's ``kafka-transactions.sh``)."""
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
 
 from ..admin import AbortTransactionSpec, AIOKafkaAdminClient, TransactionState
 from ..structs import TopicPartition
-from .admin import admin_command, column_names, format_parent, handle_with_admin
+from .admin import AdminCommand, column_names
 from .errors import CliError
 from .output import Output
 from .parsing import non_negative
-
-if TYPE_CHECKING:
-    Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]
+from .subcommands import Subcommands
 
 __all__ = ["add_transactions_command"]
 
@@ -23,13 +20,12 @@ _STATES = {s.value: s for s in TransactionState if s is not TransactionState.UNK
 
 
 def add_transactions_command(subcommands: Subcommands) -> None:
-    actions, parent = admin_command(
+    command = AdminCommand(
         subcommands, "transactions", "list, describe, abort transactions; fence producers"
     )
-    formats = format_parent()
 
-    listing = actions.add_parser(
-        "list", parents=[parent, formats], help="every transactional id the brokers coordinate"
+    listing = command.action(
+        "list", _list, formats=True, help="every transactional id the brokers coordinate"
     )
     listing.add_argument(
         "--state", action="append", choices=sorted(_STATES), help="only these (repeatable)"
@@ -38,25 +34,23 @@ def add_transactions_command(subcommands: Subcommands) -> None:
     listing.add_argument(
         "--duration-ms", type=non_negative, help="only transactions open for longer"
     )
-    handle_with_admin(listing, _list)
 
-    describe = actions.add_parser(
-        "describe", parents=[parent, formats], help="transactional ids at their coordinator"
+    describe = command.action(
+        "describe", _describe, formats=True, help="transactional ids at their coordinator"
     )
     describe.add_argument("transactional_ids", nargs="+", metavar="TRANSACTIONAL_ID")
-    handle_with_admin(describe, _describe)
 
-    producers = actions.add_parser(
+    producers = command.action(
         "producers",
-        parents=[parent, formats],
+        _producers,
+        formats=True,
         help="the producers with state in a partition, and their open transactions",
     )
     _partition(producers)
-    handle_with_admin(producers, _producers)
 
-    abort = actions.add_parser(
+    abort = command.action(
         "abort",
-        parents=[parent],
+        _abort,
         help="end a hanging transaction in a partition with an abort marker",
         description="Finds the producer whose open transaction in the partition starts at "
         "--start-offset (see `transactions producers`) and writes an abort marker for it. "
@@ -64,15 +58,13 @@ def add_transactions_command(subcommands: Subcommands) -> None:
     )
     _partition(abort)
     abort.add_argument("--start-offset", type=non_negative, required=True)
-    handle_with_admin(abort, _abort)
 
-    fence = actions.add_parser(
+    fence = command.action(
         "fence",
-        parents=[parent],
+        _fence,
         help="fence the producers of transactional ids (their open transactions abort)",
     )
     fence.add_argument("transactional_ids", nargs="+", metavar="TRANSACTIONAL_ID")
-    handle_with_admin(fence, _fence)
 
 
 def _partition(parser: argparse.ArgumentParser) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING
 
 from ..admin import (
     AIOKafkaAdminClient,
@@ -15,12 +14,10 @@ from ..admin import (
     UserScramCredentialUpsertion,
 )
 from ..admin.scram import MIN_ITERATIONS
-from .admin import admin_command, column_names, format_parent, handle_with_admin
+from .admin import AdminCommand, column_names
 from .errors import UsageError
 from .output import Output
-
-if TYPE_CHECKING:
-    Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]
+from .subcommands import Subcommands
 
 __all__ = ["add_users_command", "parse_mechanism"]
 
@@ -47,24 +44,23 @@ def _iterations(text: str) -> int:
 
 
 def add_users_command(subcommands: Subcommands) -> None:
-    actions, parent = admin_command(
-        subcommands, "users", "describe and alter users' SCRAM credentials"
-    )
+    command = AdminCommand(subcommands, "users", "describe and alter users' SCRAM credentials")
 
-    describe = actions.add_parser(
+    describe = command.action(
         "describe",
-        parents=[parent, format_parent()],
+        _describe,
+        formats=True,
         help="each credential's mechanism and iteration count (default: every user with one)",
         description="A user named with --user that has no credential is an error.",
     )
     describe.add_argument(
         "--user", dest="users", action="append", metavar="NAME", help="a user (repeatable)"
     )
-    handle_with_admin(describe, _describe)
 
-    alter = actions.add_parser(
+    alter = command.action(
         "alter",
-        parents=[parent],
+        _alter,
+        check=_check_alter,
         help="add, replace or delete a user's SCRAM credentials",
         description="--add sets the password for a mechanism (replacing that mechanism's "
         "credential); --delete removes one. The password comes from --password or, kept out "
@@ -94,7 +90,6 @@ def add_users_command(subcommands: Subcommands) -> None:
     password.add_argument(
         "--password-stdin", action="store_true", help="read the password from standard input"
     )
-    handle_with_admin(alter, _alter, _check_alter)
 
 
 async def _describe(admin: AIOKafkaAdminClient, args: argparse.Namespace, out: Output) -> int:
