@@ -12,6 +12,7 @@ from typing import Any
 from ..consumer import AIOKafkaConsumer
 from ..structs import OffsetAndMetadata, TopicPartition
 from .errors import CliError, UsageError
+from .names import add_partitions
 from .options import client_options, connection_parent
 from .output import Output, Progress
 from .parsing import OffsetSpec, non_negative, parse_offset, parse_timestamp, positive
@@ -50,13 +51,7 @@ def add_consume_command(subcommands: Subcommands) -> None:
         "-t", "--topic", action="append", required=True, help="topic (repeatable with -g)"
     )
     parser.add_argument("-g", "--group", help="consume as a member of this group and commit")
-    parser.add_argument(
-        "-p",
-        "--partition",
-        type=non_negative,
-        action="append",
-        help="only this partition (repeatable; default all)",
-    )
+    add_partitions(parser, "only this partition (repeatable; default all)")
     start = parser.add_mutually_exclusive_group()
     start.add_argument(
         "-o",

@@ -9,10 +9,10 @@ import argparse
 from ..admin import AIOKafkaAdminClient, OffsetSpec
 from ..structs import TopicPartition
 from .admin import admin_action, column_names, format_parent
-from .names import add_name
+from .names import add_name, add_partitions
 from .options import connection_parent
 from .output import Output
-from .parsing import non_negative, parse_timestamp
+from .parsing import parse_timestamp
 from .subcommands import Subcommands
 
 __all__ = ["add_offsets_command"]
@@ -29,13 +29,7 @@ def add_offsets_command(subcommands: Subcommands) -> None:
         "OFFSET -1 when no record matches (a time after the last record).",
     )
     add_name(offsets, "topic", help="the topic")
-    offsets.add_argument(
-        "-p",
-        "--partition",
-        action="append",
-        type=non_negative,
-        help="only this partition (repeatable); default: every partition",
-    )
+    add_partitions(offsets, "only this partition (repeatable); default: every partition")
     spec = offsets.add_mutually_exclusive_group()
     spec.add_argument("--earliest", action="store_true", help="each partition's first offset")
     spec.add_argument(

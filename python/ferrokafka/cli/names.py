@@ -2,7 +2,8 @@
 or with Kafka's console tools' flags and kcat's short forms (``-t/--topic``, ``-g/--group``).
 
 :func:`add_name` declares both; :func:`resolve_names` merges them into ``args.<kind>`` (or
-``args.<kind>s`` for several) before the handler runs.
+``args.<kind>s`` for several) before the handler runs. :func:`add_partitions` declares
+``-p/--partition``, which picks partitions of the named topic.
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .errors import UsageError
+from .parsing import non_negative
 
-__all__ = ["add_name", "resolve_names"]
+__all__ = ["add_name", "add_partitions", "resolve_names"]
 
 Kind = Literal["topic", "group"]
 _SHORT: dict[Kind, str] = {"topic": "-t", "group": "-g"}
@@ -55,6 +57,11 @@ def add_name(
     )
     names: list[_Name] = [*(parser.get_default("_names") or []), name]
     parser.set_defaults(_names=names)
+
+
+def add_partitions(parser: argparse.ArgumentParser, help: str) -> None:
+    """``-p/--partition N``, repeatable, into ``args.partition`` (None when not given)."""
+    parser.add_argument("-p", "--partition", action="append", type=non_negative, help=help)
 
 
 def resolve_names(args: argparse.Namespace) -> argparse.Namespace:
