@@ -88,9 +88,7 @@ def _fetched(raw: bytes, acquired: list[tuple[int, int, int]]) -> FetchedSharePa
         1,
         raw,
         [{"first_offset": f, "last_offset": last, "delivery_count": n} for f, last, n in acquired],
-        check_crcs=True,
-        key_deserializer=None,
-        value_deserializer=None,
+        {"check_crcs": True, "key_deserializer": None, "value_deserializer": None},
     )
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import struct
 from bisect import bisect_left
-from collections.abc import Callable
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .._native import split_acquired, split_acquired_offsets
@@ -33,11 +33,10 @@ class FetchedSharePartition:
         node: int,
         records: bytes,
         acquired: list[AcquiredRecords],
-        *,
-        check_crcs: bool,
-        key_deserializer: Callable[[bytes | None], Any] | None,
-        value_deserializer: Callable[[bytes | None], Any] | None,
+        decoding: Mapping[str, Any],
     ) -> None:
+        """``decoding``: the record decoder's keyword arguments, the consumer's
+        ``check_crcs``, ``key_deserializer`` and ``value_deserializer``."""
         self.tp = tp
         self.node = node
         self._raw = records
@@ -46,9 +45,7 @@ class FetchedSharePartition:
             for r in acquired
             if r["last_offset"] >= r["first_offset"]
         ]
-        self._check_crcs = check_crcs
-        self._key_deserializer = key_deserializer
-        self._value_deserializer = value_deserializer
+        self._decoding = decoding
         self._next = min((first for first, _, _ in self._acquired), default=0)
         """Offsets below this were handed out (or are gaps)."""
         self._last = max((last for _, last, _ in self._acquired), default=-1)
@@ -98,12 +95,7 @@ class FetchedSharePartition:
         self._arrow = None
         if self._records is None:
             decoded = decode_records(
-                self._raw,
-                self.tp.topic,
-                self.tp.partition,
-                check_crcs=self._check_crcs,
-                key_deserializer=self._key_deserializer,
-                value_deserializer=self._value_deserializer,
+                self._raw, self.tp.topic, self.tp.partition, **self._decoding
             ).records
             held, held_runs, gap_runs = split_acquired(decoded, self._acquired)
             gaps = self._split(held_runs, gap_runs)
@@ -130,7 +122,7 @@ class FetchedSharePartition:
         self._records = None
         if self._arrow is None:
             batch = decode_columns(
-                self._raw, self.tp.topic, self.tp.partition, check_crcs=self._check_crcs
+                self._raw, self.tp.topic, self.tp.partition, check_crcs=self._decoding["check_crcs"]
             ).records.to_pyarrow()
             offsets = _int64_view(batch.column("offset"))
             spans, held_runs, gap_runs = _spans(offsets, self._acquired)

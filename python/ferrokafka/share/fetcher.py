@@ -113,6 +113,11 @@ class ShareFetcher:
         self._client = client
         self._member = member
         self._config = config
+        self._decoding = {
+            "check_crcs": config.check_crcs,
+            "key_deserializer": config.key_deserializer,
+            "value_deserializer": config.value_deserializer,
+        }
         self.ledger = AckLedger(explicit=config.explicit)
         self._fetch_size = FetchSize(
             config.max_poll_records, fixed=config.share_acquire_mode == "record_limit"
@@ -499,15 +504,7 @@ class ShareFetcher:
             acquired = part["acquired_records"]
             records = part["records"]
             if acquired and records is not None:
-                fetched = FetchedSharePartition(
-                    tp,
-                    node,
-                    records,
-                    acquired,
-                    check_crcs=config.check_crcs,
-                    key_deserializer=config.key_deserializer,
-                    value_deserializer=config.value_deserializer,
-                )
+                fetched = FetchedSharePartition(tp, node, records, acquired, self._decoding)
                 fetched.fetched_at = fetched_at
                 fetched.lock_s = lock_s
                 fetched.expires_at = fetched_at + lock_s * _LOCK_MARGIN
