@@ -18,22 +18,23 @@ from .abstract import Members, OrderedMembersAssignor
 __all__ = ["RangePartitionAssignor"]
 
 
+def _ranges(
+    partitions: dict[str, list[int]], members: Members, order: list[str]
+) -> dict[str, list[TopicPartition]]:
+    result: dict[str, list[TopicPartition]] = {m: [] for m in members}
+    for topic, ids in sorted(partitions.items()):
+        consumers = [m for m in order if topic in members[m].subscription]
+        if not consumers:
+            continue
+        per_member, extra = divmod(len(ids), len(consumers))
+        start = 0
+        for i, member in enumerate(consumers):
+            end = start + per_member + (1 if i < extra else 0)
+            result[member].extend(TopicPartition(topic, p) for p in ids[start:end])
+            start = end
+    return result
+
+
 class RangePartitionAssignor(OrderedMembersAssignor):
     name = "range"
-
-    @classmethod
-    def _partitions_by_member(
-        cls, partitions: dict[str, list[int]], members: Members, order: list[str]
-    ) -> dict[str, list[TopicPartition]]:
-        result: dict[str, list[TopicPartition]] = {m: [] for m in members}
-        for topic, ids in sorted(partitions.items()):
-            consumers = [m for m in order if topic in members[m].subscription]
-            if not consumers:
-                continue
-            per_member, extra = divmod(len(ids), len(consumers))
-            start = 0
-            for i, member in enumerate(consumers):
-                end = start + per_member + (1 if i < extra else 0)
-                result[member].extend(TopicPartition(topic, p) for p in ids[start:end])
-                start = end
-        return result
+    _partitions_by_member = staticmethod(_ranges)
