@@ -36,15 +36,23 @@ class AdminCommand:
         name: str,
         handler: AdminAction,
         *,
-        formats: bool = False,
         check: Callable[[argparse.Namespace], None] | None = None,
         **parser_options: Any,
     ) -> argparse.ArgumentParser:
-        """Add action ``name`` (``formats``: it takes ``--format``), as :func:`admin_action`."""
-        parents = self._formatted if formats else self._plain
+        """Add action ``name``, as :func:`admin_action`."""
         return admin_action(
-            self._actions, name, handler, check=check, parents=parents, **parser_options
+            self._actions, name, handler, check=check, parents=self._plain, **parser_options
         )
+
+    def report(
+        self, name: str, handler: AdminAction, **parser_options: Any
+    ) -> argparse.ArgumentParser:
+        """Add action ``name`` that prints rows: a table or JSON lines (``--format``)."""
+        return admin_action(self._actions, name, handler, parents=self._formatted, **parser_options)
+
+    def describe(self, handler: AdminAction, **parser_options: Any) -> argparse.ArgumentParser:
+        """Add the ``describe`` action: like every command's, it prints rows."""
+        return self.report("describe", handler, **parser_options)
 
 
 def column_names(names: Sequence[str], fmt: str) -> list[str]:

@@ -16,10 +16,8 @@ __all__ = ["add_cluster_command"]
 
 def add_cluster_command(subcommands: Subcommands) -> None:
     command = AdminCommand(subcommands, "cluster", "describe the cluster")
-    describe = command.action(
-        "describe",
+    describe = command.describe(
         _describe,
-        formats=True,
         help="the cluster id and every live broker, with its rack and whether it is the "
         "controller given",
         description="Under KRaft the controller quorum is out of clients' reach: the broker "

@@ -52,11 +52,8 @@ def _resource(args: argparse.Namespace) -> ConfigResource:
 def add_configs_command(subcommands: Subcommands) -> None:
     command = AdminCommand(subcommands, "configs", "describe and alter topic and broker configs")
 
-    describe = command.action(
-        "describe",
-        _describe,
-        formats=True,
-        help="the configs set (NAME VALUE SOURCE); --all for every key",
+    describe = command.describe(
+        _describe, help="the configs set (NAME VALUE SOURCE); --all for every key"
     )
     _entity(describe)
     describe.add_argument("--all", action="store_true", help="also the keys at their default")

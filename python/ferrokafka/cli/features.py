@@ -31,10 +31,8 @@ def add_features_command(subcommands: Subcommands) -> None:
         subcommands, "features", "describe, upgrade and downgrade the cluster's feature levels"
     )
 
-    command.action(
-        "describe",
+    command.describe(
         _describe,
-        formats=True,
         help="each feature's supported levels, its finalized level (0: off) and the epoch",
         description="The supported range is what the answering broker can run; the epoch is "
         "the offset in the metadata log of the levels in force.",

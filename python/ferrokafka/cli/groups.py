@@ -48,18 +48,14 @@ def add_groups_command(subcommands: Subcommands) -> None:
         help="only consumer groups (classic and KIP-848) or only share groups (KIP-932)",
     )
 
-    describe = command.action(
-        "describe",
-        _describe,
-        formats=True,
-        help="state, members and their assignments, committed offsets and lag",
+    describe = command.describe(
+        _describe, help="state, members and their assignments, committed offsets and lag"
     )
     add_name(describe, "group", help="the group's id")
 
-    reset = command.action(
+    reset = command.report(
         "reset-offsets",
         _reset,
-        formats=True,
         help="move a group's committed offsets (the group must have no members)",
         usage="%(prog)s [-h] [connection options] [--format {table,json}] [--dry-run]\n"
         "    (-t TOPIC | --all-topics)\n"

@@ -36,10 +36,8 @@ def add_log_dirs_command(subcommands: Subcommands) -> None:
         subcommands, "log-dirs", "describe brokers' log directories, move replicas between them"
     )
 
-    describe = command.action(
-        "describe",
+    describe = command.describe(
         _describe,
-        formats=True,
         help="each broker's log directories, their errors and the replicas in them",
         description="One row per replica: SIZE in bytes, OFFSET-LAG behind the leader (for a "
         "future replica, the copy a move is making, behind the current one). A directory "

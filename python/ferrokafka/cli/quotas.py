@@ -65,10 +65,8 @@ def add_quotas_command(subcommands: Subcommands) -> None:
         subcommands, "quotas", "describe and alter client quotas of users, client ids and IPs"
     )
 
-    describe = command.action(
-        "describe",
+    describe = command.describe(
         _describe,
-        formats=True,
         help="the quotas of the entities matching the flags (default: every entity)",
         description="An entity type without a flag matches any name of it.",
     )

@@ -56,7 +56,7 @@ def add_reassign_command(subcommands: Subcommands) -> None:
     )
     cancel.add_argument("partitions", nargs="+", type=parse_partition, metavar="TOPIC:PARTITION")
 
-    listing = command.action("list", _list, formats=True, help="the moves in progress")
+    listing = command.report("list", _list, help="the moves in progress")
     listing.add_argument(
         "partitions",
         nargs="*",

@@ -42,11 +42,8 @@ def add_topics_command(subcommands: Subcommands) -> None:
     listing = command.action("list", _list, help="topic names, one per line")
     listing.add_argument("--exclude-internal", action="store_true", help="hide __ topics")
 
-    describe = command.action(
-        "describe",
-        _describe,
-        formats=True,
-        help="partitions with leader, replicas and ISR (and --configs)",
+    describe = command.describe(
+        _describe, help="partitions with leader, replicas and ISR (and --configs)"
     )
     add_name(describe, "topic", many=True, required=False, help="default: every topic")
     describe.add_argument(

@@ -24,9 +24,7 @@ def add_transactions_command(subcommands: Subcommands) -> None:
         subcommands, "transactions", "list, describe, abort transactions; fence producers"
     )
 
-    listing = command.action(
-        "list", _list, formats=True, help="every transactional id the brokers coordinate"
-    )
+    listing = command.report("list", _list, help="every transactional id the brokers coordinate")
     listing.add_argument(
         "--state", action="append", choices=sorted(_STATES), help="only these (repeatable)"
     )
@@ -35,15 +33,12 @@ def add_transactions_command(subcommands: Subcommands) -> None:
         "--duration-ms", type=non_negative, help="only transactions open for longer"
     )
 
-    describe = command.action(
-        "describe", _describe, formats=True, help="transactional ids at their coordinator"
-    )
+    describe = command.describe(_describe, help="transactional ids at their coordinator")
     describe.add_argument("transactional_ids", nargs="+", metavar="TRANSACTIONAL_ID")
 
-    producers = command.action(
+    producers = command.report(
         "producers",
         _producers,
-        formats=True,
         help="the producers with state in a partition, and their open transactions",
     )
     _partition(producers)

@@ -46,10 +46,8 @@ def _iterations(text: str) -> int:
 def add_users_command(subcommands: Subcommands) -> None:
     command = AdminCommand(subcommands, "users", "describe and alter users' SCRAM credentials")
 
-    describe = command.action(
-        "describe",
+    describe = command.describe(
         _describe,
-        formats=True,
         help="each credential's mechanism and iteration count (default: every user with one)",
         description="A user named with --user that has no credential is an error.",
     )
