@@ -211,7 +211,7 @@ class OrderedMembersAssignor(AbstractPartitionAssignor):
     def assign(
         cls,
         cluster: ClusterView,
-        members: Mapping[str, ConsumerProtocolMemberMetadata],
+        members: Members,
         group_instance_ids: Mapping[str, str | None] | None = None,
     ) -> dict[str, ConsumerProtocolMemberAssignment]:
         order = member_order(members, group_instance_ids)
