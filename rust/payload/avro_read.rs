@@ -116,7 +116,7 @@ impl Column {
                 return Some(true);
             }
             let Column::Struct(StructColumn {
-                members: Some(members),
+                extra: Some(members),
                 ..
             }) = self
             else {
@@ -183,7 +183,7 @@ impl Column {
             (Column::Binary(b), Schema::Bytes) => b.append_value(cur.bytes()?),
             (Column::Binary(b), Schema::Fixed(f)) => b.append_value(cur.take(f.size)?),
             (Column::Binary(b), Schema::Duration) => b.append_value(cur.take(12)?),
-            (Column::Decimal(b, limit), Schema::Decimal(d)) => {
+            (Column::Decimal(b, limit, _), Schema::Decimal(d)) => {
                 let raw = match names.resolve(&d.inner) {
                     Schema::Fixed(f) => cur.take(f.size)?,
                     _ => cur.bytes()?,
@@ -191,7 +191,7 @@ impl Column {
                 let v = decimal_bytes_i128(raw).filter(|v| v.unsigned_abs() < limit.unsigned_abs());
                 put(b, v?);
             }
-            (Column::Struct(c), Schema::Record(r)) if c.members.is_none() => {
+            (Column::Struct(c), Schema::Record(r)) if c.extra.is_none() => {
                 let mut ok = true;
                 for (field, child) in r.fields.iter().zip(&mut c.children) {
                     ok &= child.read(names, &field.schema, cur, depth + 1);
@@ -214,7 +214,7 @@ impl Column {
                         added += 1;
                     }
                 }
-                end_list(&mut c.offsets, &mut c.nulls, added)?;
+                c.offsets.checked_end(added)?;
                 return Some(ok);
             }
             (Column::Map(c), Schema::Map(m)) => {
@@ -233,24 +233,13 @@ impl Column {
                         added += 1;
                     }
                 }
-                end_list(&mut c.offsets, &mut c.nulls, added)?;
+                c.offsets.checked_end(added)?;
                 return Some(ok);
             }
             _ => return None,
         }
         Some(true)
     }
-}
-
-fn end_list(
-    offsets: &mut Vec<i32>,
-    nulls: &mut arrow_buffer::NullBufferBuilder,
-    added: usize,
-) -> Option<()> {
-    let last = *offsets.last()?;
-    offsets.push(last.checked_add(i32::try_from(added).ok()?)?);
-    nulls.append_non_null();
-    Some(())
 }
 
 /// A 16-byte UUID in its canonical text, as the reference reader gives it.
