@@ -2,7 +2,7 @@
 
 use apache_avro::schema::Schema;
 use apache_avro::types::Value;
-use arrow_schema::{DataType, Fields};
+use arrow_schema::{DataType, Field, Fields};
 
 use super::{float_double, int_long, AvroError, AvroSchema, MAX_DEPTH};
 use crate::payload::columns::{self, ListColumn, MapColumn};
@@ -53,17 +53,16 @@ impl StructColumn {
                 if fields.get(i).is_none() {
                     child.append_null();
                 }
-                misfit.get_or_insert_with(|| {
-                    format!(
-                        "field {:?}: the value does not fit {}",
-                        self.fields[i].name(),
-                        self.fields[i].data_type()
-                    )
-                });
+                misfit.get_or_insert_with(|| does_not_fit(&self.fields[i]));
             }
         }
+        self.end_row(misfit)
+    }
+
+    /// Close a row whose fields were appended: Err(`misfit`) when one did not fit, and then
+    /// the row's fields are nulled (they hold what did fit until finish() nulls them).
+    pub(super) fn end_row(&mut self, misfit: Option<String>) -> Result<(), String> {
         if misfit.is_some() {
-            // Its fields hold what did fit; finish() nulls them.
             self.blank.push(self.nulls.len());
         }
         self.nulls.append_non_null();
@@ -264,6 +263,15 @@ impl Column {
         }
         fitted
     }
+}
+
+/// Why a row is bad whose `field` does not fit.
+pub(super) fn does_not_fit(field: &Field) -> String {
+    format!(
+        "field {:?}: the value does not fit {}",
+        field.name(),
+        field.data_type()
+    )
 }
 
 /// Append a value; true (it fitted).
