@@ -1,64 +1,17 @@
-//! The Arrow builders a datum's values are appended to, made from the schema the values have.
-
-use std::sync::Arc;
+//! The column builders of an Avro schema, and Avro values appended to them.
 
 use apache_avro::schema::Schema;
 use apache_avro::types::Value;
-use arrow_array::builder::{
-    BinaryBuilder, BooleanBuilder, Date32Builder, Decimal128Builder, Float32Builder,
-    Float64Builder, Int32Builder, Int64Builder, NullBuilder, StringBuilder,
-    TimestampMicrosecondBuilder,
-};
-use arrow_array::{make_array, Array, ArrayRef, ListArray, MapArray, StructArray};
-use arrow_buffer::{
-    BooleanBufferBuilder, NullBuffer, NullBufferBuilder, OffsetBuffer, ScalarBuffer,
-};
-use arrow_schema::{ArrowError, DataType, FieldRef, Fields};
+use arrow_schema::{DataType, Field, Fields};
 
 use super::{float_double, int_long, AvroError, AvroSchema, MAX_DEPTH};
+use crate::payload::columns::{self, ListColumn, MapColumn};
 
-/// An Arrow builder for values of one type, made from the schema the values have.
-pub(super) enum Column {
-    Null(NullBuilder),
-    Boolean(BooleanBuilder),
-    Int32(Int32Builder),
-    Int64(Int64Builder),
-    Float32(Float32Builder),
-    Float64(Float64Builder),
-    Utf8(StringBuilder),
-    Binary(BinaryBuilder),
-    Date32(Date32Builder),
-    Timestamp(TimestampMicrosecondBuilder),
-    Decimal(Decimal128Builder, i128),
-    Struct(StructColumn),
-    List(Box<ListColumn>),
-    Map(Box<MapColumn>),
-}
-
-pub(super) struct StructColumn {
-    pub(super) fields: Fields,
-    pub(super) children: Vec<Column>,
-    pub(super) nulls: NullBufferBuilder,
-    /// For a union read as a struct of members: each branch's member (None: the null branch).
-    pub(super) members: Option<Vec<Option<usize>>>,
-    /// Rows whose fields are nulled when finished (a record with a value that did not fit).
-    pub(super) blank: Vec<usize>,
-}
-
-pub(super) struct ListColumn {
-    pub(super) item: FieldRef,
-    pub(super) child: Column,
-    pub(super) offsets: Vec<i32>,
-    pub(super) nulls: NullBufferBuilder,
-}
-
-pub(super) struct MapColumn {
-    pub(super) entries: FieldRef,
-    pub(super) keys: StringBuilder,
-    pub(super) values: Column,
-    pub(super) offsets: Vec<i32>,
-    pub(super) nulls: NullBufferBuilder,
-}
+/// For a union read as a struct of members: each branch's member (None: the null branch).
+/// None for a record.
+pub(super) type Members = Option<Vec<Option<usize>>>;
+pub(super) type Column = columns::Column<Members>;
+pub(super) type StructColumn = columns::StructColumn<Members>;
 
 impl StructColumn {
     /// The columns of a record's `fields` (as `AvroSchema::fields` gives them).
@@ -70,18 +23,13 @@ impl StructColumn {
         let Schema::Record(r) = schema else {
             unreachable!("fields() gave a struct for a record only")
         };
-        Ok(StructColumn {
-            fields: fields.clone(),
-            children: r
-                .fields
-                .iter()
-                .zip(fields)
-                .map(|(f, a)| Column::new(names, &f.schema, a.data_type(), 0))
-                .collect::<Result<_, _>>()?,
-            nulls: NullBufferBuilder::new(0),
-            members: None,
-            blank: Vec::new(),
-        })
+        let children = r
+            .fields
+            .iter()
+            .zip(fields)
+            .map(|(f, a)| Column::new(names, &f.schema, a.data_type(), 0))
+            .collect::<Result<_, _>>()?;
+        Ok(StructColumn::with_children(fields.clone(), children, None))
     }
 
     /// Append a record's fields as a row: a row of null fields when any does not fit (a
@@ -105,68 +53,20 @@ impl StructColumn {
                 if fields.get(i).is_none() {
                     child.append_null();
                 }
-                misfit.get_or_insert_with(|| {
-                    format!(
-                        "field {:?}: the value does not fit {}",
-                        self.fields[i].name(),
-                        self.fields[i].data_type()
-                    )
-                });
+                misfit.get_or_insert_with(|| does_not_fit(&self.fields[i]));
             }
         }
+        self.end_row(misfit)
+    }
+
+    /// Close a row whose fields were appended: Err(`misfit`) when one did not fit, and then
+    /// the row's fields are nulled (they hold what did fit until finish() nulls them).
+    pub(super) fn end_row(&mut self, misfit: Option<String>) -> Result<(), String> {
         if misfit.is_some() {
-            // Its fields hold what did fit; finish() nulls them.
             self.blank.push(self.nulls.len());
         }
         self.nulls.append_non_null();
         misfit.map_or(Ok(()), Err)
-    }
-
-    /// A non-null row of null fields.
-    pub(super) fn append_blank(&mut self) {
-        for child in &mut self.children {
-            child.append_null();
-        }
-        self.nulls.append_non_null();
-    }
-
-    pub(super) fn append_null(&mut self) {
-        for child in &mut self.children {
-            child.append_null();
-        }
-        self.nulls.append_null();
-    }
-
-    pub(super) fn finish(&mut self) -> Result<StructArray, AvroError> {
-        let arrays = self
-            .children
-            .iter_mut()
-            .map(Column::finish)
-            .collect::<Result<Vec<ArrayRef>, _>>()?;
-        let len = self.nulls.len();
-        let nulls = self.nulls.finish();
-        if self.fields.is_empty() {
-            return Ok(StructArray::new_empty_fields(len, nulls));
-        }
-        let arrays = if self.blank.is_empty() {
-            arrays
-        } else {
-            let mut keep = BooleanBufferBuilder::new(len);
-            keep.append_n(len, true);
-            for row in self.blank.drain(..) {
-                keep.set_bit(row, false);
-            }
-            let keep = NullBuffer::new(keep.finish());
-            arrays
-                .into_iter()
-                .map(|a| {
-                    let nulls = NullBuffer::union(a.logical_nulls().as_ref(), Some(&keep));
-                    let data = a.to_data().into_builder().nulls(nulls).build()?;
-                    Ok(make_array(data))
-                })
-                .collect::<Result<Vec<ArrayRef>, ArrowError>>()?
-        };
-        Ok(StructArray::try_new(self.fields.clone(), arrays, nulls)?)
     }
 }
 
@@ -210,17 +110,16 @@ impl Column {
                 for (m, (branch, _)) in branches.iter().enumerate() {
                     members[*branch] = Some(m);
                 }
-                return Ok(Column::Struct(StructColumn {
-                    fields: fields.clone(),
-                    children: branches
-                        .iter()
-                        .zip(fields)
-                        .map(|((_, s), f)| Column::new(names, s, f.data_type(), depth + 1))
-                        .collect::<Result<_, _>>()?,
-                    nulls: NullBufferBuilder::new(0),
-                    members: Some(members),
-                    blank: Vec::new(),
-                }));
+                let children = branches
+                    .iter()
+                    .zip(fields)
+                    .map(|((_, s), f)| Column::new(names, s, f.data_type(), depth + 1))
+                    .collect::<Result<_, _>>()?;
+                return Ok(Column::Struct(StructColumn::with_children(
+                    fields.clone(),
+                    children,
+                    Some(members),
+                )));
             }
             return leaf(data_type);
         }
@@ -228,23 +127,19 @@ impl Column {
             (Schema::Record(_), DataType::Struct(fields)) => {
                 Column::Struct(StructColumn::record(names, schema, fields)?)
             }
-            (Schema::Array(a), DataType::List(item)) => Column::List(Box::new(ListColumn {
-                item: item.clone(),
-                child: Column::new(names, &a.items, item.data_type(), depth + 1)?,
-                offsets: vec![0],
-                nulls: NullBufferBuilder::new(0),
-            })),
+            (Schema::Array(a), DataType::List(item)) => Column::List(Box::new(ListColumn::new(
+                item.clone(),
+                Column::new(names, &a.items, item.data_type(), depth + 1)?,
+            ))),
             (Schema::Map(m), DataType::Map(entries, _)) => {
                 let DataType::Struct(kv) = entries.data_type() else {
                     unreachable!("map_type makes a map's entries a struct")
                 };
-                Column::Map(Box::new(MapColumn {
-                    entries: entries.clone(),
-                    keys: StringBuilder::new(),
-                    values: Column::new(names, &m.types, kv[1].data_type(), depth + 1)?,
-                    offsets: vec![0],
-                    nulls: NullBufferBuilder::new(0),
-                }))
+                Column::Map(Box::new(MapColumn::new(
+                    entries.clone(),
+                    false,
+                    Column::new(names, &m.types, kv[1].data_type(), depth + 1)?,
+                )))
             }
             _ => leaf(data_type)?,
         })
@@ -259,7 +154,7 @@ impl Column {
         }
         if let Value::Union(branch, inner) = value {
             let Column::Struct(StructColumn {
-                members: Some(members),
+                extra: Some(members),
                 ..
             }) = self
             else {
@@ -327,13 +222,13 @@ impl Column {
                     None => false,
                 }
             }
-            (Column::Decimal(b, limit), Value::Decimal(d)) => {
+            (Column::Decimal(b, limit, _), Value::Decimal(d)) => {
                 match decimal_i128(d).filter(|v| v.unsigned_abs() < limit.unsigned_abs()) {
                     Some(v) => put(b, v),
                     None => false,
                 }
             }
-            (Column::Struct(c), Value::Record(fields)) if c.members.is_none() => {
+            (Column::Struct(c), Value::Record(fields)) if c.extra.is_none() => {
                 let mut ok = fields.len() == c.children.len();
                 for (i, child) in c.children.iter_mut().enumerate() {
                     match fields.get(i) {
@@ -349,7 +244,7 @@ impl Column {
                 for item in items {
                     ok &= c.child.append(item);
                 }
-                end_entry(&mut c.offsets, &mut c.nulls, items.len());
+                c.offsets.end(items.len(), true);
                 return ok;
             }
             (Column::Map(c), Value::Map(entries)) => {
@@ -358,7 +253,7 @@ impl Column {
                     c.keys.append_value(k);
                     ok &= c.values.append(v);
                 }
-                end_entry(&mut c.offsets, &mut c.nulls, entries.len());
+                c.offsets.end(entries.len(), true);
                 return ok;
             }
             _ => false,
@@ -368,76 +263,15 @@ impl Column {
         }
         fitted
     }
+}
 
-    pub(super) fn append_null(&mut self) {
-        match self {
-            Column::Null(b) => b.append_null(),
-            Column::Boolean(b) => b.append_null(),
-            Column::Int32(b) => b.append_null(),
-            Column::Int64(b) => b.append_null(),
-            Column::Float32(b) => b.append_null(),
-            Column::Float64(b) => b.append_null(),
-            Column::Utf8(b) => b.append_null(),
-            Column::Binary(b) => b.append_null(),
-            Column::Date32(b) => b.append_null(),
-            Column::Timestamp(b) => b.append_null(),
-            Column::Decimal(b, _) => b.append_null(),
-            Column::Struct(c) => c.append_null(),
-            Column::List(c) => {
-                c.offsets.push(c.offsets.last().copied().unwrap_or(0));
-                c.nulls.append_null();
-            }
-            Column::Map(c) => {
-                c.offsets.push(c.offsets.last().copied().unwrap_or(0));
-                c.nulls.append_null();
-            }
-        }
-    }
-
-    fn finish(&mut self) -> Result<ArrayRef, AvroError> {
-        Ok(match self {
-            Column::Null(b) => Arc::new(b.finish()),
-            Column::Boolean(b) => Arc::new(b.finish()),
-            Column::Int32(b) => Arc::new(b.finish()),
-            Column::Int64(b) => Arc::new(b.finish()),
-            Column::Float32(b) => Arc::new(b.finish()),
-            Column::Float64(b) => Arc::new(b.finish()),
-            Column::Utf8(b) => Arc::new(b.finish()),
-            Column::Binary(b) => Arc::new(b.finish()),
-            Column::Date32(b) => Arc::new(b.finish()),
-            Column::Timestamp(b) => Arc::new(b.finish()),
-            Column::Decimal(b, _) => Arc::new(b.finish()),
-            Column::Struct(c) => Arc::new(c.finish()?),
-            Column::List(c) => {
-                let values = c.child.finish()?;
-                let offsets = OffsetBuffer::new(ScalarBuffer::from(std::mem::take(&mut c.offsets)));
-                c.offsets.push(0);
-                Arc::new(ListArray::try_new(
-                    c.item.clone(),
-                    offsets,
-                    values,
-                    c.nulls.finish(),
-                )?)
-            }
-            Column::Map(c) => {
-                let DataType::Struct(kv) = c.entries.data_type() else {
-                    unreachable!("a map's entries are a struct")
-                };
-                let keys: ArrayRef = Arc::new(c.keys.finish());
-                let values = c.values.finish()?;
-                let entries = StructArray::try_new(kv.clone(), vec![keys, values], None)?;
-                let offsets = OffsetBuffer::new(ScalarBuffer::from(std::mem::take(&mut c.offsets)));
-                c.offsets.push(0);
-                Arc::new(MapArray::try_new(
-                    c.entries.clone(),
-                    offsets,
-                    entries,
-                    c.nulls.finish(),
-                    false,
-                )?)
-            }
-        })
-    }
+/// Why a row is bad whose `field` does not fit.
+pub(super) fn does_not_fit(field: &Field) -> String {
+    format!(
+        "field {:?}: the value does not fit {}",
+        field.name(),
+        field.data_type()
+    )
 }
 
 /// Append a value; true (it fitted).
@@ -451,36 +285,10 @@ pub(super) fn put<T: arrow_array::ArrowPrimitiveType>(
 
 /// The builder of a type with no children.
 fn leaf(data_type: &DataType) -> Result<Column, AvroError> {
-    Ok(match data_type {
-        DataType::Null => Column::Null(NullBuilder::new()),
-        DataType::Boolean => Column::Boolean(BooleanBuilder::new()),
-        DataType::Int32 => Column::Int32(Int32Builder::new()),
-        DataType::Int64 => Column::Int64(Int64Builder::new()),
-        DataType::Float32 => Column::Float32(Float32Builder::new()),
-        DataType::Float64 => Column::Float64(Float64Builder::new()),
-        DataType::Utf8 => Column::Utf8(StringBuilder::new()),
-        DataType::Binary => Column::Binary(BinaryBuilder::new()),
-        DataType::Date32 => Column::Date32(Date32Builder::new()),
-        DataType::Timestamp(_, tz) => {
-            Column::Timestamp(TimestampMicrosecondBuilder::new().with_timezone_opt(tz.clone()))
-        }
-        DataType::Decimal128(p, s) => Column::Decimal(
-            Decimal128Builder::new().with_precision_and_scale(*p, *s)?,
-            10i128.pow(u32::from(*p)),
-        ),
-        other => {
-            return Err(AvroError::Unsupported {
-                path: "the column".into(),
-                what: format!("{other} is not a type Avro is read into"),
-            })
-        }
+    columns::leaf(data_type)?.ok_or_else(|| AvroError::Unsupported {
+        path: "the column".into(),
+        what: format!("{data_type} is not a type Avro is read into"),
     })
-}
-
-/// Close a list's or map's entry of `added` items.
-fn end_entry(offsets: &mut Vec<i32>, nulls: &mut NullBufferBuilder, added: usize) {
-    offsets.push(offsets.last().copied().unwrap_or(0) + added as i32);
-    nulls.append_non_null();
 }
 
 /// A decimal's unscaled value from its big-endian two's-complement bytes; None past 128 bits.

@@ -12,7 +12,7 @@
 
 use apache_avro::schema::Schema;
 
-use super::columns::{decimal_bytes_i128, put, Column, StructColumn};
+use super::columns::{decimal_bytes_i128, does_not_fit, put, Column, StructColumn};
 use super::{AvroSchema, MAX_DEPTH};
 
 struct Cursor<'a> {
@@ -49,6 +49,26 @@ impl<'a> Cursor<'a> {
     fn text(&mut self) -> Option<&'a str> {
         std::str::from_utf8(self.bytes()?).ok()
     }
+
+    /// Read an array's or map's blocks, each item with `item` (Some(whether it fitted), None
+    /// when it does not read): the count of items and whether all fitted.
+    fn blocks(&mut self, mut item: impl FnMut(&mut Self) -> Option<bool>) -> Option<(usize, bool)> {
+        let (mut added, mut ok) = (0usize, true);
+        loop {
+            let count = self.long()?;
+            if count == 0 {
+                break;
+            }
+            if count < 0 {
+                self.long()?; // the block's size in bytes
+            }
+            for _ in 0..count.unsigned_abs() {
+                ok &= item(self)?;
+                added += 1;
+            }
+        }
+        Some((added, ok))
+    }
 }
 
 impl StructColumn {
@@ -62,18 +82,10 @@ impl StructColumn {
         let mut misfit = None;
         for (i, (field, child)) in r.fields.iter().zip(&mut self.children).enumerate() {
             if !child.read(writer, &field.schema, &mut cur, 1) && misfit.is_none() {
-                misfit = Some(format!(
-                    "field {:?}: the value does not fit {}",
-                    self.fields[i].name(),
-                    self.fields[i].data_type()
-                ));
+                misfit = Some(does_not_fit(&self.fields[i]));
             }
         }
-        if misfit.is_some() {
-            self.blank.push(self.nulls.len());
-        }
-        self.nulls.append_non_null();
-        misfit.map_or(Ok(()), Err)
+        self.end_row(misfit)
     }
 }
 
@@ -116,7 +128,7 @@ impl Column {
                 return Some(true);
             }
             let Column::Struct(StructColumn {
-                members: Some(members),
+                extra: Some(members),
                 ..
             }) = self
             else {
@@ -183,7 +195,7 @@ impl Column {
             (Column::Binary(b), Schema::Bytes) => b.append_value(cur.bytes()?),
             (Column::Binary(b), Schema::Fixed(f)) => b.append_value(cur.take(f.size)?),
             (Column::Binary(b), Schema::Duration) => b.append_value(cur.take(12)?),
-            (Column::Decimal(b, limit), Schema::Decimal(d)) => {
+            (Column::Decimal(b, limit, _), Schema::Decimal(d)) => {
                 let raw = match names.resolve(&d.inner) {
                     Schema::Fixed(f) => cur.take(f.size)?,
                     _ => cur.bytes()?,
@@ -191,7 +203,7 @@ impl Column {
                 let v = decimal_bytes_i128(raw).filter(|v| v.unsigned_abs() < limit.unsigned_abs());
                 put(b, v?);
             }
-            (Column::Struct(c), Schema::Record(r)) if c.members.is_none() => {
+            (Column::Struct(c), Schema::Record(r)) if c.extra.is_none() => {
                 let mut ok = true;
                 for (field, child) in r.fields.iter().zip(&mut c.children) {
                     ok &= child.read(names, &field.schema, cur, depth + 1);
@@ -200,57 +212,23 @@ impl Column {
                 return Some(ok);
             }
             (Column::List(c), Schema::Array(a)) => {
-                let (mut added, mut ok) = (0usize, true);
-                loop {
-                    let count = cur.long()?;
-                    if count == 0 {
-                        break;
-                    }
-                    if count < 0 {
-                        cur.long()?; // the block's size in bytes
-                    }
-                    for _ in 0..count.unsigned_abs() {
-                        ok &= c.child.read(names, &a.items, cur, depth + 1);
-                        added += 1;
-                    }
-                }
-                end_list(&mut c.offsets, &mut c.nulls, added)?;
+                let (added, ok) =
+                    cur.blocks(|cur| Some(c.child.read(names, &a.items, cur, depth + 1)))?;
+                c.offsets.checked_end(added)?;
                 return Some(ok);
             }
             (Column::Map(c), Schema::Map(m)) => {
-                let (mut added, mut ok) = (0usize, true);
-                loop {
-                    let count = cur.long()?;
-                    if count == 0 {
-                        break;
-                    }
-                    if count < 0 {
-                        cur.long()?;
-                    }
-                    for _ in 0..count.unsigned_abs() {
-                        c.keys.append_value(cur.text()?);
-                        ok &= c.values.read(names, &m.types, cur, depth + 1);
-                        added += 1;
-                    }
-                }
-                end_list(&mut c.offsets, &mut c.nulls, added)?;
+                let (added, ok) = cur.blocks(|cur| {
+                    c.keys.append_value(cur.text()?);
+                    Some(c.values.read(names, &m.types, cur, depth + 1))
+                })?;
+                c.offsets.checked_end(added)?;
                 return Some(ok);
             }
             _ => return None,
         }
         Some(true)
     }
-}
-
-fn end_list(
-    offsets: &mut Vec<i32>,
-    nulls: &mut arrow_buffer::NullBufferBuilder,
-    added: usize,
-) -> Option<()> {
-    let last = *offsets.last()?;
-    offsets.push(last.checked_add(i32::try_from(added).ok()?)?);
-    nulls.append_non_null();
-    Some(())
 }
 
 /// A 16-byte UUID in its canonical text, as the reference reader gives it.

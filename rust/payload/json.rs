@@ -23,18 +23,16 @@
 
 use std::sync::Arc;
 
-use arrow_array::builder::{
-    BinaryBuilder, BooleanBuilder, Date32Builder, Decimal128Builder, Float32Builder,
-    Float64Builder, Int16Builder, Int32Builder, Int64Builder, Int8Builder, StringBuilder,
-    TimestampMicrosecondBuilder,
-};
-use arrow_array::{ArrayRef, ListArray, MapArray, StructArray};
-use arrow_buffer::{NullBufferBuilder, OffsetBuffer, ScalarBuffer};
-use arrow_schema::{ArrowError, DataType, Field, FieldRef, Fields, TimeUnit};
+use arrow_array::StructArray;
+use arrow_schema::{ArrowError, DataType, Field, Fields};
 use base64::Engine;
 use serde_json::{Map, Value};
 
+use super::columns::{self, leaf, ListColumn, MapColumn};
 use super::temporal::{parse_date, parse_timestamp};
+
+type Column = columns::Column<()>;
+type StructColumn = columns::StructColumn<()>;
 
 /// What a bad row does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,19 +83,19 @@ pub fn decode<'a>(
             .into_iter::<Value>()
             .next();
         let (ok, reason) = match parsed {
-            Some(Ok(Value::Object(object))) => {
-                let ok = root.append_object(&object);
-                (ok, root.error.take())
-            }
+            Some(Ok(Value::Object(object))) => match root.append_object(&object) {
+                Ok(()) => (true, None),
+                Err(reason) => (false, Some(reason)),
+            },
             Some(Ok(other)) => {
-                root.append_empty();
+                root.append_blank();
                 (
                     false,
                     Some(format!("not a JSON object but {}", kind(&other))),
                 )
             }
             Some(Err(e)) => {
-                root.append_empty();
+                root.append_blank();
                 (false, Some(format!("not JSON: {e}")))
             }
             None => {
@@ -172,110 +170,34 @@ fn nullable_fields(fields: &Fields) -> Fields {
     fields.iter().map(|f| nullable_field(f)).collect()
 }
 
-struct StructColumn {
-    fields: Fields,
-    children: Vec<Column>,
-    nulls: NullBufferBuilder,
-    /// The first value of the row being appended that did not fit (for FailFast's message).
-    error: Option<String>,
-}
-
 impl StructColumn {
     fn new(fields: &Fields, depth: usize) -> Result<Self, JsonError> {
         let children = fields
             .iter()
             .map(|f| Column::new(f, depth + 1))
             .collect::<Result<_, _>>()?;
-        Ok(StructColumn {
-            fields: nullable_fields(fields),
+        Ok(StructColumn::with_children(
+            nullable_fields(fields),
             children,
-            nulls: NullBufferBuilder::new(0),
-            error: None,
-        })
+            (),
+        ))
     }
 
-    /// Append an object's fields; false if any did not fit.
-    fn append_object(&mut self, object: &Map<String, Value>) -> bool {
-        let mut ok = true;
-        self.error = None;
+    /// Append an object's fields; Err naming the first that did not fit.
+    fn append_object(&mut self, object: &Map<String, Value>) -> Result<(), String> {
+        let mut error = None;
         for (field, child) in self.fields.iter().zip(&mut self.children) {
-            if !child.append(object.get(field.name())) {
-                ok = false;
-                if self.error.is_none() {
-                    self.error = Some(format!(
-                        "field {:?}: does not fit {}",
-                        field.name(),
-                        field.data_type()
-                    ));
-                }
+            if !child.append(object.get(field.name())) && error.is_none() {
+                error = Some(format!(
+                    "field {:?}: does not fit {}",
+                    field.name(),
+                    field.data_type()
+                ));
             }
         }
         self.nulls.append_non_null();
-        ok
+        error.map_or(Ok(()), Err)
     }
-
-    /// A non-null row of null fields (a bad row's).
-    fn append_empty(&mut self) {
-        for child in &mut self.children {
-            child.append_null();
-        }
-        self.nulls.append_non_null();
-    }
-
-    fn append_null(&mut self) {
-        for child in &mut self.children {
-            child.append_null();
-        }
-        self.nulls.append_null();
-    }
-
-    fn finish(&mut self) -> Result<StructArray, JsonError> {
-        let arrays = self
-            .children
-            .iter_mut()
-            .map(Column::finish)
-            .collect::<Result<Vec<ArrayRef>, _>>()?;
-        let len = self.nulls.len();
-        let nulls = self.nulls.finish();
-        if self.fields.is_empty() {
-            return Ok(StructArray::new_empty_fields(len, nulls));
-        }
-        Ok(StructArray::try_new(self.fields.clone(), arrays, nulls)?)
-    }
-}
-
-struct ListColumn {
-    item: FieldRef,
-    child: Box<Column>,
-    offsets: Vec<i32>,
-    nulls: NullBufferBuilder,
-}
-
-struct MapColumn {
-    entries: FieldRef,
-    sorted: bool,
-    keys: StringBuilder,
-    values: Box<Column>,
-    offsets: Vec<i32>,
-    nulls: NullBufferBuilder,
-}
-
-enum Column {
-    Boolean(BooleanBuilder),
-    Int8(Int8Builder),
-    Int16(Int16Builder),
-    Int32(Int32Builder),
-    Int64(Int64Builder),
-    Float32(Float32Builder),
-    Float64(Float64Builder),
-    Utf8(StringBuilder),
-    Binary(BinaryBuilder),
-    Date32(Date32Builder),
-    Timestamp(TimestampMicrosecondBuilder),
-    Decimal(Decimal128Builder, u8, i8),
-    Struct(StructColumn),
-    List(ListColumn),
-    Map(MapColumn),
 }
 
 impl Column {
@@ -288,31 +210,12 @@ impl Column {
             return Err(unsupported());
         }
         Ok(match field.data_type() {
-            DataType::Boolean => Column::Boolean(BooleanBuilder::new()),
-            DataType::Int8 => Column::Int8(Int8Builder::new()),
-            DataType::Int16 => Column::Int16(Int16Builder::new()),
-            DataType::Int32 => Column::Int32(Int32Builder::new()),
-            DataType::Int64 => Column::Int64(Int64Builder::new()),
-            DataType::Float32 => Column::Float32(Float32Builder::new()),
-            DataType::Float64 => Column::Float64(Float64Builder::new()),
-            DataType::Utf8 => Column::Utf8(StringBuilder::new()),
-            DataType::Binary => Column::Binary(BinaryBuilder::new()),
-            DataType::Date32 => Column::Date32(Date32Builder::new()),
-            DataType::Timestamp(TimeUnit::Microsecond, tz) => {
-                Column::Timestamp(TimestampMicrosecondBuilder::new().with_timezone_opt(tz.clone()))
-            }
-            DataType::Decimal128(p, s) => Column::Decimal(
-                Decimal128Builder::new().with_precision_and_scale(*p, *s)?,
-                *p,
-                *s,
-            ),
+            DataType::Null => return Err(unsupported()),
             DataType::Struct(fields) => Column::Struct(StructColumn::new(fields, depth)?),
-            DataType::List(item) => Column::List(ListColumn {
-                item: Arc::new(nullable_field(item)),
-                child: Box::new(Column::new(item, depth + 1)?),
-                offsets: vec![0],
-                nulls: NullBufferBuilder::new(0),
-            }),
+            DataType::List(item) => Column::List(Box::new(ListColumn::new(
+                Arc::new(nullable_field(item)),
+                Column::new(item, depth + 1)?,
+            ))),
             DataType::Map(entries, sorted) => {
                 let DataType::Struct(kv) = entries.data_type() else {
                     return Err(unsupported());
@@ -323,16 +226,13 @@ impl Column {
                 let DataType::Map(entries, _) = nullable(field.data_type()) else {
                     unreachable!("nullable keeps a map a map")
                 };
-                Column::Map(MapColumn {
+                Column::Map(Box::new(MapColumn::new(
                     entries,
-                    sorted: *sorted,
-                    keys: StringBuilder::new(),
-                    values: Box::new(Column::new(&kv[1], depth + 1)?),
-                    offsets: vec![0],
-                    nulls: NullBufferBuilder::new(0),
-                })
+                    *sorted,
+                    Column::new(&kv[1], depth + 1)?,
+                )))
             }
-            _ => return Err(unsupported()),
+            other => leaf(other)?.ok_or_else(unsupported)?,
         })
     }
 
@@ -343,6 +243,7 @@ impl Column {
             return true;
         };
         let fitted = match self {
+            Column::Null(_) => None,
             Column::Boolean(b) => value.as_bool().map(|v| b.append_value(v)),
             // Jackson reads a byte from -128 to 255, the upper half as negative bytes.
             Column::Int8(b) => int::<i16>(value)
@@ -374,10 +275,12 @@ impl Column {
                 _ => None,
             }
             .map(|v| b.append_value(v)),
-            Column::Decimal(b, p, s) => decimal(value, *p, *s).map(|v| b.append_value(v)),
+            Column::Decimal(b, limit, scale) => {
+                decimal(value, *limit, *scale).map(|v| b.append_value(v))
+            }
             Column::Struct(c) => match value.as_object() {
                 Some(object) => {
-                    if !c.append_object(object) {
+                    if c.append_object(object).is_err() {
                         return false; // appended, with the fields that did not fit null
                     }
                     Some(())
@@ -390,7 +293,9 @@ impl Column {
                     for item in items {
                         ok &= c.child.append(Some(item));
                     }
-                    if !end_entry(&mut c.offsets, &mut c.nulls, items.len(), ok) {
+                    // Spark nulls a list for one misfit item.
+                    c.offsets.end(items.len(), ok);
+                    if !ok {
                         return false;
                     }
                     Some(())
@@ -404,7 +309,9 @@ impl Column {
                         c.keys.append_value(k);
                         ok &= c.values.append(Some(v));
                     }
-                    if !end_entry(&mut c.offsets, &mut c.nulls, object.len(), ok) {
+                    // Spark nulls a map for one misfit value.
+                    c.offsets.end(object.len(), ok);
+                    if !ok {
                         return false;
                     }
                     Some(())
@@ -418,94 +325,6 @@ impl Column {
         }
         true
     }
-
-    fn append_null(&mut self) {
-        match self {
-            Column::Boolean(b) => b.append_null(),
-            Column::Int8(b) => b.append_null(),
-            Column::Int16(b) => b.append_null(),
-            Column::Int32(b) => b.append_null(),
-            Column::Int64(b) => b.append_null(),
-            Column::Float32(b) => b.append_null(),
-            Column::Float64(b) => b.append_null(),
-            Column::Utf8(b) => b.append_null(),
-            Column::Binary(b) => b.append_null(),
-            Column::Date32(b) => b.append_null(),
-            Column::Timestamp(b) => b.append_null(),
-            Column::Decimal(b, _, _) => b.append_null(),
-            Column::Struct(c) => c.append_null(),
-            Column::List(c) => {
-                end_entry(&mut c.offsets, &mut c.nulls, 0, false);
-            }
-            Column::Map(c) => {
-                end_entry(&mut c.offsets, &mut c.nulls, 0, false);
-            }
-        }
-    }
-
-    fn finish(&mut self) -> Result<ArrayRef, JsonError> {
-        Ok(match self {
-            Column::Boolean(b) => Arc::new(b.finish()),
-            Column::Int8(b) => Arc::new(b.finish()),
-            Column::Int16(b) => Arc::new(b.finish()),
-            Column::Int32(b) => Arc::new(b.finish()),
-            Column::Int64(b) => Arc::new(b.finish()),
-            Column::Float32(b) => Arc::new(b.finish()),
-            Column::Float64(b) => Arc::new(b.finish()),
-            Column::Utf8(b) => Arc::new(b.finish()),
-            Column::Binary(b) => Arc::new(b.finish()),
-            Column::Date32(b) => Arc::new(b.finish()),
-            Column::Timestamp(b) => Arc::new(b.finish()),
-            Column::Decimal(b, _, _) => Arc::new(b.finish()),
-            Column::Struct(c) => Arc::new(c.finish()?),
-            Column::List(c) => {
-                let values = c.child.finish()?;
-                let offsets = OffsetBuffer::new(ScalarBuffer::from(std::mem::take(&mut c.offsets)));
-                c.offsets.push(0);
-                Arc::new(ListArray::try_new(
-                    c.item.clone(),
-                    offsets,
-                    values,
-                    c.nulls.finish(),
-                )?)
-            }
-            Column::Map(c) => {
-                let DataType::Struct(kv) = c.entries.data_type() else {
-                    unreachable!("a map's entries are a struct")
-                };
-                let keys: ArrayRef = Arc::new(c.keys.finish());
-                let values = c.values.finish()?;
-                let entries = StructArray::try_new(kv.clone(), vec![keys, values], None)?;
-                let offsets = OffsetBuffer::new(ScalarBuffer::from(std::mem::take(&mut c.offsets)));
-                c.offsets.push(0);
-                Arc::new(MapArray::try_new(
-                    c.entries.clone(),
-                    offsets,
-                    entries,
-                    c.nulls.finish(),
-                    c.sorted,
-                )?)
-            }
-        })
-    }
-}
-
-/// Close a list's or map's entry of `added` items: null unless every item fitted (`ok`), as
-/// Spark nulls a list or map for one misfit (the null slot keeps its items' range; readers
-/// skip it). Returns `ok`.
-fn end_entry(
-    offsets: &mut Vec<i32>,
-    nulls: &mut NullBufferBuilder,
-    added: usize,
-    ok: bool,
-) -> bool {
-    offsets.push(offsets.last().copied().unwrap_or(0) + added as i32);
-    if ok {
-        nulls.append_non_null();
-    } else {
-        nulls.append_null();
-    }
-    ok
 }
 
 /// An integer that fits `T`: JSON integers only (Spark refuses `1.0` for an integer field).
@@ -526,16 +345,15 @@ fn float(value: &Value) -> Option<f64> {
     }
 }
 
-/// A decimal of `precision` and `scale` from a JSON number (its shortest text) or a numeric
-/// string: rounded half up to the scale, None past the precision.
-fn decimal(value: &Value, precision: u8, scale: i8) -> Option<i128> {
+/// A decimal of `scale` from a JSON number (its shortest text) or a numeric string: rounded
+/// half up to the scale, None from `limit` (10^precision) on.
+fn decimal(value: &Value, limit: i128, scale: i8) -> Option<i128> {
     let text = match value {
         Value::Number(n) => n.to_string(),
         Value::String(s) => s.trim().to_owned(),
         _ => return None,
     };
     let unscaled = parse_decimal(&text, scale)?;
-    let limit = 10i128.checked_pow(u32::from(precision))?;
     (unscaled.abs() < limit).then_some(unscaled)
 }
 

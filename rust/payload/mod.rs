@@ -5,6 +5,7 @@
 //! Python object per record. Like the rest of the core this does no I/O.
 
 pub mod avro;
+mod columns;
 pub mod json;
 pub mod temporal;
 pub mod to_avro;
