@@ -29,7 +29,8 @@ from ferrokafka.arrow import arrow_schema  # noqa: E402
 from ferrokafka.consumer.payload_formats import decode_payloads, prepare_payloads  # noqa: E402
 from ferrokafka.ddl import ddl_from_arrow  # noqa: E402
 from ferrokafka.formats import AvroFormat, check_formats, formatted_schema  # noqa: E402
-from ferrokafka.spark.options import parse_value_format  # noqa: E402
+from ferrokafka.spark.options import parse_formats  # noqa: E402
+from ferrokafka.spark.payloads import formatted_spark_schema  # noqa: E402
 from ferrokafka.structs import TopicPartition  # noqa: E402
 
 UTC = dt.timezone.utc
@@ -437,15 +438,15 @@ def test_encoding_checks_the_column_against_the_schema() -> None:
 
 
 def test_spark_value_format_avro() -> None:
-    fmt = parse_value_format({"valueFormat": "avro", "valueSchema": json.dumps(V1)})
-    assert fmt is not None and isinstance(fmt.payload_format(), AvroFormat)
-    schema = fmt.spark_schema("key binary, value binary, topic string")
+    key, fmt = parse_formats({"valueFormat": "avro", "valueSchema": json.dumps(V1)})
+    assert key is None and fmt is not None and isinstance(fmt.payload_format(), AvroFormat)
+    schema = formatted_spark_schema("key binary, value binary, topic string", None, fmt)
     assert schema == (
         "key binary, value struct<`id` INT, `gone` STRING, `score` FLOAT>, topic string, "
         "`_corrupt_record` binary"
     )
     with pytest.raises(ValueError, match="Avro schema, JSON text"):
-        parse_value_format({"valueFormat": "avro"})
+        parse_formats({"valueFormat": "avro"})
     assert ddl_from_arrow(ARROW).startswith("`b` BOOLEAN, `i` INT, `l` BIGINT")
     assert "`ltm` TIMESTAMP_NTZ" in ddl_from_arrow(ARROW)
     assert "`m` MAP<STRING, INT>" in ddl_from_arrow(ARROW)

@@ -42,7 +42,7 @@ def _read(fetch: FetchOptions, rng: OffsetRange) -> Iterator[Any]:
         include_headers=fetch.include_headers,
         fail_on_data_loss=fetch.fail_on_data_loss,
         poll_timeout_ms=fetch.poll_timeout_ms,
-        value_format=fetch.value_format,
+        formats=(fetch.key_format, fetch.value_format),
     )
 
 
@@ -141,7 +141,7 @@ def read_kafka(
         raise ValueError(f"fetcher must be one of {', '.join(FETCHERS)}, got {fetcher!r}")
     parsed = parse_source_options({**(options or {}), **more}, streaming=False)
     plan = plan_dataframe(spark, plan_ranges(parsed))
-    schema = spark_schema(parsed.include_headers, parsed.value_format)
+    schema = spark_schema(parsed.include_headers, parsed.key_format, parsed.value_format)
     if fetcher == "arrow":
         return plan.mapInArrow(fetch_arrow(parsed.fetch), schema)
     return plan.mapInPandas(fetch_pandas(parsed.fetch), schema)

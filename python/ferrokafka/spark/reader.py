@@ -22,7 +22,7 @@ from ..consumer import AIOKafkaConsumer
 from ..errors import PayloadFormatError
 from ..formats import PayloadFormat
 from ..structs import TopicPartition
-from .options import ValueFormat
+from .payloads import ColumnFormat
 from .planning import OffsetRange
 from .runtime import Runtime, runtime
 
@@ -48,11 +48,15 @@ def read_range(
     include_headers: bool = False,
     fail_on_data_loss: bool = True,
     poll_timeout_ms: int = 120_000,
-    value_format: ValueFormat | None = None,
+    formats: tuple[ColumnFormat | None, ColumnFormat | None] = (None, None),
 ) -> Iterator[Any]:
-    """Yield ``pyarrow.RecordBatch``es with exactly the records of ``rng`` (values decoded by
-    ``value_format``, if given)."""
-    payloads = None if value_format is None else value_format.payload_format()
+    """Yield ``pyarrow.RecordBatch``es with exactly the records of ``rng`` (keys and values
+    decoded by ``formats``, the key's and the value's, where given)."""
+    payloads = [
+        (column, fmt.payload_format())
+        for column, fmt in zip(("key", "value"), formats, strict=True)
+        if fmt is not None
+    ]
     if rng.size == 0:
         return
     rt = runtime()
@@ -66,9 +70,9 @@ def read_range(
                 batch = rt.run(reading.next_batch())
                 if batch is not None and batch.num_rows:
                     batch = batch if include_headers else without_headers(batch)
-                    if payloads is not None:
-                        rt.run(payloads.prepare(batch, "value"))
-                        batch = _decoded(batch, payloads, rng)
+                    for column, payload in payloads:
+                        rt.run(payload.prepare(batch, column))
+                        batch = _decoded(batch, column, payload, rng)
                     yield batch
         except BaseException:
             # Stopped early (Spark needed no more rows: GeneratorExit) or failed.
@@ -87,14 +91,15 @@ def read_range(
                 rt.run(reading.end())
 
 
-def _decoded(batch: Any, payloads: PayloadFormat, rng: OffsetRange) -> Any:
-    """``batch`` with its values decoded; FAILFAST's malformed record fails the task, named."""
-    out, failed = payloads.apply(batch, "value")
+def _decoded(batch: Any, column: str, payloads: PayloadFormat, rng: OffsetRange) -> Any:
+    """``batch`` with its ``column`` decoded; FAILFAST's malformed record fails the task,
+    named."""
+    out, failed = payloads.apply(batch, column)
     if failed is not None:
         offset = batch.column("offset")[failed.row].as_py()
         raise PayloadFormatError(
-            f"{rng.topic}[{rng.partition}] offset {offset}: the record's value does not read as "
-            f"{payloads!r}: {failed.reason}",
+            f"{rng.topic}[{rng.partition}] offset {offset}: the record's {column} does not read "
+            f"as {payloads!r}: {failed.reason}",
             rng.topic,
             rng.partition,
             offset,
