@@ -15,7 +15,20 @@ from ..structs import TopicPartition
 if TYPE_CHECKING:
     from ..formats import PayloadFormat
 
-__all__ = ["decode_payloads", "prepare_payloads"]
+__all__ = ["decode_payloads", "malformed", "prepare_payloads"]
+
+
+def malformed(
+    tp: TopicPartition, offset: int, column: str, fmt: PayloadFormat, reason: str, then: str = ""
+) -> Errors.PayloadFormatError:
+    """The error of a record whose ``column`` does not read as ``fmt`` in FAILFAST mode."""
+    return Errors.PayloadFormatError(
+        f"{tp.topic}[{tp.partition}] offset {offset}: the record's {column} does not read as "
+        f"{fmt!r}: {reason}{then}",
+        tp.topic,
+        tp.partition,
+        offset,
+    )
 
 
 def _give_back(consumer: Any, got: dict[TopicPartition, Any]) -> None:
@@ -71,13 +84,7 @@ def decode_payloads(
             offset = offsets[failed.row].as_py()
             cut[tp] = offset
             if failed.row == 0 and first is None:
-                first = Errors.PayloadFormatError(
-                    f"{tp.topic}[{tp.partition}] offset {offset}: the record's {column} does "
-                    f"not read as {fmt!r}: {failed.reason}",
-                    tp.topic,
-                    tp.partition,
-                    offset,
-                )
+                first = malformed(tp, offset, column, fmt, failed.reason)
         if decoded.num_rows:
             out[tp] = decoded
     if first is not None:
