@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import datetime as dt
 import decimal
 import io
 import json
 import random
 import threading
+import urllib.parse
 import uuid
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -468,6 +470,7 @@ class Registry:
         self.schemas = schemas
         self.fail_first = set(fail_first)
         self.auth = "Basic " + base64.b64encode(auth.encode()).decode()
+        self.credentials = auth.split(":", 1)
         self.requests: list[int] = []
 
     def answer(self, handler: BaseHTTPRequestHandler) -> None:
@@ -498,7 +501,13 @@ class Registry:
 
 @pytest.fixture
 def registry() -> Iterator[tuple[Registry, str]]:
-    state = Registry({1: V1, 2: V2}, fail_first={2}, auth="us er:p@ss")
+    with serve(Registry({1: V1, 2: V2}, fail_first={2}, auth="us er:p@ss")) as served:
+        yield served
+
+
+@contextlib.contextmanager
+def serve(state: Registry) -> Iterator[tuple[Registry, str]]:
+    """``state`` served on a free port of 127.0.0.1: ``(state, its URL with the credentials)``."""
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
@@ -512,7 +521,8 @@ def registry() -> Iterator[tuple[Registry, str]]:
     thread.start()
     try:
         port = server.server_address[1]
-        yield state, f"http://us%20er:p%40ss@127.0.0.1:{port}/ctx"
+        user, password = (urllib.parse.quote(p, safe="") for p in state.credentials)
+        yield state, f"http://{user}:{password}@127.0.0.1:{port}/ctx"
     finally:
         server.shutdown()
         server.server_close()

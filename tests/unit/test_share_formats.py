@@ -15,16 +15,15 @@ import pytest
 from ferrokafka import AIOKafkaShareConsumer, _native
 from ferrokafka import errors as Errors
 from ferrokafka.formats import JsonFormat
-from ferrokafka.records import encode_batch
 from ferrokafka.share import AcknowledgeType
 
-from .fake_broker import FakeBroker, metadata_reply
+from .fake_broker import FakeBroker, share_member_reply, share_partition, share_reply
 
 pytest.importorskip("pyarrow")
 
 TOPIC, GROUP = "t", "sg"
 TOPIC_ID = bytes(range(1, 17))
-VALUES = [b'{"i": 0}', b'{"i": 1}', b"not json", b'{"i": 3}', b'{"i": 4}']
+VALUES: list[bytes | None] = [b'{"i": 0}', b'{"i": 1}', b"not json", b'{"i": 3}', b'{"i": 4}']
 
 
 class Peer:
@@ -49,52 +48,18 @@ class Peer:
                         self.answers.setdefault(offset, []).append(kind)
 
     async def handle(self, key: int, version: int, corr: int, body: dict[str, Any]) -> bytes:
-        port = self.fake.port
-        if key == 3:
-            reply: dict[str, Any] = metadata_reply(port, TOPIC, 1, topic_id=TOPIC_ID)
-        elif key == 10:
-            coordinator = {"key": GROUP, "node_id": 1, "host": "127.0.0.1", "port": port}
-            reply = {"coordinators": [{**coordinator, "error_code": 0}]}
-        elif key == 76:
-            reply = {
-                "throttle_time_ms": 0,
-                "error_code": 0,
-                "error_message": None,
-                "member_id": None,
-                "member_epoch": 1 if body["member_epoch"] >= 0 else -1,
-                "heartbeat_interval_ms": 60_000,
-                "assignment": {"topic_partitions": [{"topic_id": TOPIC_ID, "partitions": [0]}]},
-            }
-        elif key in (78, 79):
-            self._acknowledged(body)
-            reply = {
-                "throttle_time_ms": 0,
-                "error_code": 0,
-                "error_message": None,
-                "acquisition_lock_timeout_ms": 30_000,
-                "responses": [],
-                "node_endpoints": [],
-            }
-            if key == 78 and body["share_session_epoch"] >= 0:
-                self.fetches += 1
-                if self.fetches == 1:
-                    reply["responses"] = [{"topic_id": TOPIC_ID, "partitions": [_partition()]}]
-        else:
-            raise AssertionError(key)
+        member = share_member_reply(key, body, self.fake.port, GROUP, TOPIC, TOPIC_ID)
+        if member is not None:
+            return _native.encode_response(key, version, corr, member)
+        assert key in (78, 79), key  # ShareFetch, ShareAcknowledge
+        self._acknowledged(body)
+        parts = []
+        if key == 78 and body["share_session_epoch"] >= 0:
+            self.fetches += 1
+            if self.fetches == 1:
+                parts = [share_partition(0, VALUES)]
+        reply = share_reply(TOPIC_ID, parts)
         return _native.encode_response(key, version, corr, reply)
-
-
-def _partition() -> dict[str, Any]:
-    return {
-        "partition_index": 0,
-        "error_code": 0,
-        "error_message": None,
-        "acknowledge_error_code": 0,
-        "acknowledge_error_message": None,
-        "current_leader": {"leader_id": 1, "leader_epoch": 0},
-        "records": encode_batch([(1, None, v, []) for v in VALUES], base_offset=0),
-        "acquired_records": [{"first_offset": 0, "last_offset": 4, "delivery_count": 1}],
-    }
 
 
 @pytest.fixture

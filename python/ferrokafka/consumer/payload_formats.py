@@ -15,7 +15,14 @@ from ..structs import TopicPartition
 if TYPE_CHECKING:
     from ..formats import PayloadFormat
 
-__all__ = ["decode_payloads", "malformed", "prepare_payloads"]
+__all__ = ["column_formats", "decode_payloads", "malformed", "prepare_payloads"]
+
+
+def column_formats(
+    key_format: PayloadFormat | None, value_format: PayloadFormat | None
+) -> list[tuple[str, PayloadFormat]]:
+    """``(column, format)`` of the formats given, the key's first."""
+    return [(c, f) for c, f in (("key", key_format), ("value", value_format)) if f is not None]
 
 
 def malformed(
@@ -48,8 +55,8 @@ async def prepare_payloads(
     registry, they are given back, so that nothing taken is lost."""
     try:
         for batch in got.values():
-            for column, fmt in (("key", key_format), ("value", value_format)):
-                if fmt is not None and batch.num_rows:
+            for column, fmt in column_formats(key_format, value_format):
+                if batch.num_rows:
                     await fmt.prepare(batch, column)
     except BaseException:
         _give_back(consumer, got)
@@ -62,7 +69,7 @@ def decode_payloads(
     key_format: PayloadFormat | None,
     value_format: PayloadFormat | None,
 ) -> dict[TopicPartition, Any]:
-    formats = [(c, f) for c, f in (("key", key_format), ("value", value_format)) if f]
+    formats = column_formats(key_format, value_format)
     if not formats:
         return got
     out: dict[TopicPartition, Any] = {}

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import errors as Errors
-from ..consumer.payload_formats import malformed
+from ..consumer.payload_formats import column_formats, malformed
 from ..structs import TopicPartition
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ async def hand_out_formatted(
     key_format: PayloadFormat | None,
     value_format: PayloadFormat | None,
 ) -> dict[TopicPartition, Any]:
-    formats = [(c, f) for c, f in (("key", key_format), ("value", value_format)) if f]
+    formats = column_formats(key_format, value_format)
     try:
         for got in taken.values():
             for column, fmt in formats:

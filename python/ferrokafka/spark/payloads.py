@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..arrow.schema import arrow_schema
 from ..ddl import ddl_from_arrow
 from ..formats import AvroFormat, JsonFormat, PayloadFormat
 from ..schema_registry import SchemaRegistry
@@ -36,16 +37,6 @@ from .security import Secret, reveal
 __all__ = ["ColumnFormat", "formatted_spark_schema", "parse_payload_formats"]
 
 _FORMATS = ("binary", "json", "avro")
-_KAFKA_COLUMNS = (
-    "key",
-    "value",
-    "topic",
-    "partition",
-    "offset",
-    "timestamp",
-    "timestampType",
-    "headers",
-)
 #: What other tools call a registry's address: refused with the name read here.
 _REGISTRY_LOOKALIKES = (
     "schemaregistryurl",
@@ -222,7 +213,7 @@ def _schema(opts: Mapping[str, str], side: str, kind: str, *, confluent: bool) -
 def _corrupt_column(opts: Mapping[str, str], side: str) -> str:
     name = "columnNameOfCorruptRecord" if side == "value" else "keyColumnNameOfCorruptRecord"
     corrupt = opts.get(name.lower(), "_corrupt_record").strip()
-    if corrupt in _KAFKA_COLUMNS:
+    if corrupt in arrow_schema(True).names:
         raise ValueError(f"{name} {corrupt!r} is a column of the Kafka schema")
     return corrupt
 
