@@ -57,9 +57,11 @@ async def hand_out_formatted(
             except Errors.PayloadSchemaError:
                 fetcher.settle(taken, {})
                 raise
-            if failed is not None and failed.row == 0 and first is None:
-                offset = got.batch.column("offset")[0].as_py()
-                first = tp, malformed(tp, offset, column, fmt, failed.reason, _RELEASED)
+            if failed is not None and failed.row == 0:
+                if first is None:
+                    offset = got.batch.column("offset")[0].as_py()
+                    first = tp, malformed(tp, offset, column, fmt, failed.reason, _RELEASED)
+                break  # nothing of this partition is handed out: no other column to decode
         handed[tp] = decoded.num_rows
         if decoded.num_rows:
             out[tp] = decoded

@@ -532,7 +532,7 @@ def _duration_ms(raw: str, option: str) -> int:
 
 def parse_fetch_options(options: Mapping[str, Any]) -> FetchOptions:
     """The options an executor reads ranges with: ``kafka.*``, ``includeHeaders``,
-    ``failOnDataLoss`` and ``kafkaConsumer.pollTimeoutMs``."""
+    ``failOnDataLoss``, ``kafkaConsumer.pollTimeoutMs`` and the key and value formats."""
     opts = _lower(options)
     client, ssl, _ = _split_kafka(opts, _SOURCE_REFUSED, {})
     key_format, value_format = parse_payload_formats(opts)
