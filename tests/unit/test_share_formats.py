@@ -145,9 +145,13 @@ async def test_a_failed_or_cancelled_schema_lookup_gives_everything_back(
     fmt = FailingOnce(hang=hang)
     async with _consumer(peer, "explicit") as consumer:
         for _ in range(100):
-            poll = asyncio.ensure_future(consumer.getmany_arrow(timeout_ms=50, value_format=fmt))
+            # Two of the five: the other three wait in the buffer meanwhile.
+            taking = consumer.getmany_arrow(timeout_ms=50, max_records=2, value_format=fmt)
+            poll = asyncio.ensure_future(taking)
             if hang:
                 await asyncio.sleep(0.2)
+                if fmt.prepared:  # it waits with records taken: another poll takes none
+                    assert await consumer.getmany_arrow(timeout_ms=100) == {}
                 poll.cancel()
                 with pytest.raises(asyncio.CancelledError):
                     await poll

@@ -131,6 +131,9 @@ class ShareFetcher:
         self.callback: Callable[..., Any] | None = config.acknowledgement_commit_callback
         self.acquisition_lock_timeout_ms: int | None = None
         self.data_ready = asyncio.Event()
+        self._unsettled = False
+        """A poll took batches it has not settled yet (it waits for a registry): another poll
+        takes nothing meanwhile, since rows given back would then be handed out twice."""
         self.polls_waiting = 0
         self._sessions: dict[int, ShareSession] = {}
         self._routines: dict[int, asyncio.Task[None]] = {}
@@ -269,7 +272,7 @@ class ShareFetcher:
         self, max_records: int
     ) -> dict[TopicPartition, list[ConsumerRecord[Any, Any]]]:
         out: dict[TopicPartition, list[ConsumerRecord[Any, Any]]] = {}
-        left = max_records
+        left = 0 if self._unsettled else max_records
         while self._fresh_head() and left > 0:
             fetched = self._buffer[0]
             records, runs, gaps = fetched.take_records(left)
@@ -283,7 +286,7 @@ class ShareFetcher:
         return out
 
     def take_arrow(self, max_records: int) -> dict[TopicPartition, Any]:
-        taken = self.take_arrow_unsettled(max_records)
+        taken = self._take_arrow(max_records)
         for tp, got in taken.items():
             self.ledger.delivered(tp, got.fetched.node, got.runs)
         return {tp: got.batch for tp, got in taken.items()}
@@ -291,8 +294,13 @@ class ShareFetcher:
     def take_arrow_unsettled(self, max_records: int) -> dict[TopicPartition, Taken]:
         """Up to ``max_records`` rows as Arrow batches, one per partition, taken from the
         buffer but not yet handed out: ``settle`` then says what was."""
+        taken = self._take_arrow(max_records)
+        self._unsettled = bool(taken)
+        return taken
+
+    def _take_arrow(self, max_records: int) -> dict[TopicPartition, Taken]:
         out: dict[TopicPartition, Taken] = {}
-        left = max_records
+        left = 0 if self._unsettled else max_records
         skipped: list[FetchedSharePartition] = []
         while self._fresh_head() and left > 0:
             fetched = self._buffer[0]
@@ -337,6 +345,9 @@ class ShareFetcher:
                 if not any(waiting is fetched for waiting in self._buffer):
                     back.append(fetched)
         self._buffer.extendleft(reversed(back))
+        self._unsettled = False
+        if self._buffer:
+            self.data_ready.set()  # a poll that waited meanwhile takes what is left
 
     def _fresh_head(self) -> bool:
         """Whether a fetched partition waits to be handed out. Those whose locks have run out
