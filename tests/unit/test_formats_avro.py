@@ -591,3 +591,42 @@ async def test_a_read_cancelled_while_a_schema_is_fetched_gives_its_batches_back
     with pytest.raises(asyncio.CancelledError):
         await task
     assert consumer.seeks == {TopicPartition("t", 0): 30}
+
+
+def test_spark_rows_decoded_on_an_executor_have_the_schema_the_driver_declared() -> None:
+    """A key in JSON and Confluent-framed Avro values (schemas given inline), as a task decodes
+    them: the batch has exactly the DataFrame schema Spark was given on the driver, corrupt-record
+    columns last, the key's first."""
+    from ferrokafka.ddl import schema_from_ddl
+    from ferrokafka.spark.reader import _decoded
+    from ferrokafka.spark.schema import spark_schema
+
+    key, value = parse_formats(
+        {
+            "keyFormat": "json",
+            "keySchema": "user STRING",
+            "keyColumnNameOfCorruptRecord": "_corrupt_key",
+            "valueFormat": "avro",
+            "valueSchema": json.dumps(V2),
+            "avroSchemasById": json.dumps({"1": V1, "2": V2}),
+        }
+    )
+    assert key is not None and value is not None
+    old = written(V1, [{"id": 1, "gone": "x", "score": 0.5}])[0]
+    batch = kafka_batch([framed(1, old), old, None])
+    batch = batch.set_column(0, "key", pa.array([b'{"user": "a"}', b"{", None], pa.binary()))
+    batch = batch.drop_columns(["headers"])
+    for column, fmt in (("key", key), ("value", value)):
+        batch = _decoded(batch, column, fmt.payload_format(), None)  # type: ignore[arg-type]
+    declared = schema_from_ddl(spark_schema(False, key, value))
+    assert batch.schema.names == declared.names
+    assert [f.type for f in batch.schema] == [f.type for f in declared]
+    assert batch.column("key").to_pylist() == [{"user": "a"}, {"user": None}, None]
+    assert batch.column("_corrupt_key").to_pylist() == [None, "{", None]
+    assert batch.column("value").to_pylist()[0] == {
+        "id": 1,
+        "score": 0.5,
+        "added": "none",
+        "opt": None,
+    }
+    assert batch.column("_corrupt_record").to_pylist() == [None, old, None]
