@@ -59,6 +59,67 @@ def metadata_reply(
     }
 
 
+def share_member_reply(
+    key: int, body: dict[str, Any], port: int, group: str, topic: str, topic_id: bytes
+) -> dict[str, Any] | None:
+    """The answers a share consumer needs before it fetches, from this peer as node 1 leading
+    partition 0 of ``topic`` (Metadata, FindCoordinator, ShareGroupHeartbeat assigning that
+    partition); None for another request."""
+    if key == 3:
+        return metadata_reply(port, topic, 1, topic_id=topic_id)
+    if key == 10:
+        coordinator = {"key": group, "node_id": 1, "host": "127.0.0.1", "port": port}
+        return {"coordinators": [{**coordinator, "error_code": 0}]}
+    if key == 76:
+        return {
+            "throttle_time_ms": 0,
+            "error_code": 0,
+            "error_message": None,
+            "member_id": None,
+            "member_epoch": 1 if body["member_epoch"] >= 0 else -1,
+            "heartbeat_interval_ms": 60_000,
+            "assignment": {"topic_partitions": [{"topic_id": topic_id, "partitions": [0]}]},
+        }
+    return None
+
+
+def share_partition(first_offset: int | None, values: list[bytes | None]) -> dict[str, Any]:
+    """Partition 0's ShareFetch answer: ``values`` at offsets from ``first_offset``, all
+    acquired (delivery count 1); no records for None."""
+    from ferrokafka.records import encode_batch
+
+    records = None
+    acquired: list[dict[str, Any]] = []
+    if first_offset is not None:
+        records = encode_batch([(1, None, v, []) for v in values], base_offset=first_offset)
+        last = first_offset + len(values) - 1
+        acquired = [{"first_offset": first_offset, "last_offset": last, "delivery_count": 1}]
+    return {
+        "partition_index": 0,
+        "error_code": 0,
+        "error_message": None,
+        "acknowledge_error_code": 0,
+        "acknowledge_error_message": None,
+        "current_leader": {"leader_id": 1, "leader_epoch": 0},
+        "records": records,
+        "acquired_records": acquired,
+    }
+
+
+def share_reply(
+    topic_id: bytes, partitions: list[dict[str, Any]], error_code: int = 0
+) -> dict[str, Any]:
+    """A ShareFetch (or ShareAcknowledge) answer with these partitions' answers."""
+    return {
+        "throttle_time_ms": 0,
+        "error_code": error_code,
+        "error_message": "refused" if error_code else None,
+        "acquisition_lock_timeout_ms": 30_000,
+        "responses": [{"topic_id": topic_id, "partitions": partitions}] if partitions else [],
+        "node_endpoints": [],
+    }
+
+
 class FakeBroker:
     """Answers ApiVersions itself and hands every other request to ``handler``, which returns
     raw bytes to write (or None for silence)."""

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import datetime as dt
 import decimal
 import io
 import json
 import random
 import threading
+import urllib.parse
 import uuid
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -29,7 +31,8 @@ from ferrokafka.arrow import arrow_schema  # noqa: E402
 from ferrokafka.consumer.payload_formats import decode_payloads, prepare_payloads  # noqa: E402
 from ferrokafka.ddl import ddl_from_arrow  # noqa: E402
 from ferrokafka.formats import AvroFormat, check_formats, formatted_schema  # noqa: E402
-from ferrokafka.spark.options import parse_value_format  # noqa: E402
+from ferrokafka.spark.options import parse_formats  # noqa: E402
+from ferrokafka.spark.payloads import formatted_spark_schema  # noqa: E402
 from ferrokafka.structs import TopicPartition  # noqa: E402
 
 UTC = dt.timezone.utc
@@ -437,15 +440,15 @@ def test_encoding_checks_the_column_against_the_schema() -> None:
 
 
 def test_spark_value_format_avro() -> None:
-    fmt = parse_value_format({"valueFormat": "avro", "valueSchema": json.dumps(V1)})
-    assert fmt is not None and isinstance(fmt.payload_format(), AvroFormat)
-    schema = fmt.spark_schema("key binary, value binary, topic string")
+    key, fmt = parse_formats({"valueFormat": "avro", "valueSchema": json.dumps(V1)})
+    assert key is None and fmt is not None and isinstance(fmt.payload_format(), AvroFormat)
+    schema = formatted_spark_schema("key binary, value binary, topic string", None, fmt)
     assert schema == (
         "key binary, value struct<`id` INT, `gone` STRING, `score` FLOAT>, topic string, "
         "`_corrupt_record` binary"
     )
     with pytest.raises(ValueError, match="Avro schema, JSON text"):
-        parse_value_format({"valueFormat": "avro"})
+        parse_formats({"valueFormat": "avro"})
     assert ddl_from_arrow(ARROW).startswith("`b` BOOLEAN, `i` INT, `l` BIGINT")
     assert "`ltm` TIMESTAMP_NTZ" in ddl_from_arrow(ARROW)
     assert "`m` MAP<STRING, INT>" in ddl_from_arrow(ARROW)
@@ -467,6 +470,7 @@ class Registry:
         self.schemas = schemas
         self.fail_first = set(fail_first)
         self.auth = "Basic " + base64.b64encode(auth.encode()).decode()
+        self.credentials = auth.split(":", 1)
         self.requests: list[int] = []
 
     def answer(self, handler: BaseHTTPRequestHandler) -> None:
@@ -497,7 +501,13 @@ class Registry:
 
 @pytest.fixture
 def registry() -> Iterator[tuple[Registry, str]]:
-    state = Registry({1: V1, 2: V2}, fail_first={2}, auth="us er:p@ss")
+    with serve(Registry({1: V1, 2: V2}, fail_first={2}, auth="us er:p@ss")) as served:
+        yield served
+
+
+@contextlib.contextmanager
+def serve(state: Registry) -> Iterator[tuple[Registry, str]]:
+    """``state`` served on a free port of 127.0.0.1: ``(state, its URL with the credentials)``."""
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
@@ -511,7 +521,8 @@ def registry() -> Iterator[tuple[Registry, str]]:
     thread.start()
     try:
         port = server.server_address[1]
-        yield state, f"http://us%20er:p%40ss@127.0.0.1:{port}/ctx"
+        user, password = (urllib.parse.quote(p, safe="") for p in state.credentials)
+        yield state, f"http://{user}:{password}@127.0.0.1:{port}/ctx"
     finally:
         server.shutdown()
         server.server_close()
@@ -580,3 +591,42 @@ async def test_a_read_cancelled_while_a_schema_is_fetched_gives_its_batches_back
     with pytest.raises(asyncio.CancelledError):
         await task
     assert consumer.seeks == {TopicPartition("t", 0): 30}
+
+
+def test_spark_rows_decoded_on_an_executor_have_the_schema_the_driver_declared() -> None:
+    """A key in JSON and Confluent-framed Avro values (schemas given inline), as a task decodes
+    them: the batch has exactly the DataFrame schema Spark was given on the driver, corrupt-record
+    columns last, the key's first."""
+    from ferrokafka.ddl import schema_from_ddl
+    from ferrokafka.spark.reader import _decoded
+    from ferrokafka.spark.schema import spark_schema
+
+    key, value = parse_formats(
+        {
+            "keyFormat": "json",
+            "keySchema": "user STRING",
+            "keyColumnNameOfCorruptRecord": "_corrupt_key",
+            "valueFormat": "avro",
+            "valueSchema": json.dumps(V2),
+            "avroSchemasById": json.dumps({"1": V1, "2": V2}),
+        }
+    )
+    assert key is not None and value is not None
+    old = written(V1, [{"id": 1, "gone": "x", "score": 0.5}])[0]
+    batch = kafka_batch([framed(1, old), old, None])
+    batch = batch.set_column(0, "key", pa.array([b'{"user": "a"}', b"{", None], pa.binary()))
+    batch = batch.drop_columns(["headers"])
+    for column, fmt in (("key", key), ("value", value)):
+        batch = _decoded(batch, column, fmt.payload_format(), None)  # type: ignore[arg-type]
+    declared = schema_from_ddl(spark_schema(False, key, value))
+    assert batch.schema.names == declared.names
+    assert [f.type for f in batch.schema] == [f.type for f in declared]
+    assert batch.column("key").to_pylist() == [{"user": "a"}, {"user": None}, None]
+    assert batch.column("_corrupt_key").to_pylist() == [None, "{", None]
+    assert batch.column("value").to_pylist()[0] == {
+        "id": 1,
+        "score": 0.5,
+        "added": "none",
+        "opt": None,
+    }
+    assert batch.column("_corrupt_record").to_pylist() == [None, old, None]

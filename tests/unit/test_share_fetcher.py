@@ -11,10 +11,9 @@ from typing import Any
 import pytest
 from ferrokafka import AIOKafkaShareConsumer, _native
 from ferrokafka import errors as Errors
-from ferrokafka.records import encode_batch
 from ferrokafka.share import AcknowledgementCommitFailedError
 
-from .fake_broker import FakeBroker, metadata_reply
+from .fake_broker import FakeBroker, share_member_reply, share_partition, share_reply
 
 TOPIC, GROUP = "t", "sg"
 TOPIC_ID = bytes(range(1, 17))
@@ -22,21 +21,7 @@ TOPIC_ID = bytes(range(1, 17))
 
 def _partition(offset: int | None) -> dict[str, Any]:
     """Partition 0's answer: the record at ``offset`` acquired, or nothing."""
-    records = None
-    acquired: list[dict[str, Any]] = []
-    if offset is not None:
-        records = encode_batch([(1, None, b"v%d" % offset, [])], base_offset=offset)
-        acquired = [{"first_offset": offset, "last_offset": offset, "delivery_count": 1}]
-    return {
-        "partition_index": 0,
-        "error_code": 0,
-        "error_message": None,
-        "acknowledge_error_code": 0,
-        "acknowledge_error_message": None,
-        "current_leader": {"leader_id": 1, "leader_epoch": 0},
-        "records": records,
-        "acquired_records": acquired,
-    }
+    return share_partition(offset, [] if offset is None else [b"v%d" % offset])
 
 
 async def test_a_lost_share_session_is_opened_again() -> None:
@@ -45,54 +30,20 @@ async def test_a_lost_share_session_is_opened_again() -> None:
 
     async def handle(key: int, version: int, corr: int, body: dict[str, Any]) -> bytes | None:
         nonlocal next_offset
-        if key == 3:
-            reply: dict[str, Any] = metadata_reply(fake.port, TOPIC, 1, topic_id=TOPIC_ID)
-        elif key == 10:
-            reply = {
-                "coordinators": [
-                    {
-                        "key": GROUP,
-                        "node_id": 1,
-                        "host": "127.0.0.1",
-                        "port": fake.port,
-                        "error_code": 0,
-                    }
-                ]
-            }
-        elif key == 76:
-            reply = {
-                "throttle_time_ms": 0,
-                "error_code": 0,
-                "error_message": None,
-                "member_id": None,
-                "member_epoch": 1 if body["member_epoch"] >= 0 else -1,
-                "heartbeat_interval_ms": 60_000,
-                "assignment": {"topic_partitions": [{"topic_id": TOPIC_ID, "partitions": [0]}]},
-            }
-        elif key == 78:
+        member = share_member_reply(key, body, fake.port, GROUP, TOPIC, TOPIC_ID)
+        if member is not None:
+            return _native.encode_response(key, version, corr, member)
+        if key == 78:
             fetches.append(body)
             # The third request finds its session gone.
             lost = len(fetches) == 3
             parts = [] if lost else [_partition(next_offset if next_offset < 3 else None)]
             if not lost and next_offset < 3:
                 next_offset += 1
-            reply = {
-                "throttle_time_ms": 0,
-                "error_code": Errors.InvalidShareSessionEpochError.errno if lost else 0,
-                "error_message": "epoch" if lost else None,
-                "acquisition_lock_timeout_ms": 30_000,
-                "responses": [{"topic_id": TOPIC_ID, "partitions": parts}] if parts else [],
-                "node_endpoints": [],
-            }
+            lost_code = Errors.InvalidShareSessionEpochError.errno if lost else 0
+            reply = share_reply(TOPIC_ID, parts, lost_code)
         elif key == 79:
-            reply = {
-                "throttle_time_ms": 0,
-                "error_code": 0,
-                "error_message": None,
-                "acquisition_lock_timeout_ms": 30_000,
-                "responses": [],
-                "node_endpoints": [],
-            }
+            reply = share_reply(TOPIC_ID, [])
         else:
             raise AssertionError(key)
         return _native.encode_response(key, version, corr, reply)
@@ -143,38 +94,11 @@ async def test_a_commit_whose_fetch_never_comes_back_fails_and_stop_is_prompt() 
                 carried.set()
                 return None  # never answered
             offset = 0 if body["share_session_epoch"] == 0 else None
-            reply: dict[str, Any] = {
-                "throttle_time_ms": 0,
-                "error_code": 0,
-                "error_message": None,
-                "acquisition_lock_timeout_ms": 30_000,
-                "responses": [{"topic_id": TOPIC_ID, "partitions": [_partition(offset)]}],
-                "node_endpoints": [],
-            }
-        elif key == 3:
-            reply = metadata_reply(fake.port, TOPIC, 1, topic_id=TOPIC_ID)
-        elif key == 10:
-            reply = {
-                "coordinators": [
-                    {
-                        "key": GROUP,
-                        "node_id": 1,
-                        "host": "127.0.0.1",
-                        "port": fake.port,
-                        "error_code": 0,
-                    }
-                ]
-            }
-        elif key == 76:
-            reply = {
-                "throttle_time_ms": 0,
-                "error_code": 0,
-                "error_message": None,
-                "member_id": None,
-                "member_epoch": 1 if body["member_epoch"] >= 0 else -1,
-                "heartbeat_interval_ms": 60_000,
-                "assignment": {"topic_partitions": [{"topic_id": TOPIC_ID, "partitions": [0]}]},
-            }
+            reply = share_reply(TOPIC_ID, [_partition(offset)])
+        elif (
+            member := share_member_reply(key, body, fake.port, GROUP, TOPIC, TOPIC_ID)
+        ) is not None:
+            reply = member
         else:
             return None  # the closing ShareAcknowledge: no answer either
         return _native.encode_response(key, version, corr, reply)

@@ -281,13 +281,13 @@ def test_a_json_value_format_and_the_schema_it_makes() -> None:
     assert fmt is not None and (fmt.mode, fmt.corrupt_column) == ("PERMISSIVE", "_corrupt_record")
     assert opts.fetch.value_format == fmt
     assert (
-        spark_schema(False, fmt)
+        spark_schema(False, None, fmt)
         == KAFKA_SCHEMA.replace("value binary", "value struct<id BIGINT, tags ARRAY<STRING>>")
         + ", `_corrupt_record` string"
     )
     failfast = parse(subscribe="t", valueFormat="json", valueSchema="id INT", mode="failfast")
     assert failfast.value_format is not None
-    assert "_corrupt_record" not in spark_schema(True, failfast.value_format)
+    assert "_corrupt_record" not in spark_schema(True, None, failfast.value_format)
     assert parse(subscribe="t").value_format is None
 
 
@@ -314,3 +314,177 @@ def test_value_format_options_are_checked_on_the_driver(
     pytest.importorskip("pyarrow")
     with pytest.raises(ValueError, match=message):
         parse(subscribe="t", **options)
+
+
+_AVRO = '{"type": "record", "name": "R", "fields": [{"name": "id", "type": "long"}]}'
+
+
+def test_key_formats_make_the_key_a_struct_with_a_corrupt_column_of_its_own() -> None:
+    pytest.importorskip("pyarrow")
+    from ferrokafka.spark.schema import KAFKA_SCHEMA, spark_schema
+
+    opts = parse(
+        subscribe="t",
+        keyFormat="json",
+        keySchema="k STRING",
+        keyColumnNameOfCorruptRecord="_corrupt_key",
+        valueFormat="avro",
+        valueSchema=_AVRO,
+    )
+    key, value = opts.key_format, opts.value_format
+    assert key is not None and value is not None
+    assert (key.column, key.kind, key.corrupt_column) == ("key", "json", "_corrupt_key")
+    assert (opts.fetch.key_format, opts.fetch.value_format) == (key, value)
+    assert spark_schema(False, key, value) == (
+        KAFKA_SCHEMA.replace("key binary", "key struct<k STRING>").replace(
+            "value binary", "value struct<`id` BIGINT>"
+        )
+        + ", `_corrupt_key` string, `_corrupt_record` binary"
+    )
+    only_key = parse(subscribe="t", keyFormat="json", keySchema="k STRING", mode="FAILFAST")
+    assert only_key.value_format is None and only_key.key_format is not None
+    assert spark_schema(False, only_key.key_format, None) == KAFKA_SCHEMA.replace(
+        "key binary", "key struct<k STRING>"
+    )
+    # FAILFAST keeps no corrupt-record column: the two names may then be the same.
+    parse(
+        subscribe="t", keyFormat="json", keySchema="k INT", valueFormat="json",
+        valueSchema="v INT", mode="FAILFAST",
+    )  # fmt: skip
+
+
+def test_a_registry_gives_confluent_framing_and_the_value_schema_is_the_reader() -> None:
+    pytest.importorskip("pyarrow")
+    from ferrokafka.formats import AvroFormat
+
+    opts = parse(
+        subscribe="t",
+        valueFormat="avro",
+        valueSchema=_AVRO,
+        schemaRegistryAddress="http://user:secret@registry:8081",
+        schemaRegistryTimeoutMs="2500",
+    )
+    value = opts.value_format
+    assert value is not None and value.confluent
+    assert "secret" not in repr(opts) and "secret" not in repr(value)
+    fmt = value.payload_format()
+    assert isinstance(fmt, AvroFormat) and fmt.confluent and fmt.reader_schema == _AVRO
+    assert fmt.registry is not None and fmt.registry.timeout == 2.5
+    assert fmt.registry.url == "http://registry:8081"
+    assert value.payload_format() is fmt  # one per process: schemas fetched once
+    inline = parse(
+        subscribe="t",
+        valueFormat="avro",
+        valueSchema=_AVRO,
+        avroSchemasById='{"7": {"type": "record", "name": "R", "fields": '
+        '[{"name": "id", "type": "int"}]}}',
+    ).value_format
+    assert inline is not None and inline.registry is None
+    assert [schema_id for schema_id, _ in inline.schemas_by_id] == [7]
+    assert inline.payload_format().decode(pa_binary([b"\x00\x00\x00\x00\x07\x02"]))[
+        0
+    ].to_pylist() == [{"id": 1}]
+    # Keys framed too when the registry is given: Confluent's serializers frame both.
+    both = parse(
+        subscribe="t",
+        keyFormat="avro",
+        keySchema=_AVRO,
+        keyColumnNameOfCorruptRecord="_bad_key",
+        valueFormat="json",
+        valueSchema="v INT",
+        schemaRegistryAddress="https://registry",
+    )
+    assert both.key_format is not None and both.key_format.confluent
+    assert both.value_format is not None and not both.value_format.confluent
+
+
+def pa_binary(values: list[bytes]) -> Any:
+    import pyarrow as pa
+
+    return pa.array(values, pa.binary())
+
+
+_REG = {"schemaRegistryAddress": "http://registry:8081"}
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"keyFormat": "xml"}, "Invalid value 'xml' for option 'keyFormat'"),
+        ({"keyFormat": "json"}, "keyFormat=json needs the option 'keySchema'"),
+        ({"keySchema": "k INT"}, "'keyschema' needs keyFormat=json or avro"),
+        (
+            {"keyColumnNameOfCorruptRecord": "_k"},
+            "'keycolumnnameofcorruptrecord' needs keyFormat",
+        ),
+        ({"mode": "FAILFAST"}, "option 'mode' needs keyFormat or valueFormat"),
+        (
+            {
+                "keyFormat": "json",
+                "keySchema": "k INT",
+                "valueFormat": "json",
+                "valueSchema": "v INT",
+            },
+            "both keep malformed records in '_corrupt_record'",
+        ),
+        (
+            {"keyFormat": "json", "keySchema": "k INT", "keyColumnNameOfCorruptRecord": "key"},
+            "keyColumnNameOfCorruptRecord 'key' is a column of the Kafka schema",
+        ),
+        (_REG, "'schemaRegistryAddress' needs keyFormat=avro or valueFormat=avro"),
+        (
+            {**_REG, "valueFormat": "json", "valueSchema": "v INT"},
+            "'schemaRegistryAddress' needs keyFormat=avro or valueFormat=avro",
+        ),
+        ({"avroSchemasById": "{}"}, "'avroSchemasById' needs keyFormat=avro"),
+        ({**_REG, "valueFormat": "avro"}, "needs the option 'valueSchema': the reader schema"),
+        (
+            {"valueFormat": "avro", "avroSchemasById": f'{{"1": {_AVRO}}}'},
+            "needs the option 'valueSchema': the reader schema",
+        ),
+        (
+            {"schemaRegistryAddress": "registry:8081", "valueFormat": "avro", "valueSchema": _AVRO},
+            "'schemaRegistryAddress' must be an http\\(s\\) URL",
+        ),
+        (
+            {"schemaRegistryTimeoutMs": "100", "valueFormat": "avro", "valueSchema": _AVRO},
+            "'schemaRegistryTimeoutMs' needs 'schemaRegistryAddress'",
+        ),
+        (
+            {**_REG, "schemaRegistryTimeoutMs": "0", "valueFormat": "avro", "valueSchema": _AVRO},
+            "Invalid value '0' for option 'schemaRegistryTimeoutMs'",
+        ),
+        (
+            {"valueFormat": "avro", "valueSchema": _AVRO, "avroSchemasById": "[1]"},
+            "'avroSchemasById' must be a JSON object of schema ids",
+        ),
+        (
+            {"valueFormat": "avro", "valueSchema": _AVRO, "avroSchemasById": '{"x": "1"}'},
+            "'x' is not a schema id",
+        ),
+        (
+            {"valueFormat": "avro", "valueSchema": _AVRO, "avroSchemasById": '{"1": "nope"}'},
+            "option 'avroSchemasById', schema id 1: not an Avro schema",
+        ),
+        (
+            {"valueFormat": "avro", "valueSchema": '{"type": "record"}', **_REG},
+            "option 'valueSchema': not an Avro schema",
+        ),
+        *(
+            (
+                {name: "http://registry:8081", "valueFormat": "avro", "valueSchema": _AVRO},
+                f"option '{name.lower()}' is not read: give the Schema Registry's address as "
+                "'schemaRegistryAddress'",
+            )
+            for name in ("schemaRegistryUrl", "schema.registry.url", "kafka.schema.registry.url")
+        ),
+    ],
+)
+def test_key_and_registry_options_are_checked_on_the_driver(
+    options: dict[str, str], message: str
+) -> None:
+    pytest.importorskip("pyarrow")
+    with pytest.raises(ValueError, match=message):
+        parse(subscribe="t", **options)
+    with pytest.raises(ValueError, match=message):
+        parse(True, subscribe="t", **options)

@@ -15,7 +15,27 @@ from ..structs import TopicPartition
 if TYPE_CHECKING:
     from ..formats import PayloadFormat
 
-__all__ = ["decode_payloads", "prepare_payloads"]
+__all__ = ["column_formats", "decode_payloads", "malformed", "prepare_payloads"]
+
+
+def column_formats(
+    key_format: PayloadFormat | None, value_format: PayloadFormat | None
+) -> list[tuple[str, PayloadFormat]]:
+    """``(column, format)`` of the formats given, the key's first."""
+    return [(c, f) for c, f in (("key", key_format), ("value", value_format)) if f is not None]
+
+
+def malformed(
+    tp: TopicPartition, offset: int, column: str, fmt: PayloadFormat, reason: str, then: str = ""
+) -> Errors.PayloadFormatError:
+    """The error of a record whose ``column`` does not read as ``fmt`` in FAILFAST mode."""
+    return Errors.PayloadFormatError(
+        f"{tp.topic}[{tp.partition}] offset {offset}: the record's {column} does not read as "
+        f"{fmt!r}: {reason}{then}",
+        tp.topic,
+        tp.partition,
+        offset,
+    )
 
 
 def _give_back(consumer: Any, got: dict[TopicPartition, Any]) -> None:
@@ -35,8 +55,8 @@ async def prepare_payloads(
     registry, they are given back, so that nothing taken is lost."""
     try:
         for batch in got.values():
-            for column, fmt in (("key", key_format), ("value", value_format)):
-                if fmt is not None and batch.num_rows:
+            for column, fmt in column_formats(key_format, value_format):
+                if batch.num_rows:
                     await fmt.prepare(batch, column)
     except BaseException:
         _give_back(consumer, got)
@@ -49,7 +69,7 @@ def decode_payloads(
     key_format: PayloadFormat | None,
     value_format: PayloadFormat | None,
 ) -> dict[TopicPartition, Any]:
-    formats = [(c, f) for c, f in (("key", key_format), ("value", value_format)) if f]
+    formats = column_formats(key_format, value_format)
     if not formats:
         return got
     out: dict[TopicPartition, Any] = {}
@@ -71,13 +91,7 @@ def decode_payloads(
             offset = offsets[failed.row].as_py()
             cut[tp] = offset
             if failed.row == 0 and first is None:
-                first = Errors.PayloadFormatError(
-                    f"{tp.topic}[{tp.partition}] offset {offset}: the record's {column} does "
-                    f"not read as {fmt!r}: {failed.reason}",
-                    tp.topic,
-                    tp.partition,
-                    offset,
-                )
+                first = malformed(tp, offset, column, fmt, failed.reason)
         if decoded.num_rows:
             out[tp] = decoded
     if first is not None:

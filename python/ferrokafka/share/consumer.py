@@ -15,7 +15,7 @@ import warnings
 from collections.abc import AsyncIterator, Callable, Iterable
 from typing import Any, Generic
 
-from .. import _native, memory
+from .. import _native, formats, memory
 from .. import errors as Errors
 from ..client import AIOKafkaClient
 from ..config import ShareConsumerConfig
@@ -27,6 +27,7 @@ from ..waits import Signal, wait_any
 from .acknowledgements import AcknowledgeType
 from .fetcher import AckResults, ShareFetcher, answered_offsets
 from .member import ShareMember
+from .payload_formats import hand_out_formatted
 
 __all__ = ["AIOKafkaShareConsumer", "AcknowledgementCommitFailedError"]
 
@@ -227,13 +228,30 @@ class AIOKafkaShareConsumer(Generic[KT, VT]):
         return await self._poll(timeout_ms, max_records, False)
 
     async def getmany_arrow(
-        self, *, timeout_ms: int = 0, max_records: int | None = None
+        self,
+        *,
+        timeout_ms: int = 0,
+        max_records: int | None = None,
+        key_format: formats.PayloadFormat | None = None,
+        value_format: formats.PayloadFormat | None = None,
     ) -> dict[TopicPartition, Any]:
         """Like ``getmany``, but each partition's records as one ``pyarrow.RecordBatch`` in
         Spark's Kafka schema plus ``deliveryCount`` (int16), decoded by the Rust core.
         Deserializers are not applied. Needs pyarrow. ``acknowledge_batch`` answers for a
-        whole batch."""
-        return await self._poll(timeout_ms, max_records, True)
+        whole batch.
+
+        ``value_format`` (``key_format``): decode the values (keys) in Rust into a struct
+        column (see :mod:`ferrokafka.formats`). In ``FAILFAST`` mode a malformed record is
+        handled as the Java share consumer handles one its deserializer refuses: the records
+        before it are handed out, and when it comes first it is released (delivered again,
+        its delivery count one higher) and ``PayloadFormatError`` names it; the records after
+        it stay acquired for the next polls. A registry that fails, or a poll cancelled while
+        it waits for one, gives back every record it took, still acquired: nothing is
+        acknowledged that was not handed out."""
+        if key_format is None and value_format is None:
+            return await self._poll(timeout_ms, max_records, True)
+        formats.check_formats(key_format, value_format)
+        return await self._poll(timeout_ms, max_records, True, (key_format, value_format))
 
     async def getone(self) -> ConsumerRecord[KT, VT]:
         """The next record (waits for one). Raises ``ConsumerStoppedError`` after ``stop()``."""
@@ -261,10 +279,17 @@ class AIOKafkaShareConsumer(Generic[KT, VT]):
                 return
 
     async def _poll(
-        self, timeout_ms: int | None, max_records: int | None, arrow: bool
+        self,
+        timeout_ms: int | None,
+        max_records: int | None,
+        arrow: bool,
+        payloads: tuple[formats.PayloadFormat | None, formats.PayloadFormat | None] | None = None,
     ) -> dict[TopicPartition, Any]:
         """Take records after the last wait, with no await between taking and returning them:
-        a cancelled poll has taken nothing."""
+        a cancelled poll has taken nothing. With ``payloads`` (the key's and value's formats)
+        a registry may be awaited after taking: what was taken is then settled by
+        :func:`.payload_formats.hand_out_formatted`, which gives it back if the poll fails
+        or is cancelled."""
         if timeout_ms is not None and timeout_ms < 0:
             raise ValueError(f"timeout_ms must not be negative, got {timeout_ms}")
         max_records_value(max_records)
@@ -290,10 +315,16 @@ class AIOKafkaShareConsumer(Generic[KT, VT]):
             fetcher.raise_if_failed()
             fetcher.data_ready.clear()
             data: dict[TopicPartition, Any] = (
-                fetcher.take_arrow(limit) if arrow else fetcher.take_records(limit)
+                fetcher.take_arrow_unsettled(limit)
+                if payloads is not None
+                else fetcher.take_arrow(limit)
+                if arrow
+                else fetcher.take_records(limit)
             )
             fetcher.want_more()
             if data:
+                if payloads is not None:
+                    return await hand_out_formatted(fetcher, data, *payloads)
                 return data
             remaining = None if deadline is None else deadline - time.monotonic()
             if remaining is not None and remaining <= 0:

@@ -127,9 +127,7 @@ class FetchedSharePartition:
             offsets = _int64_view(batch.column("offset"))
             spans, held_runs, gap_runs = _spans(offsets, self._acquired)
             gaps = self._split(held_runs, gap_runs)
-            start = bisect_left(offsets, self._next)  # rows handed out as records before
-            spans = [(max(s, start), e, c) for s, e, c in spans if e > start]
-            self._arrow = (batch, offsets, spans)
+            self._arrow = (batch, offsets, _from_row(spans, bisect_left(offsets, self._next)))
         batch, offsets, spans = self._arrow
         pieces = []
         counts = []
@@ -154,6 +152,16 @@ class FetchedSharePartition:
         last = out.column("offset")[-1].as_py()
         self._handed(last, len(spans))
         return out.append_column("deliveryCount", column), self._taken(first, last), gaps
+
+    def give_back(self, offset: int) -> None:
+        """The rows of the last ``take_arrow`` from ``offset`` on were not handed out after
+        all (a payload format stopped before them): the next take starts there again."""
+        self._next = offset
+        self._records = None
+        if self._arrow is not None:
+            batch, offsets, _ = self._arrow
+            spans = _spans(offsets, self._acquired)[0]
+            self._arrow = (batch, offsets, _from_row(spans, bisect_left(offsets, offset)))
 
     def unhanded(self) -> Runs:
         """The acquired offsets not handed out, as runs (gaps left out once reported)."""
@@ -194,6 +202,11 @@ def _spans(
         held += part_held
         gaps += part_gaps
     return spans, held, gaps
+
+
+def _from_row(spans: list[tuple[int, int, int]], start: int) -> list[tuple[int, int, int]]:
+    """``spans`` without the rows before ``start`` (handed out already)."""
+    return [(max(s, start), e, c) for s, e, c in spans if e > start]
 
 
 def _int16s(value: int, n: int) -> Any:

@@ -23,6 +23,7 @@ import logging
 import time
 from collections import deque
 from collections.abc import Callable, Coroutine, Iterable, Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypedDict, TypeVar
 
 from .. import errors as Errors
@@ -33,7 +34,7 @@ from ..structs import ConsumerRecord, TopicPartition
 from ..waits import finish_tasks, wait_any
 from .acknowledgements import GAP
 from .fetched import FetchedSharePartition
-from .ledger import AckLedger
+from .ledger import AckLedger, Runs
 from .member import ShareMember
 from .session import CLOSE_EPOCH, ShareSession
 
@@ -62,7 +63,7 @@ if TYPE_CHECKING:  # for the checker alone: a generic TypedDict needs Python 3.1
         partitions: list[_P]
 
 
-__all__ = ["AckResults", "ShareFetcher", "answered_offsets"]
+__all__ = ["AckResults", "ShareFetcher", "Taken", "answered_offsets"]
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +80,16 @@ _MAX_FETCH_FACTOR = 8
 _WAITED_LONG = 0.25
 """Fetched records still waiting for the application after this share of their lock's
 duration have waited long: the next fetches ask for fewer (``FetchSize.stale``)."""
+
+
+@dataclass(frozen=True)
+class Taken:
+    """A partition's Arrow batch taken from the buffer, not yet settled (``runs``: its offsets
+    held, as runs)."""
+
+    fetched: FetchedSharePartition
+    batch: Any
+    runs: Runs
 
 
 class FetchSize:
@@ -125,6 +136,9 @@ class ShareFetcher:
         self.callback: Callable[..., Any] | None = config.acknowledgement_commit_callback
         self.acquisition_lock_timeout_ms: int | None = None
         self.data_ready = asyncio.Event()
+        self._unsettled = False
+        """A poll took batches it has not settled yet (it waits for a registry): another poll
+        takes nothing meanwhile, since rows given back would then be handed out twice."""
         self.polls_waiting = 0
         self._sessions: dict[int, ShareSession] = {}
         self._routines: dict[int, asyncio.Task[None]] = {}
@@ -263,7 +277,7 @@ class ShareFetcher:
         self, max_records: int
     ) -> dict[TopicPartition, list[ConsumerRecord[Any, Any]]]:
         out: dict[TopicPartition, list[ConsumerRecord[Any, Any]]] = {}
-        left = max_records
+        left = 0 if self._unsettled else max_records
         while self._fresh_head() and left > 0:
             fetched = self._buffer[0]
             records, runs, gaps = fetched.take_records(left)
@@ -277,8 +291,21 @@ class ShareFetcher:
         return out
 
     def take_arrow(self, max_records: int) -> dict[TopicPartition, Any]:
-        out: dict[TopicPartition, Any] = {}
-        left = max_records
+        taken = self._take_arrow(max_records)
+        for tp, got in taken.items():
+            self.ledger.delivered(tp, got.fetched.node, got.runs)
+        return {tp: got.batch for tp, got in taken.items()}
+
+    def take_arrow_unsettled(self, max_records: int) -> dict[TopicPartition, Taken]:
+        """Up to ``max_records`` rows as Arrow batches, one per partition, taken from the
+        buffer but not yet handed out: ``settle`` then says what was."""
+        taken = self._take_arrow(max_records)
+        self._unsettled = bool(taken)
+        return taken
+
+    def _take_arrow(self, max_records: int) -> dict[TopicPartition, Taken]:
+        out: dict[TopicPartition, Taken] = {}
+        left = 0 if self._unsettled else max_records
         skipped: list[FetchedSharePartition] = []
         while self._fresh_head() and left > 0:
             fetched = self._buffer[0]
@@ -288,13 +315,44 @@ class ShareFetcher:
             batch, runs, gaps = fetched.take_arrow(left)
             self.ledger.gaps(fetched.tp, fetched.node, gaps)
             if batch is not None:
-                out[fetched.tp] = batch
-                self.ledger.delivered(fetched.tp, fetched.node, runs)
+                out[fetched.tp] = Taken(fetched, batch, runs)
                 left -= batch.num_rows
             if not fetched:
                 self._buffer.popleft()
         self._buffer.extendleft(reversed(skipped))
         return out
+
+    def settle(
+        self,
+        taken: dict[TopicPartition, Taken],
+        handed: dict[TopicPartition, int],
+        release: TopicPartition | None = None,
+    ) -> None:
+        """What became of batches ``take_arrow_unsettled`` took: the first ``handed[tp]`` rows
+        of each (none when absent) went to the application; the row after them is released
+        for ``release`` (a record it was never given: delivered again, its delivery count one
+        higher); the rest is given back, still acquired, to be handed out by the next polls in
+        the order it came."""
+        back: list[FetchedSharePartition] = []
+        for tp, got in taken.items():
+            fetched, offsets = got.fetched, got.batch.column("offset")
+            row = handed.get(tp, 0)
+            if row:
+                last = offsets[row - 1].as_py()
+                runs = [(lo, min(hi, last)) for lo, hi in got.runs if lo <= last]
+                self.ledger.delivered(tp, fetched.node, runs)
+            if tp == release:
+                offset = offsets[row].as_py()
+                self.ledger.release_unhanded(tp, fetched.node, [(offset, offset)])
+                row += 1
+            if row < got.batch.num_rows:
+                fetched.give_back(offsets[row].as_py())
+                if not any(waiting is fetched for waiting in self._buffer):
+                    back.append(fetched)
+        self._buffer.extendleft(reversed(back))
+        self._unsettled = False
+        if self._buffer:
+            self.data_ready.set()  # a poll that waited meanwhile takes what is left
 
     def _fresh_head(self) -> bool:
         """Whether a fetched partition waits to be handed out. Those whose locks have run out

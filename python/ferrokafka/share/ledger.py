@@ -67,8 +67,9 @@ class AckLedger:
             self._pending_for(node, tp).add_range(first, last, GAP)
 
     def release_unhanded(self, tp: TopicPartition, node: int, runs: Runs) -> None:
-        """Acquired offsets never handed out (the consumer is closing): RELEASE them, so that
-        another member gets them without waiting for their locks."""
+        """Acquired offsets never handed out (the consumer is closing, or a record's payload did
+        not read in FAILFAST mode): RELEASE them, so that they are delivered again without
+        waiting for their locks."""
         for first, last in runs:
             self._pending_for(node, tp).add_range(first, last, AcknowledgeType.RELEASE)
 

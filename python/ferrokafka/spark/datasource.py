@@ -33,7 +33,7 @@ from pyspark.sql.datasource import (
     WriterCommitMessage,
 )
 
-from .options import parse_sink_options, parse_source_options, parse_value_format
+from .options import parse_formats, parse_sink_options, parse_source_options
 from .planning import OffsetRange, plan_batch
 from .reader import read_range
 from .runtime import runtime
@@ -289,7 +289,7 @@ class KafkaDataSource(DataSource):
 
     def schema(self) -> str:
         include = str(self.options.get("includeHeaders", "false")).strip().lower() == "true"
-        return spark_schema(include, parse_value_format(self.options))
+        return spark_schema(include, *parse_formats(self.options))
 
     def reader(self, schema: Any) -> DataSourceReader:
         return _BatchReader(self.options)

@@ -129,7 +129,7 @@ def read_kafka(
         raise ValueError(f"fetcher must be one of {', '.join(FETCHERS)}, got {fetcher!r}")
     parsed = parse_source_options({**(options or {}), **more}, streaming=False)
     plan = plan_dataframe(spark, plan_ranges(parsed))
-    schema = spark_schema(parsed.include_headers, parsed.value_format)
+    schema = spark_schema(parsed.include_headers, parsed.key_format, parsed.value_format)
     if fetcher == "arrow":
         return plan.mapInArrow(fetch_arrow(parsed.fetch), schema)
     return plan.mapInPandas(fetch_pandas(parsed.fetch), schema)

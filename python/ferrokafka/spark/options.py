@@ -18,9 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..ddl import ddl_from_arrow
-from ..formats import AvroFormat, JsonFormat, PayloadFormat
 from ..structs import TopicPartition
+from .payloads import ColumnFormat, parse_payload_formats
 from .security import is_security_config, reveal, security_options, ssl_context
 
 __all__ = [
@@ -32,6 +31,7 @@ __all__ = [
     "SourceOptions",
     "client_kwargs",
     "parse_fetch_options",
+    "parse_formats",
     "parse_sink_options",
     "parse_source_options",
 ]
@@ -119,81 +119,10 @@ class OffsetSpec:
     timestamp: int | None = None
 
 
-@dataclass(frozen=True)
-class ValueFormat:
-    """``valueFormat=json`` with ``valueSchema`` (Spark DDL), ``mode`` and
-    ``columnNameOfCorruptRecord``, Spark's ``from_json`` options: the ``value`` column read
-    as a struct of that schema, decoded in Rust. ``valueFormat=avro``: ``valueSchema`` is an
-    Avro schema (JSON text), the values plain Avro datums of it, as Spark's ``from_avro``
-    reads them; the corrupt-record column is binary (the raw bytes)."""
-
-    schema: str
-    mode: str = "PERMISSIVE"
-    corrupt_column: str = "_corrupt_record"
-    kind: str = "json"
-
-    def payload_format(self) -> PayloadFormat:
-        if self.kind == "avro":
-            return AvroFormat(self.schema, mode=self.mode, corrupt_column=self.corrupt_column)
-        return JsonFormat(self.schema, mode=self.mode, corrupt_column=self.corrupt_column)
-
-    def spark_schema(self, kafka_schema: str) -> str:
-        """``kafka_schema`` (DDL) with ``value`` this struct, and the corrupt-record column
-        last in ``PERMISSIVE`` mode."""
-        fields = self.schema
-        if self.kind == "avro":
-            import pyarrow as pa
-
-            empty = pa.array([], pa.binary())
-            fields = ddl_from_arrow(self.payload_format().decode(empty)[0].type)
-        out = kafka_schema.replace("value binary", f"value struct<{fields}>", 1)
-        if self.mode == "PERMISSIVE":
-            corrupt_type = "binary" if self.kind == "avro" else "string"
-            out += f", `{self.corrupt_column}` {corrupt_type}"
-        return out
-
-
-_VALUE_FORMATS = ("binary", "json", "avro")
-_KAFKA_COLUMNS = (
-    "key",
-    "value",
-    "topic",
-    "partition",
-    "offset",
-    "timestamp",
-    "timestampType",
-    "headers",
-)
-
-
-def _value_format(opts: Mapping[str, str]) -> ValueFormat | None:
-    kind = opts.get("valueformat", "binary").strip().lower()
-    if kind not in _VALUE_FORMATS:
-        raise ValueError(
-            f"Invalid value {kind!r} for option 'valueFormat': {' or '.join(_VALUE_FORMATS)}"
-        )
-    if kind == "binary":
-        for name in ("valueschema", "mode", "columnnameofcorruptrecord"):
-            if name in opts:
-                raise ValueError(f"option {name!r} needs valueFormat=json or avro")
-        return None
-    schema = opts.get("valueschema", "").strip()
-    if not schema:
-        what = "Spark DDL" if kind == "json" else "an Avro schema, JSON text"
-        raise ValueError(f"valueFormat={kind} needs the option 'valueSchema' ({what})")
-    mode = opts.get("mode", "PERMISSIVE").strip().upper()
-    corrupt = opts.get("columnnameofcorruptrecord", "_corrupt_record").strip()
-    if corrupt in _KAFKA_COLUMNS:
-        raise ValueError(f"columnNameOfCorruptRecord {corrupt!r} is a column of the Kafka schema")
-    value_format = ValueFormat(schema, mode, corrupt, kind)
-    value_format.payload_format()  # a bad schema or mode fails here, on the driver
-    return value_format
-
-
-def parse_value_format(options: Mapping[str, Any]) -> ValueFormat | None:
-    """The read's ``valueFormat`` (with ``valueSchema``, ``mode`` and
-    ``columnNameOfCorruptRecord``), or None for binary values."""
-    return _value_format(_lower(options))
+def parse_formats(options: Mapping[str, Any]) -> tuple[ColumnFormat | None, ColumnFormat | None]:
+    """The read's key and value formats (``keyFormat``, ``valueFormat`` and the options that
+    go with them, see :mod:`.payloads`); None for a binary column."""
+    return parse_payload_formats(_lower(options))
 
 
 @dataclass(frozen=True)
@@ -205,7 +134,8 @@ class FetchOptions:
     include_headers: bool = False
     fail_on_data_loss: bool = True
     poll_timeout_ms: int = 120_000
-    value_format: ValueFormat | None = None
+    key_format: ColumnFormat | None = None
+    value_format: ColumnFormat | None = None
 
 
 @dataclass(frozen=True)
@@ -231,7 +161,8 @@ class SourceOptions:
     #: The consumer group a streaming read commits each micro-batch's end offsets to, after
     #: Spark's checkpoint has them (``commitOffsetsToGroup``); None: no commits.
     commit_group: str | None = None
-    value_format: ValueFormat | None = None
+    key_format: ColumnFormat | None = None
+    value_format: ColumnFormat | None = None
 
     @property
     def fetch(self) -> FetchOptions:
@@ -241,6 +172,7 @@ class SourceOptions:
             self.include_headers,
             self.fail_on_data_loss,
             self.poll_timeout_ms,
+            self.key_format,
             self.value_format,
         )
 
@@ -502,6 +434,7 @@ def parse_source_options(options: Mapping[str, Any], *, streaming: bool) -> Sour
             f"No value found for '{strategy.upper()}' (option "
             "startingOffsetsByTimestampStrategy: error or latest)"
         )
+    key_format, value_format = parse_payload_formats(opts)
     max_trigger_delay = opts.get("maxtriggerdelay", "15m")
     max_per_trigger = _positive(opts, "maxOffsetsPerTrigger")
     min_per_trigger = _positive(opts, "minOffsetsPerTrigger")
@@ -529,7 +462,8 @@ def parse_source_options(options: Mapping[str, Any], *, streaming: bool) -> Sour
         min_offsets_per_trigger=min_per_trigger,
         max_trigger_delay_ms=_duration_ms(max_trigger_delay, "maxTriggerDelay"),
         commit_group=_commit_group(opts),
-        value_format=_value_format(opts),
+        key_format=key_format,
+        value_format=value_format,
     )
 
 
@@ -598,16 +532,18 @@ def _duration_ms(raw: str, option: str) -> int:
 
 def parse_fetch_options(options: Mapping[str, Any]) -> FetchOptions:
     """The options an executor reads ranges with: ``kafka.*``, ``includeHeaders``,
-    ``failOnDataLoss`` and ``kafkaConsumer.pollTimeoutMs``."""
+    ``failOnDataLoss``, ``kafkaConsumer.pollTimeoutMs`` and the key and value formats."""
     opts = _lower(options)
     client, ssl, _ = _split_kafka(opts, _SOURCE_REFUSED, {})
+    key_format, value_format = parse_payload_formats(opts)
     return FetchOptions(
         client=client,
         ssl=ssl,
         include_headers=_flag(opts, "includeHeaders", False),
         fail_on_data_loss=_flag(opts, "failOnDataLoss", True),
         poll_timeout_ms=_positive(opts, "kafkaConsumer.pollTimeoutMs") or 120_000,
-        value_format=_value_format(opts),
+        key_format=key_format,
+        value_format=value_format,
     )
 
 

@@ -41,10 +41,13 @@ _stopped_at: dict[int, tuple[TopicPartition, int]] = {}
 
 
 def read_range(fetch: FetchOptions, rng: OffsetRange) -> Iterator[Any]:
-    """Yield ``pyarrow.RecordBatch``es with exactly the records of ``rng`` (values decoded by
-    ``fetch.value_format``, if given)."""
-    value_format = fetch.value_format
-    payloads = None if value_format is None else value_format.payload_format()
+    """Yield ``pyarrow.RecordBatch``es with exactly the records of ``rng`` (keys and values
+    decoded by ``fetch.key_format`` and ``fetch.value_format``, where given)."""
+    payloads = [
+        (column, fmt.payload_format())
+        for column, fmt in (("key", fetch.key_format), ("value", fetch.value_format))
+        if fmt is not None
+    ]
     include_headers = fetch.include_headers
     if rng.size == 0:
         return
@@ -59,9 +62,9 @@ def read_range(fetch: FetchOptions, rng: OffsetRange) -> Iterator[Any]:
                 batch = rt.run(reading.next_batch())
                 if batch is not None and batch.num_rows:
                     batch = batch if include_headers else without_headers(batch)
-                    if payloads is not None:
-                        rt.run(payloads.prepare(batch, "value"))
-                        batch = _decoded(batch, payloads, rng)
+                    for column, payload in payloads:
+                        rt.run(payload.prepare(batch, column))
+                        batch = _decoded(batch, column, payload, rng)
                     yield batch
         except BaseException:
             # Stopped early (Spark needed no more rows: GeneratorExit) or failed.
@@ -80,14 +83,15 @@ def read_range(fetch: FetchOptions, rng: OffsetRange) -> Iterator[Any]:
                 rt.run(reading.end())
 
 
-def _decoded(batch: Any, payloads: PayloadFormat, rng: OffsetRange) -> Any:
-    """``batch`` with its values decoded; FAILFAST's malformed record fails the task, named."""
-    out, failed = payloads.apply(batch, "value")
+def _decoded(batch: Any, column: str, payloads: PayloadFormat, rng: OffsetRange) -> Any:
+    """``batch`` with its ``column`` decoded; FAILFAST's malformed record fails the task,
+    named."""
+    out, failed = payloads.apply(batch, column)
     if failed is not None:
         offset = batch.column("offset")[failed.row].as_py()
         raise PayloadFormatError(
-            f"{rng.topic}[{rng.partition}] offset {offset}: the record's value does not read as "
-            f"{payloads!r}: {failed.reason}",
+            f"{rng.topic}[{rng.partition}] offset {offset}: the record's {column} does not read "
+            f"as {payloads!r}: {failed.reason}",
             rng.topic,
             rng.partition,
             offset,

@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..arrow.schema import arrow_schema, without_headers
-
-if TYPE_CHECKING:
-    from .options import ValueFormat
+from .payloads import ColumnFormat, formatted_spark_schema
 
 __all__ = ["KAFKA_SCHEMA", "KAFKA_SCHEMA_WITH_HEADERS", "arrow_schema", "without_headers"]
 
@@ -21,6 +17,10 @@ KAFKA_SCHEMA_WITH_HEADERS = KAFKA_SCHEMA + ", headers array<struct<key: string, 
 PLAN_SCHEMA = "topic string, partition int, fromOffset bigint, untilOffset bigint"
 
 
-def spark_schema(include_headers: bool, value_format: ValueFormat | None = None) -> str:
+def spark_schema(
+    include_headers: bool,
+    key_format: ColumnFormat | None = None,
+    value_format: ColumnFormat | None = None,
+) -> str:
     schema = KAFKA_SCHEMA_WITH_HEADERS if include_headers else KAFKA_SCHEMA
-    return schema if value_format is None else value_format.spark_schema(schema)
+    return formatted_spark_schema(schema, key_format, value_format)
