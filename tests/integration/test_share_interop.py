@@ -203,5 +203,10 @@ def test_the_command_line_releases_then_accepts(bootstrap_servers: str, make_top
     released = run("--auto-offset-reset", "earliest", "--ack", "release", "-c", "3")
     assert [(r["offset"], r["delivery_count"]) for r in released] == [(0, 1), (1, 1), (2, 1)]
     accepted = run()
-    assert [(r["offset"], r["delivery_count"]) for r in accepted] == [(0, 2), (1, 2), (2, 2)]
+    assert [r["offset"] for r in accepted] == [0, 1, 2]
+    # Delivered again, one count higher per acquisition: 2, or 3 when the first run's fetch
+    # in flight took the released records back before it stopped (and stopping released them),
+    # as a Java share consumer's prefetch may.
+    counts = {r["delivery_count"] for r in accepted}
+    assert counts in ({2}, {3}), counts
     assert run() == []
