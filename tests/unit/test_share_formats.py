@@ -164,3 +164,35 @@ async def test_a_failed_or_cancelled_schema_lookup_gives_everything_back(
         assert peer.answers == {}  # nothing answered for before the application has them
         consumer.acknowledge_offsets(next(iter(consumer.assignment())), range(5), ACCEPT)
     assert peer.answers == {k: [ACCEPT] for k in range(5)}
+
+
+class ApplyFailingOnce(JsonFormat):
+    """A format whose first decode fails with an error no format is meant to raise."""
+
+    def __init__(self) -> None:
+        super().__init__("i INT")
+        self.applied = 0
+
+    def apply(self, batch: Any, column: str) -> Any:
+        self.applied += 1
+        if self.applied == 1:
+            raise RuntimeError("decoder broke")
+        return super().apply(batch, column)
+
+
+async def test_an_unforeseen_decode_error_gives_everything_back(peer: Peer) -> None:
+    fmt = ApplyFailingOnce()
+    async with _consumer(peer, "explicit") as consumer:
+        for _ in range(100):
+            try:
+                got = await consumer.getmany_arrow(timeout_ms=50, value_format=fmt)
+            except RuntimeError:
+                break
+            assert got == {}
+        else:
+            raise AssertionError("the failing decode never ran")
+        # Nothing was lost or left blocked: the next polls hand out all five.
+        assert await _poll(consumer, fmt) == [(k, None if k == 2 else k) for k in range(5)]
+        assert peer.answers == {}
+        consumer.acknowledge_offsets(next(iter(consumer.assignment())), range(5), ACCEPT)
+    assert peer.answers == {k: [ACCEPT] for k in range(5)}

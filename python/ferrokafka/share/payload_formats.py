@@ -49,22 +49,24 @@ async def hand_out_formatted(
     out: dict[TopicPartition, Any] = {}
     handed: dict[TopicPartition, int] = {}
     first: tuple[TopicPartition, Errors.PayloadFormatError] | None = None
-    for tp, got in taken.items():
-        decoded = got.batch
-        for column, fmt in formats:
-            try:
+    try:
+        for tp, got in taken.items():
+            decoded = got.batch
+            for column, fmt in formats:
                 decoded, failed = fmt.apply(decoded, column)
-            except Errors.PayloadSchemaError:
-                fetcher.settle(taken, {})
-                raise
-            if failed is not None and failed.row == 0:
-                if first is None:
-                    offset = got.batch.column("offset")[0].as_py()
-                    first = tp, malformed(tp, offset, column, fmt, failed.reason, _RELEASED)
-                break  # nothing of this partition is handed out: no other column to decode
-        handed[tp] = decoded.num_rows
-        if decoded.num_rows:
-            out[tp] = decoded
+                if failed is not None and failed.row == 0:
+                    if first is None:
+                        offset = got.batch.column("offset")[0].as_py()
+                        first = tp, malformed(tp, offset, column, fmt, failed.reason, _RELEASED)
+                    break  # nothing of this partition is handed out: no other column to decode
+            handed[tp] = decoded.num_rows
+            if decoded.num_rows:
+                out[tp] = decoded
+    except BaseException:
+        # A writer schema the format cannot use (PayloadSchemaError), or anything unforeseen:
+        # everything goes back still acquired, and later polls can take again.
+        fetcher.settle(taken, {})
+        raise
     if first is not None:
         fetcher.settle(taken, {}, release=first[0])
         raise first[1]
