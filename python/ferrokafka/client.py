@@ -159,6 +159,10 @@ class AIOKafkaClient:
         """The connection attempt of each key (one at a time, shared by its callers)."""
         self._topics: set[str] = set()
         self._all_topics = True
+        self._topics_version = 0
+        """Bumped whenever the tracked topics change."""
+        self._md_version = 0
+        """The ``_topics_version`` the installed metadata was requested with."""
         self._md_refresh = SharedCall(self._refresh_metadata_now, stopped=_closed)
         self._tasks: list[asyncio.Task[None]] = []
         self._closed = False
@@ -421,15 +425,20 @@ class AIOKafkaClient:
 
     def add_topic(self, topic: str) -> None:
         """Track ``topic`` in metadata refreshes (switches off all-topics mode)."""
+        if self._all_topics or topic not in self._topics:
+            self._topics_version += 1
         self._all_topics = False
         self._topics.add(topic)
 
     def set_topics(self, topics: set[str] | list[str] | None) -> None:
         """Track exactly ``topics``; ``None`` tracks every topic."""
+        before = (self._all_topics, self._topics)
         if topics is None:
             self._all_topics, self._topics = True, set()
         else:
             self._all_topics, self._topics = False, set(topics)
+        if (self._all_topics, self._topics) != before:
+            self._topics_version += 1
 
     def _metadata_request(self, topics: set[str] | None = None) -> MetadataRequest:
         wanted = (None if self._all_topics else self._topics) if topics is None else topics
@@ -467,10 +476,19 @@ class AIOKafkaClient:
         return response
 
     async def refresh_metadata(self) -> None:
-        """Refresh the tracked topics now; concurrent callers share one request."""
+        """Refresh the tracked topics now; concurrent callers share one request.
+
+        A request already in flight is shared only if it asked for the topics tracked now: one
+        sent before ``add_topic()`` or ``set_topics()`` lacks the new topics, and a caller that
+        read partition counts after it (a group member's view of what it joins with) would see
+        a topic as having none, then rejoin when the next refresh showed its partitions."""
+        wanted = self._topics_version
         await self._md_refresh()
+        if self._md_version < wanted:
+            await self._md_refresh()  # started after the first ended: with the topics of now
 
     async def _refresh_metadata_now(self) -> None:
+        version = self._topics_version
         try:
             response = await self.fetch_metadata()
         except Errors.KafkaError as exc:
@@ -480,6 +498,7 @@ class AIOKafkaClient:
                 raise
             response = await self._rebootstrap(exc)
         self._install_metadata(response)
+        self._md_version = max(self._md_version, version)
 
     def _rebootstrap_due(self, exc: Errors.KafkaError) -> bool:
         """Whether a failed metadata request calls for a rebootstrap (KIP-899): every broker

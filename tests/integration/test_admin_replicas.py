@@ -107,14 +107,19 @@ async def test_describe_log_dirs_and_move_a_replica_between_them(
     tp = TopicPartition(topic, 0)
     await fill(placement_cluster.bootstrap_servers, topic, 50, 1000)
 
-    def holder(described: Any, node: int) -> str:
-        """The directory of ``node``'s replica in use (a move copies it into a future one)."""
-        [path] = [
+    def holder(described: Any, node: int) -> str | None:
+        """The directory of ``node``'s replica in use (a move copies it into a future one), or
+        None while the node reports no single one (the waits below poll through that)."""
+        paths = [
             p
             for p, d in described[node].items()
             if tp in d.replicas and not d.replicas[tp].is_future
         ]
-        return str(path)
+        return str(paths[0]) if len(paths) == 1 else None
+
+    def held_size(described: Any, node: int) -> int:
+        path = holder(described, node)
+        return -1 if path is None else int(described[node][path].replicas[tp].size)
 
     described = await eventually(
         admin.describe_log_dirs,
@@ -129,17 +134,19 @@ async def test_describe_log_dirs_and_move_a_replica_between_them(
             assert 0 < d.usable_bytes <= d.total_bytes
     sizes = await eventually(
         admin.describe_log_dirs,
-        lambda d: all(d[n][holder(d, n)].replicas[tp].size > 50_000 for n in NODES),
+        lambda d: all(held_size(d, n) > 50_000 for n in NODES),
     )
-    assert not sizes[1][holder(sizes, 1)].replicas[tp].is_future
 
     # Move broker 2's replica to its other directory; the copy takes over.
     source = holder(sizes, 2)
+    assert source is not None
     [target] = [p for p in placement_cluster.log_dirs[2] if p != source]
     await admin.alter_replica_log_dirs({TopicPartitionReplica(topic, 0, 2): target})
     moved = await eventually(
         lambda: admin.describe_log_dirs([2]),
-        lambda d: holder(d, 2) == target and tp not in d[2][source].replicas,
+        lambda d: (
+            holder(d, 2) == target and held_size(d, 2) > 50_000 and tp not in d[2][source].replicas
+        ),
     )
     assert tp not in moved[2][source].replicas
     assert moved[2][target].replicas[tp].size > 50_000

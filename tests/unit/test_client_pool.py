@@ -171,6 +171,42 @@ async def test_concurrent_refreshes_share_one_request() -> None:
         await broker.stop()
 
 
+async def test_a_refresh_after_a_topic_is_added_asks_for_it_even_with_one_in_flight() -> None:
+    holder: dict[str, Any] = {"gate": asyncio.Event(), "entered": asyncio.Event()}
+
+    async def handler(key: int, version: int, corr: int, body: dict[str, Any]) -> bytes:
+        if key == 3 and body["topics"] == []:  # the refresh started before add_topic()
+            holder["entered"].set()
+            await holder["gate"].wait()
+        return _native.encode_response(key, version, corr, _metadata(holder["b"].port, [1]))
+
+    broker = holder["b"] = await FakeBroker(handler).start()
+    client = AIOKafkaClient(bootstrap_servers=f"127.0.0.1:{broker.port}")
+    try:
+        await client.bootstrap()
+        client.set_topics(set())
+        early = asyncio.ensure_future(client.refresh_metadata())
+        await asyncio.wait_for(holder["entered"].wait(), 5)
+        client.add_topic("new")
+        later = asyncio.ensure_future(client.refresh_metadata())
+        await asyncio.sleep(0.05)
+        holder["gate"].set()
+        await asyncio.wait_for(asyncio.gather(early, later), 5)
+        asked = [
+            sorted(t["name"] for t in body["topics"] or ())
+            for key, _, _, body in broker.requests
+            if key == 3 and body["topics"] is not None
+        ]
+        assert asked == [[], ["new"]]
+        # Nothing changed since: callers share the request in flight again.
+        before = len(broker.requests)
+        await asyncio.gather(client.refresh_metadata(), client.refresh_metadata())
+        assert len(broker.requests) - before == 1
+    finally:
+        await client.close()
+        await broker.stop()
+
+
 async def test_a_tracked_topic_missing_from_the_metadata_is_looked_up_again_soon() -> None:
     holder: dict[str, Any] = {"exists": False}
 
