@@ -84,6 +84,10 @@ pub enum AvroError {
 pub struct AvroSchema {
     pub schema: Schema,
     names: HashMap<Name, Schema>,
+    /// The schema's JSON with object keys sorted and no spaces: equal for two schemas that
+    /// read every datum alike (apache-avro's own equality is the Parsing Canonical Form, which
+    /// drops logical types, so a `timestamp-micros` long would equal a plain one).
+    form: String,
 }
 
 impl AvroSchema {
@@ -92,6 +96,7 @@ impl AvroSchema {
         let mut json: serde_json::Value =
             serde_json::from_str(text).map_err(|e| AvroError::Schema(e.to_string()))?;
         plain_fixed_uuids(&mut json, 0);
+        let form = json.to_string();
         let schema = Schema::parse(&json).map_err(|e| AvroError::Schema(e.to_string()))?;
         let names = ResolvedSchema::try_from(&schema)
             .map_err(|e| AvroError::Schema(e.to_string()))?
@@ -99,7 +104,18 @@ impl AvroSchema {
             .iter()
             .map(|(n, s)| (n.clone(), (*s).clone()))
             .collect();
-        Ok(AvroSchema { schema, names })
+        Ok(AvroSchema {
+            schema,
+            names,
+            form,
+        })
+    }
+
+    /// Whether a datum written by this schema reads as `other` without resolution: the two
+    /// are the same schema, as a writer's registered one and the reader schema given for it
+    /// usually are.
+    pub fn same_as(&self, other: &AvroSchema) -> bool {
+        self.form == other.form
     }
 
     /// The struct fields of the column this schema is read into; the top level must be a
@@ -487,8 +503,8 @@ fn read_datum<'a>(
     check(writer, datum).map_err(at)?;
     // Resolution is needed when the rows are read as another schema than this writer's.
     let resolve_to = match (reader, target_id) {
-        (Some(r), _) => Some(&r.schema),
-        (None, Some(t)) if id != Some(t) => Some(&target.schema),
+        (Some(r), _) if !writer.same_as(r) => Some(&r.schema),
+        (None, Some(t)) if id != Some(t) && !writer.same_as(target) => Some(&target.schema),
         _ => None,
     };
     let Some(resolve_to) = resolve_to else {

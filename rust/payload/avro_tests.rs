@@ -259,6 +259,51 @@ fn a_reader_schema_resolves_added_removed_and_promoted_fields() {
 }
 
 #[test]
+fn a_reader_schema_equal_to_the_writer_reads_as_without_one() {
+    let s = schema(ALL);
+    // The same schema laid out otherwise: keys reordered, other spacing.
+    let text = ALL.replace(
+        ", \"name\": \"All\", \"namespace\": \"t\"",
+        ",\"namespace\":\"t\",\"name\":\"All\"",
+    );
+    assert_ne!(text, ALL);
+    let respaced = schema(&text);
+    assert!(respaced.same_as(&s));
+    let a = datum(&s, all_value(1));
+    let b = datum(&s, all_value(2));
+    let cut = &b[..b.len() - 3];
+    let payloads = [Some(&a[..]), None, Some(cut), Some(&b[..])];
+    let without = plain(&payloads, &s, None);
+    let with = plain(&payloads, &s, Some(&respaced));
+    assert_eq!(with.values, without.values);
+    assert_eq!(with.bad_rows, without.bad_rows);
+    assert_eq!(with.bad_rows.len(), 1);
+    check_all_row(&with.values, 3, 2);
+
+    // Another schema text (here a field's doc) is not the same schema: such a reader is
+    // resolved to, by Avro's rules, to the same values.
+    let ts = r#"{"type": "record", "name": "T", "fields": [
+      {"name": "at", "type": {"type": "long", "logicalType": "timestamp-micros"}}]}"#;
+    let documented = ts.replace("\"name\": \"at\",", "\"name\": \"at\", \"doc\": \"when\",");
+    assert_ne!(documented, ts);
+    let (writer, reader) = (schema(ts), schema(&documented));
+    assert!(!writer.same_as(&reader));
+    let at = datum(
+        &writer,
+        Value::Record(vec![("at".into(), Value::TimestampMicros(7))]),
+    );
+    let d = plain(&[Some(&at)], &writer, Some(&reader));
+    assert!(d.bad_rows.is_empty(), "{:?}", d.bad_rows);
+    assert_eq!(
+        d.values
+            .column(0)
+            .as_primitive::<TimestampMicrosecondType>()
+            .value(0),
+        7
+    );
+}
+
+#[test]
 fn confluent_ids_of_one_batch_must_agree_without_a_reader_schema() {
     let (v1, v2) = (schema(V1), schema(V2));
     let writers = HashMap::from([(1, v1.clone()), (2, v2.clone()), (3, v1.clone())]);
