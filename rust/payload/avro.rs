@@ -16,16 +16,16 @@
 //!
 //! Schemas are parsed, and datums read through a reader schema resolved, by `apache-avro`, the
 //! reference Rust implementation, each resolved value then appended to Arrow builders here.
-//! A datum read as its own writer schema (no reader schema; the common case) is read straight
-//! from its bytes into the builders instead (avro_read.rs): `apache-avro` builds a `Value` tree
-//! per record, 0.9 us for a 10-field record of 200 B before any Arrow is built, and 3 us a
-//! record all told with resolution, against 0.5 us straight (benches/README.md, *Avro
-//! payloads*). `arrow-avro` 57 decodes faster still (0.35 us a record in the same measurement)
-//! but is not correct here as it stands: its streaming decoder takes framed messages only, an
-//! error leaves its builders part way through a row (so one bad record would fail the batch,
-//! or need it decoded again, instead of being a row of nulls, and a null payload has no row),
-//! and it gives other Arrow types than Spark's (unions as Arrow unions, enums as dictionaries,
-//! fixed as fixed-size binary, millisecond timestamps), each needing a pass to convert.
+//! A datum read as its own writer schema (no reader schema, or one equal to the writer's; the
+//! common case) is read straight from its bytes into the builders instead (avro_read.rs),
+//! without the `Value` tree per record `apache-avro` builds, which costs several times the
+//! read itself (benches/README.md, *Avro payloads*, has the figures). `arrow-avro` decodes
+//! faster still but is not correct here as it stands: its streaming decoder takes framed
+//! messages only, an error leaves its builders part way through a row (so one bad record would
+//! fail the batch, or need it decoded again, instead of being a row of nulls, and a null
+//! payload has no row), and it gives other Arrow types than Spark's (unions as Arrow unions,
+//! enums as dictionaries, fixed as fixed-size binary, millisecond timestamps), each needing a
+//! pass to convert.
 //!
 //! `apache-avro` trusts the lengths and counts a datum holds (it reserves a block's item count
 //! before reading any item, and recurses as deep as the datum nests), so every datum is first
