@@ -9,7 +9,8 @@ record once the records are fetched (no broker):
   column's type: what Python code over ``getmany()`` writes.
 
 The records are 10-field records of about 200 B (a typical event: longs, an int, a double,
-strings, a boolean, a timestamp, a nullable string, a nested record and an array of strings).
+strings, a boolean, a timestamp, a nullable string, a nested record and an array of strings),
+the harness's W11 records (``benches/harness/typed.py``).
 Each idiom runs ``--repeat`` times over ``--records`` records; the best round is kept. Prints a
 Markdown table of records/s and the ratio to the Rust decoder. Run against a release build of
 the native module:
@@ -20,67 +21,20 @@ the native module:
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import io
 import platform
-import random
 import time
 from collections.abc import Callable
 from typing import Any
 
 import pyarrow as pa
 from ferrokafka.formats import AvroFormat
-
-SCHEMA = {
-    "type": "record",
-    "name": "Order",
-    "fields": [
-        {"name": "id", "type": "long"},
-        {"name": "user", "type": "string"},
-        {"name": "country", "type": "string"},
-        {"name": "amount", "type": "double"},
-        {"name": "items", "type": "int"},
-        {"name": "paid", "type": "boolean"},
-        {"name": "at", "type": {"type": "long", "logicalType": "timestamp-micros"}},
-        {"name": "channel", "type": ["null", "string"]},
-        {
-            "name": "device",
-            "type": {
-                "type": "record",
-                "name": "Device",
-                "fields": [{"name": "os", "type": "string"}, {"name": "version", "type": "int"}],
-            },
-        },
-        {"name": "tags", "type": {"type": "array", "items": "string"}},
-    ],
-}
+from harness.typed import SCHEMA, rows
 
 
 def records(n: int) -> list[dict[str, Any]]:
-    rng = random.Random(11)
-    start = dt.datetime(2026, 11, 29, tzinfo=dt.timezone.utc)
-    return [
-        {
-            "id": i,
-            "user": f"customer-{rng.randrange(100_000):06d}.account@shop-example-domain.org",
-            "country": rng.choice(
-                ["Federal Republic of Germany", "French Republic", "United States of America"]
-            ),
-            "amount": round(rng.uniform(1, 500), 2),
-            "items": rng.randrange(1, 9),
-            "paid": rng.random() < 0.9,
-            "at": start + dt.timedelta(seconds=rng.randrange(86_400)),
-            "channel": rng.choice(["web-checkout", "mobile-app", "retail-store", None]),
-            "device": {
-                "os": rng.choice(["iOS 18.1 (iPhone 15 Pro)", "Android 15 (Pixel 9)"]),
-                "version": rng.randrange(20),
-            },
-            "tags": rng.sample(
-                ["new-customer", "promotion-2026", "gift-wrapped", "bulk-order", "vip-tier"], 4
-            ),
-        }
-        for i in range(n)
-    ]
+    """``n`` of the harness's W11 records (``harness.typed.rows``) as dicts."""
+    return rows(n).to_pylist()
 
 
 def best(fn: Callable[[], Any], repeat: int) -> float:

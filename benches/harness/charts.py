@@ -1,7 +1,8 @@
 """PNG bar charts (matplotlib, no display needed): records/s per client for W1-W4 and W6,
 latency percentiles for W5, group timings for W7, rows/s per Spark reader for W8, records/s
-through a share group for W9 (a chart per member count), transactions/s for W12 (a chart per
-case). Bars are medians, whiskers min-max."""
+through a share group for W9 (a chart per member count), rows/s to typed columns for W11 (a
+chart per format), transactions/s for W12 (a chart per case). Bars are medians, whiskers
+min-max."""
 
 from __future__ import annotations
 
@@ -122,6 +123,11 @@ def draw(report: dict[str, Any], out_dir: Path) -> list[Path]:
                 title = f"W9: records/s through one share group, {case_name}"
                 path = out_dir / _name("W9", case_name)
                 xlabel = "records/s, first record to last (median, min-max)"
+            elif workload == "W11":
+                rows = _rows(case, "records_per_s", versions, "typed")
+                title = f"W11 {case_name}: rows/s to typed columns, {desc}"
+                path = out_dir / _name("W11", case_name)
+                xlabel = "rows/s (median, min-max)"
             elif workload == "W12":
                 rows = _rows(case, "txn_per_s", versions, "transactions")
                 title = f"W12: transactions/s, {case_name} (acks=all)"

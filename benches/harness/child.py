@@ -30,6 +30,10 @@ def main(argv: list[str]) -> None:
         from .spark_streams import run
     elif role == "transactions":
         from .transactions import run
+    elif role == "typed":
+        from .typed_reads import run
+    elif role == "typed-spark":
+        from .typed_reads import run_spark as run
     else:
         raise ValueError(f"unknown role {role!r}")
     # A run may report its own peak (a consumer: when the client has closed, before the

@@ -41,6 +41,7 @@ from .workloads import (
     TXN_PARTITIONS,
     TXN_RECORDS,
     TXN_VALUE_SIZE,
+    TYPED_CLIENTS,
     W3_CASES,
     WORKLOADS,
     Context,
@@ -53,6 +54,7 @@ from .workloads import (
     spark_workload,
     stream_workload,
     transactions_workload,
+    typed_workload,
 )
 
 NOT_RUN = {
@@ -121,6 +123,17 @@ def descriptions(sizes: Sizes) -> dict[str, str]:
         "measured record reached the sink within 5 s of the producer's end. Triggers: "
         + " and ".join(f"`{t}`" for t in sizes.w10_triggers)
         + f"; {sizes.w10_steady_rounds} steady-state round(s)",
+        "W11": f"typed payloads to a typed Arrow table: {sizes.w11.records:,} records of a "
+        "10-field event (longs, an int, a double, strings, a boolean, a timestamp, a nullable "
+        "string, a nested record, an array of strings), written once as JSON (about 310 B) "
+        "and once as Avro in Confluent's wire format (magic byte 0, 4-byte schema id, the "
+        f"datum: about 180 B), each in a topic of {sizes.w11.partitions} partitions; a small "
+        "Schema Registry (`GET /schemas/ids/{id}`) served by the harness for the run. Python "
+        "clients (each run in its own process, from construction to close, the table built) "
+        "end with a `pyarrow.Table` of the decoded fields; Spark readers (one SparkSession, "
+        "local[2], as W8) with the decoded `value` struct column, aggregated. Every run sums "
+        "every decoded field (string lengths, list sizes, nulls, timestamps) and is checked "
+        "against the dataset's sums",
         "W12": "transactions, acks=all, each client's own idiom and its other settings its "
         f"defaults, one transactional id per run, each run writing a new {TXN_PARTITIONS}-"
         "partition topic. "
@@ -175,6 +188,8 @@ def run_workload(ctx: Context, w: str, pick: Callable[[list[str]], list[str]]) -
         share_workload(ctx, pick(SHARE_CLIENTS))
     elif w == "W10":
         stream_workload(ctx, pick(STREAM_SOURCES))
+    elif w == "W11":
+        typed_workload(ctx, pick(TYPED_CLIENTS))
     elif w == "W12":
         transactions_workload(ctx, pick(TXN_CLIENTS))
 
@@ -210,6 +225,11 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         + "); 'none' runs the catch-up only",
     )
     p.add_argument(
+        "--w11-records",
+        type=int,
+        help=f"W11's typed records per format (default {FULL.w11.records:,})",
+    )
+    p.add_argument(
         "--w12-transactions",
         type=int,
         help=f"W12's small transactions per run (default {FULL.w12_transactions:,})",
@@ -237,7 +257,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
                 p.error(f"unknown client {c!r}: choose from {','.join(ALL_CLIENTS)}")
     if args.rounds is None:
         args.rounds = 1 if args.quick else 3
-    for name in ("w6_records", "w12_transactions", "w12_records"):
+    for name in ("w6_records", "w11_records", "w12_transactions", "w12_records"):
         if getattr(args, name) is not None and getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be positive")
     if args.w10_rates:
@@ -276,6 +296,9 @@ def main(argv: list[str] | None = None) -> int:
         sizes = dataclasses.replace(sizes, w6_records=args.w6_records)
     if args.w10_rates is not None:
         sizes = dataclasses.replace(sizes, w10_rates=args.w10_rates)
+    if args.w11_records:
+        w11 = dataclasses.replace(sizes.w11, records=args.w11_records)
+        sizes = dataclasses.replace(sizes, w11=w11)
     if args.w12_transactions:
         sizes = dataclasses.replace(sizes, w12_transactions=args.w12_transactions)
     if args.w12_records:

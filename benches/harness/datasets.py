@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,9 +53,14 @@ def key(i: int) -> bytes:
     return b"key-%06d" % (i % 1_000_000)
 
 
-async def write_dataset(bootstrap: str, topic: str, ds: Dataset) -> None:
+async def write_dataset(
+    bootstrap: str, topic: str, ds: Dataset, values: Sequence[bytes] | None = None
+) -> None:
     """Write ``ds`` into ``topic`` (which exists, with ``ds.partitions`` partitions) with raw
-    Produce requests of ~512 KiB batches built by ferrokafka's batch encoder, 16 in flight."""
+    Produce requests of ~512 KiB batches built by ferrokafka's batch encoder, 16 in flight.
+    With ``values`` (``ds.records`` of them, about ``ds.value_size`` bytes each) the records
+    carry those instead of the one repeated value, partition ``p`` the ``p``-th run of
+    ``ds.counts()[p]`` of them (W11's typed records)."""
     from ferrokafka.client import AIOKafkaClient
     from ferrokafka.records import encode_batch
     from ferrokafka.structs import TopicPartition
@@ -63,20 +69,30 @@ async def write_dataset(bootstrap: str, topic: str, ds: Dataset) -> None:
     # Current timestamps: older ones fall to time-based retention in the middle of a run.
     now_ms = int(time.time() * 1000)
     value = dataset_value(ds)
+    if values is not None and len(values) != ds.records:
+        raise ValueError(f"{len(values)} values for {ds.records} records")
     async with AIOKafkaClient(bootstrap_servers=bootstrap) as client:
         client.add_topic(topic)
         await client.refresh_metadata()
         pending: set[asyncio.Future[Any]] = set()
         try:
+            first = 0  # the index in ``values`` of partition p's first record
             for p, count in enumerate(ds.counts()):
                 leader = client.cluster.leader_for_partition(TopicPartition(topic, p))
                 assert leader is not None and leader >= 0
                 for start in range(0, count, per_batch):
                     n = min(per_batch, count - start)
-                    batch = encode_batch(
-                        [(now_ms + start + i, key(start + i), value, []) for i in range(n)],
-                        compression=ds.codec,
-                    )
+                    at = first + start
+                    records = [
+                        (
+                            now_ms + start + i,
+                            key(start + i),
+                            value if values is None else values[at + i],
+                            [],
+                        )
+                        for i in range(n)
+                    ]
+                    batch = encode_batch(records, compression=ds.codec)
                     body = {
                         "transactional_id": None,
                         "acks": 1,
@@ -90,6 +106,7 @@ async def write_dataset(bootstrap: str, topic: str, ds: Dataset) -> None:
                         done, pending = await asyncio.wait(pending, return_when="FIRST_COMPLETED")
                         for d in done:
                             d.result()
+                first += count
             await asyncio.gather(*pending)
         finally:
             for f in pending:

@@ -19,6 +19,9 @@ PACKAGES = [
     "pyarrow",
     "pyspark",
     "pandas",
+    # W11: confluent-kafka's deserializers decode with these.
+    "fastavro",
+    "jsonschema",
 ]
 
 
@@ -108,6 +111,7 @@ def describe(java_version: str | None, broker: str, state_at_start: str) -> dict
     from ferrokafka.testing.spark import SPARK_KAFKA_VERSION
 
     versions["spark-sql-kafka-0-10"] = SPARK_KAFKA_VERSION
+    versions["spark-avro"] = SPARK_KAFKA_VERSION  # resolved with it (spark_kafka_jars)
     versions["java"] = java_version or _java_version()
     versions["broker"] = broker
     return {

@@ -8,7 +8,15 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .workloads import CTP_CASE, SHARE_BASE, SPARK_BASE, TXN_BASE, summarize
+from .workloads import (
+    CTP_CASE,
+    SHARE_BASE,
+    SPARK_BASE,
+    TXN_BASE,
+    TYPED_BASE,
+    TYPED_SPARK_BASE,
+    summarize,
+)
 
 CONSUMER_WORKLOADS = ("W1", "W2", "W3", "W4")
 
@@ -106,6 +114,29 @@ TXN_NOTES = {
     "consume-transform-produce: `poll(100 ms)` with `max.poll.records=500` (its default), "
     "`sendOffsetsToTransaction(offsets, consumer.groupMetadata())`",
 }
+TYPED_NOTES = {
+    "ferrokafka-arrow": '`AIOKafkaConsumer` (assign, `auto_offset_reset="earliest"`), '
+    "`await consumer.getmany_arrow(timeout_ms=1000, value_format=fmt)` in a loop with "
+    "`fmt = JsonFormat(ddl)` or `AvroFormat(confluent=True, registry_url=...)` (writer "
+    "schemas fetched from the registry by id), the batches made one table with "
+    "`pa.Table.from_batches`",
+    "confluent-kafka": "`Consumer` (assign, `fetch.queue.backoff.ms=1`), `consume(10000, 1.0)`"
+    " in a loop, each message's value through `AvroDeserializer(SchemaRegistryClient({'url': "
+    "...}))` or `JSONDeserializer(json_schema)` (which validates each record with jsonschema, "
+    "its default; the topic's values are plain JSON, so its `schema.id.deserializer` hook "
+    "hands it the whole value), the JSON timestamp parsed with `datetime.fromisoformat`, each "
+    "`consume()`'s dicts made a record batch with `pa.RecordBatch.from_pylist(rows, "
+    "schema=...)`, the batches one table",
+    "spark-jvm": '`spark.read.format("kafka")` then `from_json(col("value").cast("string"), '
+    'ddl)`, or `from_avro(expr("substring(value, 6, length(value) - 5)"), avro_schema)` '
+    "(spark-avro; its `from_avro` does not read Confluent's framing, so the 5-byte header is "
+    "cut off first)",
+    "ferrokafka-spark-arrow": "`ferrokafka.spark.read_kafka(spark, options)` with "
+    '`valueFormat` `"json"` and `valueSchema` (DDL), or `"avro"`, `valueSchema` (the Avro '
+    "schema) and `schemaRegistryAddress`: decoded in Rust in the Python workers",
+    "ferrokafka-spark-datasource": '`spark.read.format("ferrokafka")` with the same options '
+    "(`ferrokafka.spark.register(spark)` once, untimed)",
+}
 GROUP_NOTES = {
     "java": "tools/java/BenchGroup.java: members are threads of one fresh JVM, so its first "
     "record includes loading the client's classes",
@@ -199,6 +230,19 @@ def label(client: str, versions: dict[str, Any], role: str = "consumer") -> str:
                 "`begin_transaction()`, `commit_transaction()`",
                 "java": f"Java KafkaProducer {v.get('kafka-clients (Java consumer)')} "
                 "`beginTransaction()`, `commitTransaction()`",
+            }
+        )
+    if role == "typed":
+        names.update(
+            {
+                "ferrokafka-arrow": "ferrokafka `getmany_arrow(value_format=...)`",
+                "confluent-kafka": f"confluent-kafka {v.get('confluent-kafka')} `Consumer` + "
+                "its deserializer",
+                "spark-jvm": f"Spark's Kafka source {v.get('spark-sql-kafka-0-10')} + "
+                "`from_json`/`from_avro`",
+                "ferrokafka-spark-arrow": "ferrokafka in Spark, `read_kafka` + `valueFormat`",
+                "ferrokafka-spark-datasource": 'ferrokafka in Spark, `format("ferrokafka")` + '
+                "`valueFormat`",
             }
         )
     if role == "group":
@@ -326,6 +370,39 @@ def spark_table(case: dict[str, Any], versions: dict[str, Any]) -> list[str]:
             f"| {_med(s, 'mb_per_s'):.0f} | {_med(s, 'wall'):.2f} | {_med(s, 'plan_s'):.2f} "
             f"| {_med(s, 'cpu'):.2f} | {vs} | {of} |"
         )
+    return lines
+
+
+def typed_table(case: dict[str, Any], versions: dict[str, Any]) -> list[str]:
+    """W11, one format: a row per client, each beside confluent-kafka's consumer and beside
+    Spark's Kafka source with its decoding function. Spark readers share one process: no peak
+    RSS of their own, and their CPU s is the process tree's."""
+    lines = _header(
+        "client | rows/s | min-max | MB/s (values) | wall s | CPU s | peak RSS MB "
+        "| vs confluent-kafka | vs Spark's source"
+    )
+    base = _med(case.get(TYPED_BASE, {}), "records_per_s")
+    spark = _med(case.get(TYPED_SPARK_BASE, {}), "records_per_s")
+    for client, s in case.items():
+        name = label(client, versions, "typed")
+        rate = _med(s, "records_per_s")
+        if rate is None:
+            lines.append(_failed_row(s, 9, name))
+            continue
+        r = s["records_per_s"]
+        rss = s.get("rss_mb") if "plan_s" not in s else None
+        cells = [
+            name,
+            _rate(rate),
+            f"{_rate(r['min'])}-{_rate(r['max'])}",
+            f"{_med(s, 'mb_per_s'):.1f}",
+            f"{_med(s, 'wall'):.2f}",
+            _opt(_med(s, "cpu")),
+            "n/a (one Spark process)" if rss is None else f"{rss['max']:.0f}",
+            f"{rate / base:.2f}x" if base else "n/a",
+            f"{rate / spark:.2f}x" if spark else "n/a",
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
     return lines
 
 
@@ -582,6 +659,7 @@ def _notes(summ: dict[str, Any], versions: dict[str, Any]) -> list[str]:
             "W8": "spark",
             "W9": "share",
             "W10": "spark",
+            "W11": "typed",
             "W12": "transactions",
         }.get(workload, "consumer")
         for case in cases.values():
@@ -594,9 +672,11 @@ def _notes(summ: dict[str, Any], versions: dict[str, Any]) -> list[str]:
         "spark": " (W8)",
         "share": " (W9)",
         "transactions": " (W12)",
+        "typed": " (W11)",
     }
     roles = [("consumer", NOTES), ("producer", PRODUCER_NOTES), ("group", GROUP_NOTES)]
     roles += [("spark", SPARK_NOTES), ("share", SHARE_NOTES), ("transactions", TXN_NOTES)]
+    roles += [("typed", TYPED_NOTES)]
     for role, notes in roles:
         lines += [
             f"- {label(c, versions, role)}{where[role]}: {notes[c]}"
@@ -605,6 +685,19 @@ def _notes(summ: dict[str, Any], versions: dict[str, Any]) -> list[str]:
         ]
     return lines
 
+
+W11_METHOD = (
+    "W11 reads the same records as JSON and as Avro in Confluent's wire format, to typed "
+    "columns. The Python clients run each in its own process, alternating round by round, "
+    "after one untimed read of each topic by ferrokafka (the broker's cold start); each ends "
+    "with a `pyarrow.Table` of the decoded fields, so its rows/s is what reaching a typed "
+    "table costs. The Spark readers run in one SparkSession as W8's, each once untimed per "
+    "format, then alternating; their query aggregates every decoded field, so no decoding is "
+    "pruned. Every run's count and sums over every field (string lengths, list sizes, nulls, "
+    "timestamps) must be the dataset's exactly. The Schema Registry is the harness's own: "
+    "`GET /schemas/ids/{id}` served from a thread of the harness (no Schema Registry can be "
+    "run from the packages here); each reader fetches a schema once and keeps it."
+)
 
 W8_METHOD = (
     "W8 runs in one process holding one SparkSession (a process has one SparkContext): the "
@@ -646,6 +739,7 @@ def markdown(report: dict[str, Any]) -> str:
         "are byte-compiled first, as pip does on install (the peers' installed modules already "
         "are). A run that failed is listed as failed, with its reason.",
         *(["", W8_METHOD] if "W8" in report["workloads"] else []),
+        *(["", W11_METHOD] if "W11" in report["workloads"] else []),
         "",
         "Versions: "
         + ", ".join(f"{k} {v}" for k, v in versions.items() if k != "broker" and v is not None)
@@ -687,6 +781,10 @@ def markdown(report: dict[str, Any]) -> str:
             out += ["", *share_table(cases, versions, report["runs"])]
         elif workload == "W10":
             out += stream_tables(cases, versions, report["runs"])
+        elif workload == "W11":
+            for case_name, case in cases.items():
+                if case_name != "setup":
+                    out += ["", f"### W11 {case_name}", "", *typed_table(case, versions)]
         elif workload == "W12":
             w12 = [r for r in report["runs"] if r["workload"] == "W12"]
             out += [
@@ -896,6 +994,46 @@ def targets(summ: dict[str, Any]) -> list[str]:
                 med("W10", case, SPARK_BASE, "p99_ms"),
                 1,
                 False,
+            )
+    for case in summ.get("W11", {}):
+        if case == "setup":
+            continue
+        # Issue 41: typed payloads to typed Arrow, the consumer beside confluent-kafka's
+        # consumer with its deserializer, ferrokafka in Spark beside Spark's own source with
+        # from_json/from_avro.
+        w11 = summ["W11"][case]
+        decoder = "AvroDeserializer" if case == "Avro" else "JSONDeserializer"
+        function = "from_avro" if case == "Avro" else "from_json"
+        check(
+            f"W11 {case} rows/s, ferrokafka `getmany_arrow(value_format=...)` / confluent-kafka "
+            f"`Consumer` + `{decoder}`",
+            med("W11", case, "ferrokafka-arrow", "records_per_s"),
+            med("W11", case, TYPED_BASE, "records_per_s"),
+            5,
+            True,
+        )
+        spark_rate = med("W11", case, TYPED_SPARK_BASE, "records_per_s")
+        for client, what in (
+            ("ferrokafka-spark-arrow", "`read_kafka`"),
+            ("ferrokafka-spark-datasource", '`format("ferrokafka")`'),
+        ):
+            if client in w11:
+                check(
+                    f"W11 {case} rows/s, ferrokafka in Spark ({what} + `valueFormat`) / Spark's "
+                    f"Kafka source + `{function}`",
+                    med("W11", case, client, "records_per_s"),
+                    spark_rate,
+                    3,
+                    True,
+                )
+        # Not a target: a Python process beside a Spark session, which a reader may choose
+        # between.
+        ours = med("W11", case, "ferrokafka-arrow", "records_per_s")
+        if ours is not None and spark_rate:
+            lines.append(
+                f"- W11 {case} (not a target): ferrokafka `getmany_arrow(value_format=...)` "
+                f"reaches {ours / spark_rate:.2f}x the rows/s of Spark's Kafka source + "
+                f"`{function}`"
             )
     for case in summ.get("W12", {}):
         # Issue 42: ferrokafka's transactions at least the Java producer's. A

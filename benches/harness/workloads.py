@@ -40,6 +40,8 @@ from .java import (
     parse_producer_performance,
 )
 from .spark_reads import READERS as SPARK_READERS
+from .typed_reads import PYTHON_CLIENTS as TYPED_PYTHON_CLIENTS
+from .typed_reads import SPARK_READERS as TYPED_SPARK_READERS
 
 PYTHON_CONSUMERS = [
     "ferrokafka",
@@ -158,6 +160,15 @@ TXN_BATCH = 500
 TXN_VALUE_SIZE = 100
 #: Partitions of each W12 output topic.
 TXN_PARTITIONS = 8
+#: W11, typed payloads to a typed Arrow table: ferrokafka's `getmany_arrow(value_format=...)`
+#: and confluent-kafka's `Consumer` with its deserializers, each in its own process; Spark's
+#: Kafka source with `from_json`/`from_avro` and ferrokafka's Spark source with `valueFormat`,
+#: in one Spark process.
+TYPED_CLIENTS = [*TYPED_PYTHON_CLIENTS, *TYPED_SPARK_READERS]
+#: W11's ratios: the consumer's to confluent-kafka's, and ferrokafka's Spark source's to
+#: Spark's own source with its decoding functions.
+TYPED_BASE = "confluent-kafka"
+TYPED_SPARK_BASE = "spark-jvm"
 ALL_CLIENTS = sorted(
     {
         *CONSUMERS,
@@ -170,9 +181,10 @@ ALL_CLIENTS = sorted(
         *SPARK_READERS,
         *SHARE_CLIENTS,
         *TXN_CLIENTS,
+        *TYPED_CLIENTS,
     }
 )
-WORKLOADS = ["W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "W10", "W12"]
+WORKLOADS = ["W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "W10", "W11", "W12"]
 #: W10, Spark streaming: Spark's own Kafka source and ferrokafka's data source.
 STREAM_SOURCES = ["spark-jvm", "ferrokafka-spark-datasource", "spark-stream-ceiling"]
 
@@ -193,6 +205,9 @@ GROUP_PARTITIONS = 8
 #: W10's catch-up: 2,000,000 records of 100 B in 8 partitions, W8's data.
 W10_DATASET = Dataset(8, 2_000_000, 100)
 W9_DATASET = Dataset(4, 1_000_000, 100)
+#: W11: 2,000,000 typed records (about 180 B as Confluent-framed Avro, 310 B as JSON) in 8
+#: partitions, per format.
+W11_DATASET = Dataset(8, 2_000_000, 200)
 #: W12's consume-transform-produce input: 200,000 records of 100 B in 8 partitions, 400
 #: transactions of 500.
 W12_DATASET = Dataset(8, 200_000, 100)
@@ -223,6 +238,8 @@ class Sizes:
     w10_triggers: tuple[str, ...] = ("default", "1 second")
     #: Steady-state runs are a minute each: fewer rounds than the catch-up's.
     w10_steady_rounds: int = 1
+    #: W11: typed records per format (``value_size`` only sizes the written batches).
+    w11: Dataset = W11_DATASET
     #: W12: small transactions per run, and consume-transform-produce's input.
     w12_transactions: int = 2_000
     w12: Dataset = W12_DATASET
@@ -262,6 +279,7 @@ QUICK = Sizes(
     w10_rates=(2_000,),
     w10_seconds=3.0,
     w10_warmup=1.0,
+    w11=Dataset(8, 20_000, 200),
     w12_transactions=30,
     w12=Dataset(8, 2_000, 100),
 )
@@ -895,6 +913,166 @@ def stream_workload(ctx: Context, clients: list[str]) -> list[dict[str, Any]]:
         return runs
     finally:
         ctx.kafka.delete_topic(topic)
+
+
+# -- W11: typed payloads to a typed Arrow table -----------------------------------------------
+
+
+def _check_typed(run: dict[str, Any], want: dict[str, int]) -> str | None:
+    """A W11 run's error, if what it decoded is not the dataset (None: it is)."""
+    got = run.get("checksum") or {}
+    if got == want:
+        run["verified"] = "count, checksum of every decoded field"
+        return None
+    wrong = {k: (got.get(k), v) for k, v in want.items() if got.get(k) != v}
+    return "read wrong data: (got, expected) " + ", ".join(
+        f"{k} {g} != {w}" for k, (g, w) in list(wrong.items())[:4]
+    )
+
+
+def typed_once(
+    ctx: Context, fmt: str, client: str, rnd: int, spec: dict[str, Any], want: dict[str, int]
+) -> dict[str, Any]:
+    """One run of a Python W11 client in its own process, checked."""
+    run = _base("W11", fmt, client, rnd)
+    records: int = spec["expected"]
+    # confluent-kafka's per-record deserializers run at tens of thousands of records a second.
+    timeout = 120.0 + records / 2_000
+    out = runner.run(
+        runner.python_child({**spec, "client": client}),
+        stall_s=ctx.stall_s,
+        timeout_s=timeout,
+        name=client,
+    )
+    error = None
+    if out.ok and out.result is not None:
+        error = _check_typed(out.result, want)
+    return _finish(run, out, error)
+
+
+def typed_workload(ctx: Context, clients: list[str]) -> list[dict[str, Any]]:
+    """W11: the dataset (``typed.rows``) written once as JSON and once as Avro in Confluent's
+    wire format, each in its topic; a Schema Registry (``typed.Registry``) for the run. Per
+    format, one untimed run of ferrokafka's consumer, then the Python clients' rounds; then
+    one Spark process for its readers and both formats (each reader once untimed first, as
+    W8). Every run checks the count and the checksum of the decoded fields."""
+    from . import typed
+
+    ds = ctx.sizes.w11
+    python = [c for c in clients if c in TYPED_PYTHON_CLIENTS]
+    spark = [c for c in clients if c in TYPED_SPARK_READERS]
+    if not clients:
+        return []
+    t = time.perf_counter()
+    values = typed.rows(ds.records)
+    want = typed.checksum(values)
+    topics: dict[str, str] = {}
+    value_bytes: dict[str, int] = {}
+    runs: list[dict[str, Any]] = []
+    try:
+        for fmt in typed.FORMATS:
+            payloads = typed.encode(values, fmt)
+            value_bytes[fmt] = sum(map(len, payloads))
+            topic = ctx.topic("W11", fmt)
+            ctx.kafka.create_topic(topic, partitions=ds.partitions)
+            topics[fmt] = topic
+            sized = replace(ds, value_size=value_bytes[fmt] // ds.records)
+            asyncio.run(write_dataset(ctx.bootstrap, topic, sized, payloads))
+            del payloads
+            ctx.log(
+                f"[W11 {fmt}] wrote {ds.records:,} records of {value_bytes[fmt] / ds.records:.0f}"
+                f" B on average, {ds.partitions} partitions (made and written in "
+                f"{time.perf_counter() - t:.1f}s)"
+            )
+            t = time.perf_counter()
+        del values
+        with typed.Registry(typed.registry_schemas()) as registry:
+            for fmt in typed.FORMATS:
+                spec = {
+                    "role": "typed",
+                    "format": fmt,
+                    "bootstrap": ctx.bootstrap,
+                    "topic": topics[fmt],
+                    "partitions": ds.partitions,
+                    "expected": ds.records,
+                    "registry": registry.url,
+                    "value_bytes": value_bytes[fmt],
+                }
+                if python:
+                    # The broker's fetch path is cold until something reads the topic.
+                    warm = typed_once(ctx, fmt, TYPED_PYTHON_CLIENTS[0], 0, spec, want)
+                    line = progress_line(warm, ctx.rounds)
+                    ctx.log(line.replace("round 0/", "warm-up, not counted, of "))
+                for rnd in range(1, ctx.rounds + 1):
+                    for client in python:
+                        runs.append(ctx.record(typed_once(ctx, fmt, client, rnd, spec, want)))
+            if spark:
+                runs += _typed_spark(ctx, spark, topics, value_bytes, registry.url, want)
+            ctx.log(f"[W11] registry lookups by schema id: {registry.requests}")
+        return runs
+    finally:
+        for topic in topics.values():
+            ctx.kafka.delete_topic(topic)
+
+
+def _typed_spark(
+    ctx: Context,
+    readers: list[str],
+    topics: dict[str, str],
+    value_bytes: dict[str, int],
+    registry: str,
+    want: dict[str, int],
+) -> list[dict[str, Any]]:
+    """W11's Spark readers in one child process (``typed_reads.run_spark``), checked."""
+    ds = ctx.sizes.w11
+    runs: list[dict[str, Any]] = []
+
+    def on_run(event: dict[str, Any]) -> None:
+        got = event["run"]
+        run = _base("W11", got["case"], got["client"], got["round"])
+        run.update(got)
+        error = got.get("error")
+        if error is None:
+            error = _check_typed(run, want)
+        run["ok"] = error is None
+        run["error"] = error
+        if run["ok"]:
+            run["records_per_s"] = run["count"] / run["wall"]
+            run["mb_per_s"] = run["bytes"] / run["wall"] / 1e6
+        _warm_up_or_record(ctx, run, runs)
+
+    spec = {
+        "role": "typed-spark",
+        "bootstrap": ctx.bootstrap,
+        "topics": topics,
+        "registry": registry,
+        "readers": readers,
+        "rounds": ctx.rounds,
+        "value_bytes": value_bytes,
+    }
+    queries = (ctx.rounds + 1) * len(readers) * len(topics)
+    timeout = 300.0 + queries * (60.0 + ds.records / 5_000)
+    child = runner.Child(
+        runner.python_child(spec),
+        stall_s=max(ctx.stall_s, SPARK_STALL_S),
+        timeout_s=timeout,
+        name="spark",
+        on_event=on_run,
+    )
+    out = child.finish()
+    done = {(r["case"], r["client"], r["round"]) for r in runs}
+    for fmt in topics:
+        for rnd in range(1, ctx.rounds + 1):
+            for client in readers:
+                if (fmt, client, rnd) not in done:
+                    run = _base("W11", fmt, client, rnd)
+                    error = f"the Spark process ended before this run: {out.error}"
+                    runs.append(ctx.record(run | {"ok": False, "error": error}))
+    if not out.ok:
+        ctx.log(f"[W11] the Spark process failed: {out.error}")
+    for run in runs:
+        run["spark_process"] = dict(out.result or {})
+    return runs
 
 
 # -- W9: share groups --------------------------------------------------------------------------
