@@ -28,6 +28,7 @@ from harness.workloads import (  # noqa: E402
     SPARK_READERS,
     STREAM_SOURCES,
     TXN_CLIENTS,
+    TYPED_CLIENTS,
     WORKLOADS,
 )
 
@@ -60,6 +61,7 @@ EXPECTED = {
         ],
         STREAM_SOURCES,
     ),
+    "W11": (["JSON", "Avro"], TYPED_CLIENTS),
     "W12": (["small transactions", "consume-transform-produce"], TXN_CLIENTS),
 }
 # confluent-kafka's ShareConsumer (a librdkafka preview) now and then delivers records a second
@@ -79,7 +81,7 @@ def quick_run(bootstrap_servers: str, tmp_path_factory: pytest.TempPathFactory) 
     out = tmp_path_factory.mktemp("bench") / "results"
     argv = [sys.executable, str(ROOT / "benches" / "harness.py"), "--quick"]
     argv += ["--bootstrap", bootstrap_servers, "--out", str(out)]
-    proc = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=630)
+    proc = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=780)
     results = out / "results.json"
     assert proc.returncode in (0, 1) and results.exists(), (
         f"exit {proc.returncode}:\n{proc.stderr[-4000:]}"
@@ -111,7 +113,7 @@ def report(quick_run: Path) -> dict[str, Any]:
     return data
 
 
-@pytest.mark.timeout(660)
+@pytest.mark.timeout(810)
 def test_every_run_of_every_client_passed_its_verification(report: dict[str, Any]) -> None:
     runs = report["runs"]
     failed = [r for r in _failed(runs) if _key(r) not in MAY_FAIL]
@@ -130,12 +132,14 @@ def test_every_run_of_every_client_passed_its_verification(report: dict[str, Any
             assert r["verified"] == "count, value bytes", r
         if r["ok"] and r["workload"] == "W10":
             assert r["verified"] in ("count, value bytes", "count of measured records"), r
+        if r["ok"] and r["workload"] == "W11":
+            assert r["verified"] == "count, checksum of every decoded field", r
         if r["ok"] and r["workload"] == "W12":
             assert r["verified"].startswith("count, "), r
             assert "read_committed" in r["verified"], r
 
 
-@pytest.mark.timeout(660)
+@pytest.mark.timeout(810)
 def test_every_workload_has_a_row_per_client(report: dict[str, Any]) -> None:
     assert report["workloads"] == WORKLOADS
     for workload, (cases, clients) in EXPECTED.items():
@@ -153,7 +157,7 @@ def test_every_workload_has_a_row_per_client(report: dict[str, Any]) -> None:
         assert any(r["workload"] == workload for r in report["runs"])
 
 
-@pytest.mark.timeout(660)
+@pytest.mark.timeout(810)
 def test_outputs_markdown_json_charts_and_machine(quick_run: Path, report: dict[str, Any]) -> None:
     markdown = (quick_run / "results.md").read_text()
     for workload in WORKLOADS:
@@ -165,6 +169,7 @@ def test_outputs_markdown_json_charts_and_machine(quick_run: Path, report: dict[
     assert {"W3-lz4-1KiB.png", "W3-zstd-1KiB.png"} <= charts
     assert {"W5-1000per-s.png", "W5-50000per-s.png", "W6-acks-1-none.png", "W8.png"} <= charts
     assert {"W9-1-member.png", "W9-4-members.png"} <= charts
+    assert {"W11-JSON.png", "W11-Avro.png"} <= charts
     assert {"W12-small-transactions.png", "W12-consume-transform-produce.png"} <= charts
     for chart in charts:
         assert (quick_run / chart).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -226,7 +231,7 @@ def test_each_dataset_is_read_once_untimed_before_the_rounds(
     assert all(r["round"] >= 1 for r in report["runs"])
 
 
-@pytest.mark.timeout(660)
+@pytest.mark.timeout(810)
 def test_spark_workload_has_a_verified_row_per_reader(
     quick_run: Path, report: dict[str, Any]
 ) -> None:
@@ -262,7 +267,7 @@ def test_spark_workload_has_a_verified_row_per_reader(
     assert '- W8 rows/s, ferrokafka `format("ferrokafka")` / Spark\'s Kafka source: ' in targets
 
 
-@pytest.mark.timeout(660)
+@pytest.mark.timeout(810)
 def test_streaming_workload_has_catch_up_and_latency_rows_per_source(
     quick_run: Path, report: dict[str, Any]
 ) -> None:
@@ -297,7 +302,7 @@ def test_streaming_workload_has_catch_up_and_latency_rows_per_source(
     assert "- W10 2000/s, trigger default p99 latency, ferrokafka's data source" in targets
 
 
-@pytest.mark.timeout(660)
+@pytest.mark.timeout(810)
 def test_transactions_workload_checks_every_run_read_committed(
     quick_run: Path, report: dict[str, Any]
 ) -> None:
