@@ -36,8 +36,8 @@ def _plain(row: dict[str, Any]) -> dict[str, Any]:
     """A row as comparable values: the timestamp as microseconds since the epoch."""
     out = dict(row)
     at = out["at"]
-    if isinstance(at, str):
-        at = dt.datetime.fromisoformat(at)
+    if isinstance(at, str):  # Python 3.10's fromisoformat does not read "Z"
+        at = dt.datetime.fromisoformat(at.replace("Z", "+00:00"))
     out["at"] = round(at.timestamp() * 1_000_000)
     return out
 
