@@ -20,19 +20,29 @@
 //! corrupt-record column, or fails): with [`Mode::Permissive`] every row is decoded; with
 //! [`Mode::FailFast`] decoding stops at the first bad row, and the values hold the rows before
 //! it.
+//!
+//! Each payload is parsed straight into the column builders (no `serde_json::Value`, no
+//! allocation per key or string; see *The direct path* below). Payloads that are not objects,
+//! not JSON, or give a struct's key twice are parsed into a `Value` instead, which gives the
+//! same results by the same rules.
 
+use std::collections::HashMap;
+use std::fmt;
 use std::sync::Arc;
 
 use arrow_array::StructArray;
 use arrow_schema::{ArrowError, DataType, Field, Fields};
 use base64::Engine;
-use serde_json::{Map, Value};
+use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+use serde_json::{Map, Number, Value};
 
 use super::columns::{self, leaf, ListColumn, MapColumn};
 use super::temporal::{parse_date, parse_timestamp};
 
-type Column = columns::Column<()>;
-type StructColumn = columns::StructColumn<()>;
+type Column = columns::Column<Keys>;
+type StructColumn = columns::StructColumn<Keys>;
 
 /// What a bad row does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,53 +81,100 @@ pub fn decode<'a>(
     fields: &Fields,
     mode: Mode,
 ) -> Result<Decoded, JsonError> {
-    let mut root = StructColumn::new(fields, 0)?;
-    let mut bad_rows = Vec::new();
-    for (row, payload) in payloads.into_iter().enumerate() {
-        let text = payload.map(trim);
-        let Some(text) = text.filter(|t| !t.is_empty()) else {
-            root.append_null();
-            continue;
-        };
-        let parsed = serde_json::Deserializer::from_slice(text)
-            .into_iter::<Value>()
-            .next();
-        let (ok, reason) = match parsed {
-            Some(Ok(Value::Object(object))) => match root.append_object(&object) {
-                Ok(()) => (true, None),
-                Err(reason) => (false, Some(reason)),
-            },
-            Some(Ok(other)) => {
-                root.append_blank();
-                (
-                    false,
-                    Some(format!("not a JSON object but {}", kind(&other))),
-                )
-            }
-            Some(Err(e)) => {
-                root.append_blank();
-                (false, Some(format!("not JSON: {e}")))
-            }
-            None => {
+    decode_by(payloads, fields, mode, Route::Direct)
+}
+
+/// How rows are read (all the same results; see *The direct path* below).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Route {
+    /// Into a `Value` each, then appended.
+    #[cfg_attr(not(test), allow(dead_code))] // the reference the tests check the others by
+    Value,
+    /// Checked, then read into the builders.
+    #[cfg_attr(not(test), allow(dead_code))] // tested on its own
+    Checked,
+    /// Read into the builders; from a row that fails part way, checked.
+    Direct,
+}
+
+fn decode_by<'a>(
+    payloads: impl IntoIterator<Item = Option<&'a [u8]>>,
+    fields: &Fields,
+    mode: Mode,
+    route: Route,
+) -> Result<Decoded, JsonError> {
+    let payloads: Vec<Option<&[u8]>> = payloads.into_iter().collect();
+    // Rows from here on are checked before they are read.
+    let mut checked_from = match route {
+        Route::Direct => payloads.len(),
+        Route::Value | Route::Checked => 0,
+    };
+    'batch: loop {
+        let mut root = StructColumn::new(fields, 0)?;
+        let mut bad_rows = Vec::new();
+        for (row, payload) in payloads.iter().enumerate() {
+            let text = payload.map(trim);
+            let Some(text) = text.filter(|t| !t.is_empty()) else {
                 root.append_null();
-                (true, None)
-            }
-        };
-        if !ok {
-            let reason = reason.unwrap_or_else(|| "a value does not fit its field".into());
-            bad_rows.push((row, reason));
-            if mode == Mode::FailFast {
-                return Ok(Decoded {
-                    values: root.finish()?.slice(0, row),
-                    bad_rows,
-                });
+                continue;
+            };
+            let outcome = if route == Route::Value || text[0] != b'{' {
+                value_row(&mut root, text)
+            } else if row < checked_from {
+                match direct_row(&mut root, text) {
+                    Some(outcome) => outcome,
+                    None => {
+                        // Values of the row are appended that the builders cannot take back:
+                        // the batch again, this row on checked first. (The rows before it read
+                        // the same again, so at most twice.)
+                        checked_from = row;
+                        continue 'batch;
+                    }
+                }
+            } else if direct_fits(&mut root, text) {
+                direct_row(&mut root, text).ok_or_else(|| {
+                    ArrowError::JsonError("a checked JSON payload read differently".into())
+                })?
+            } else {
+                value_row(&mut root, text)
+            };
+            if let Err(reason) = outcome {
+                bad_rows.push((row, reason));
+                if mode == Mode::FailFast {
+                    return Ok(Decoded {
+                        values: root.finish()?.slice(0, row),
+                        bad_rows,
+                    });
+                }
             }
         }
+        return Ok(Decoded {
+            values: root.finish()?,
+            bad_rows,
+        });
     }
-    Ok(Decoded {
-        values: root.finish()?,
-        bad_rows,
-    })
+}
+
+/// A payload parsed into a `Value`, then appended: for what the direct path does not take.
+fn value_row(root: &mut StructColumn, text: &[u8]) -> Result<(), String> {
+    let parsed = serde_json::Deserializer::from_slice(text)
+        .into_iter::<Value>()
+        .next();
+    match parsed {
+        Some(Ok(Value::Object(object))) => root.append_object(&object),
+        Some(Ok(other)) => {
+            root.append_blank();
+            Err(format!("not a JSON object but {}", kind(&other)))
+        }
+        Some(Err(e)) => {
+            root.append_blank();
+            Err(format!("not JSON: {e}"))
+        }
+        None => {
+            root.append_null();
+            Ok(())
+        }
+    }
 }
 
 fn trim(b: &[u8]) -> &[u8] {
@@ -170,6 +227,55 @@ fn nullable_fields(fields: &Fields) -> Fields {
     fields.iter().map(|f| nullable_field(f)).collect()
 }
 
+/// What a struct column keeps to find an object key's field, and which fields the object being
+/// read has given so far.
+pub(super) struct Keys {
+    /// Field by name, for a struct of many fields (fewer are compared in turn).
+    index: HashMap<Box<str>, usize>,
+    seen: Vec<bool>,
+    /// Two fields of one name: both take the key's value, which only the `Value` path does.
+    twice: bool,
+}
+
+/// Above this many fields a key is looked up in a map rather than compared with each name.
+const SCAN_FIELDS: usize = 16;
+
+impl Keys {
+    fn new(fields: &Fields) -> Self {
+        let mut names = std::collections::HashSet::new();
+        let twice = !fields.iter().all(|f| names.insert(f.name().as_str()));
+        let index = if fields.len() > SCAN_FIELDS {
+            let names = fields.iter().map(|f| f.name().as_str().into());
+            names.zip(0..).collect()
+        } else {
+            HashMap::new()
+        };
+        Keys {
+            index,
+            seen: vec![false; fields.len()],
+            twice,
+        }
+    }
+}
+
+/// The field `key` names; `hint` is tried first (the one after the last key's: objects
+/// usually list their fields in the schema's order).
+fn field_of(
+    fields: &Fields,
+    index: &HashMap<Box<str>, usize>,
+    hint: usize,
+    key: &str,
+) -> Option<usize> {
+    if fields.get(hint).is_some_and(|f| f.name() == key) {
+        return Some(hint);
+    }
+    if index.is_empty() {
+        fields.iter().position(|f| f.name() == key)
+    } else {
+        index.get(key).copied()
+    }
+}
+
 impl StructColumn {
     fn new(fields: &Fields, depth: usize) -> Result<Self, JsonError> {
         let children = fields
@@ -179,7 +285,7 @@ impl StructColumn {
         Ok(StructColumn::with_children(
             nullable_fields(fields),
             children,
-            (),
+            Keys::new(fields),
         ))
     }
 
@@ -188,16 +294,28 @@ impl StructColumn {
         let mut error = None;
         for (field, child) in self.fields.iter().zip(&mut self.children) {
             if !child.append(object.get(field.name())) && error.is_none() {
-                error = Some(format!(
-                    "field {:?}: does not fit {}",
-                    field.name(),
-                    field.data_type()
-                ));
+                error = Some(misfit(field));
             }
         }
         self.nulls.append_non_null();
         error.map_or(Ok(()), Err)
     }
+}
+
+fn misfit(field: &Field) -> String {
+    format!(
+        "field {:?}: does not fit {}",
+        field.name(),
+        field.data_type()
+    )
+}
+
+/// A JSON value that is not an array or object.
+#[derive(Clone, Copy)]
+enum Scalar<'a> {
+    Bool(bool),
+    Num(&'a Number),
+    Str(&'a str),
 }
 
 impl Column {
@@ -238,13 +356,60 @@ impl Column {
 
     /// Append `value` (None: absent); false when it does not fit the type (null appended).
     fn append(&mut self, value: Option<&Value>) -> bool {
-        let Some(value) = value.filter(|v| !v.is_null()) else {
-            self.append_null();
-            return true;
+        let value = match value {
+            None | Some(Value::Null) => {
+                self.append_null();
+                return true;
+            }
+            Some(Value::Bool(v)) => return self.append_scalar(Scalar::Bool(*v)),
+            Some(Value::Number(n)) => return self.append_scalar(Scalar::Num(n)),
+            Some(Value::String(s)) => return self.append_scalar(Scalar::Str(s)),
+            Some(value) => value,
         };
+        match (&mut *self, value) {
+            (Column::Utf8(b), _) => {
+                b.append_value(value.to_string());
+                true
+            }
+            // Appended, with the fields that did not fit null.
+            (Column::Struct(c), Value::Object(object)) => c.append_object(object).is_ok(),
+            (Column::List(c), Value::Array(items)) => {
+                let mut ok = true;
+                for item in items {
+                    ok &= c.child.append(Some(item));
+                }
+                // Spark nulls a list for one misfit item.
+                c.offsets.end(items.len(), ok);
+                ok
+            }
+            (Column::Map(c), Value::Object(object)) => {
+                let mut ok = true;
+                for (k, v) in object {
+                    c.keys.append_value(k);
+                    ok &= c.values.append(Some(v));
+                }
+                // Spark nulls a map for one misfit value.
+                c.offsets.end(object.len(), ok);
+                ok
+            }
+            _ => {
+                self.append_null();
+                false
+            }
+        }
+    }
+
+    /// Append a scalar; false when it does not fit the type (null appended).
+    fn append_scalar(&mut self, value: Scalar) -> bool {
         let fitted = match self {
-            Column::Null(_) => None,
-            Column::Boolean(b) => value.as_bool().map(|v| b.append_value(v)),
+            Column::Null(_) | Column::Struct(_) | Column::List(_) | Column::Map(_) => None,
+            Column::Boolean(b) => match value {
+                Scalar::Bool(v) => {
+                    b.append_value(v);
+                    Some(())
+                }
+                _ => None,
+            },
             // Jackson reads a byte from -128 to 255, the upper half as negative bytes.
             Column::Int8(b) => int::<i16>(value)
                 .filter(|v| (-128..=255).contains(v))
@@ -256,68 +421,32 @@ impl Column {
             Column::Float64(b) => float(value).map(|v| b.append_value(v)),
             Column::Utf8(b) => {
                 match value {
-                    Value::String(s) => b.append_value(s),
-                    other => b.append_value(other.to_string()),
+                    Scalar::Str(s) => b.append_value(s),
+                    Scalar::Bool(v) => b.append_value(if v { "true" } else { "false" }),
+                    Scalar::Num(n) => b.append_value(n.to_string()),
                 }
                 Some(())
             }
-            Column::Binary(b) => value
-                .as_str()
-                .and_then(|s| base64::engine::general_purpose::STANDARD.decode(s).ok())
-                .map(|v| b.append_value(v)),
-            Column::Date32(b) => value
-                .as_str()
-                .and_then(parse_date)
-                .map(|v| b.append_value(v)),
-            Column::Timestamp(b) => match value {
-                Value::String(s) => parse_timestamp(s),
-                Value::Number(n) => n.as_i64().and_then(|s| s.checked_mul(1_000_000)),
+            Column::Binary(b) => match value {
+                Scalar::Str(s) => base64::engine::general_purpose::STANDARD
+                    .decode(s)
+                    .ok()
+                    .map(|v| b.append_value(v)),
                 _ => None,
+            },
+            Column::Date32(b) => match value {
+                Scalar::Str(s) => parse_date(s).map(|v| b.append_value(v)),
+                _ => None,
+            },
+            Column::Timestamp(b) => match value {
+                Scalar::Str(s) => parse_timestamp(s),
+                Scalar::Num(n) => n.as_i64().and_then(|s| s.checked_mul(1_000_000)),
+                Scalar::Bool(_) => None,
             }
             .map(|v| b.append_value(v)),
             Column::Decimal(b, limit, scale) => {
                 decimal(value, *limit, *scale).map(|v| b.append_value(v))
             }
-            Column::Struct(c) => match value.as_object() {
-                Some(object) => {
-                    if c.append_object(object).is_err() {
-                        return false; // appended, with the fields that did not fit null
-                    }
-                    Some(())
-                }
-                None => None,
-            },
-            Column::List(c) => match value.as_array() {
-                Some(items) => {
-                    let mut ok = true;
-                    for item in items {
-                        ok &= c.child.append(Some(item));
-                    }
-                    // Spark nulls a list for one misfit item.
-                    c.offsets.end(items.len(), ok);
-                    if !ok {
-                        return false;
-                    }
-                    Some(())
-                }
-                None => None,
-            },
-            Column::Map(c) => match value.as_object() {
-                Some(object) => {
-                    let mut ok = true;
-                    for (k, v) in object {
-                        c.keys.append_value(k);
-                        ok &= c.values.append(Some(v));
-                    }
-                    // Spark nulls a map for one misfit value.
-                    c.offsets.end(object.len(), ok);
-                    if !ok {
-                        return false;
-                    }
-                    Some(())
-                }
-                None => None,
-            },
         };
         if fitted.is_none() {
             self.append_null();
@@ -327,33 +456,387 @@ impl Column {
     }
 }
 
-/// An integer that fits `T`: JSON integers only (Spark refuses `1.0` for an integer field).
-fn int<T: TryFrom<i64>>(value: &Value) -> Option<T> {
-    value.as_i64().and_then(|v| T::try_from(v).ok())
+// The direct path: a payload read straight into the builders, with no `Value` and no
+// allocation per key or string. It takes what the `Value` path's parse takes (the same parser,
+// every value parsed as the `Value` parses it, skipped ones too), and gives the same values,
+// for payloads that are objects with no key given twice in an object read as a struct (the
+// `Value` keeps the last one). Anything else fails the read, which may be part way through a
+// row: values already appended that the builders cannot take back. So a batch is read
+// directly until a row fails, then again with every row from that one on checked first (a
+// read that appends nothing), the rows that fail the check going the `Value` path.
+
+/// Whether the direct path takes `text` (an object), read without appending.
+fn direct_fits(root: &mut StructColumn, text: &[u8]) -> bool {
+    let mut de = serde_json::Deserializer::from_slice(text);
+    de.deserialize_any(CheckStruct(root)).is_ok()
 }
 
-fn float(value: &Value) -> Option<f64> {
+/// Read `text` (an object) into `root`: Err(reason) for a bad row, None when the read failed,
+/// leaving the builders part way through the row.
+fn direct_row(root: &mut StructColumn, text: &[u8]) -> Option<Result<(), String>> {
+    let mut de = serde_json::Deserializer::from_slice(text);
+    match de.deserialize_any(WriteStruct(root)).ok()? {
+        None => Some(Ok(())),
+        Some(i) => Some(Err(misfit(&root.fields[i]))),
+    }
+}
+
+/// Any JSON value, parsed and dropped.
+struct Skip;
+
+impl<'de> Deserialize<'de> for Skip {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(SkipVisitor)
+    }
+}
+
+struct SkipVisitor;
+
+impl<'de> Visitor<'de> for SkipVisitor {
+    type Value = Skip;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_unit<E>(self) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Skip, A::Error> {
+        while seq.next_element::<Skip>()?.is_some() {}
+        Ok(Skip)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Skip, A::Error> {
+        while map.next_entry::<Skip, Skip>()?.is_some() {}
+        Ok(Skip)
+    }
+}
+
+/// An object key: the field of `fields` it names, if any.
+struct Key<'c> {
+    fields: &'c Fields,
+    index: &'c HashMap<Box<str>, usize>,
+    hint: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for Key<'_> {
+    type Value = Option<usize>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<usize>, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Key<'_> {
+    type Value = Option<usize>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an object key")
+    }
+    fn visit_str<E>(self, key: &str) -> Result<Option<usize>, E> {
+        Ok(field_of(self.fields, self.index, self.hint, key))
+    }
+}
+
+/// Checks a value for `column`: Err for what the direct path does not take.
+struct Check<'c>(&'c mut Column);
+
+impl<'de> DeserializeSeed<'de> for Check<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        match self.0 {
+            Column::Struct(c) => d.deserialize_any(CheckStruct(c)),
+            Column::List(c) => d.deserialize_any(CheckList(&mut c.child)),
+            _ => d.deserialize_any(SkipVisitor).map(drop),
+        }
+    }
+}
+
+/// Scalars, and arrays and objects of the wrong kind, are parsed and dropped.
+macro_rules! skip_others {
+    () => {
+        fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_str<E>(self, _: &str) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_unit<E>(self) -> Result<(), E> {
+            Ok(())
+        }
+    };
+}
+
+struct CheckStruct<'c>(&'c mut StructColumn);
+
+impl<'de> Visitor<'de> for CheckStruct<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    skip_others!();
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<(), A::Error> {
+        SkipVisitor.visit_seq(seq).map(drop)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let StructColumn {
+            fields,
+            children,
+            extra: keys,
+            ..
+        } = self.0;
+        if keys.twice {
+            return Err(de::Error::custom("a struct with two fields of one name"));
+        }
+        keys.seen.fill(false);
+        let mut hint = 0;
+        while let Some(field) = map.next_key_seed(Key {
+            fields,
+            index: &keys.index,
+            hint,
+        })? {
+            match field {
+                Some(i) => {
+                    if std::mem::replace(&mut keys.seen[i], true) {
+                        return Err(de::Error::custom("a key given twice"));
+                    }
+                    map.next_value_seed(Check(&mut children[i]))?;
+                    hint = i + 1;
+                }
+                None => {
+                    map.next_value::<Skip>()?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+struct CheckList<'c>(&'c mut Column);
+
+impl<'de> Visitor<'de> for CheckList<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    skip_others!();
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element_seed(Check(&mut *self.0))?.is_some() {}
+        Ok(())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
+        SkipVisitor.visit_map(map).map(drop)
+    }
+}
+
+/// Appends a checked value to `column`: false when it does not fit (as [`Column::append`]).
+struct Write<'c>(&'c mut Column);
+
+impl<'de> DeserializeSeed<'de> for Write<'_> {
+    type Value = bool;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
+        if let Column::Map(_) = self.0 {
+            // A map keeps its keys sorted and the last of a key given twice, as the `Value`
+            // does: that is what it is read into.
+            let value = Value::deserialize(d)?;
+            return Ok(self.0.append(Some(&value)));
+        }
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Write<'_> {
+    type Value = bool;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_unit<E>(self) -> Result<bool, E> {
+        self.0.append_null();
+        Ok(true)
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<bool, E> {
+        Ok(self.0.append_scalar(Scalar::Bool(v)))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<bool, E> {
+        Ok(self.0.append_scalar(Scalar::Num(&v.into())))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<bool, E> {
+        Ok(self.0.append_scalar(Scalar::Num(&v.into())))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<bool, E> {
+        match Number::from_f64(v) {
+            Some(n) => Ok(self.0.append_scalar(Scalar::Num(&n))),
+            // What the `Value` makes of a number it cannot hold.
+            None => {
+                self.0.append_null();
+                Ok(true)
+            }
+        }
+    }
+    fn visit_str<E>(self, v: &str) -> Result<bool, E> {
+        Ok(self.0.append_scalar(Scalar::Str(v)))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<bool, A::Error> {
+        match self.0 {
+            Column::List(c) => {
+                let (mut ok, mut items) = (true, 0);
+                while let Some(fits) = seq.next_element_seed(Write(&mut c.child))? {
+                    ok &= fits;
+                    items += 1;
+                }
+                // Spark nulls a list for one misfit item.
+                c.offsets.end(items, ok);
+                Ok(ok)
+            }
+            Column::Utf8(b) => {
+                let value = Value::deserialize(SeqAccessDeserializer::new(seq))?;
+                b.append_value(value.to_string());
+                Ok(true)
+            }
+            other => {
+                while seq.next_element::<Skip>()?.is_some() {}
+                other.append_null();
+                Ok(false)
+            }
+        }
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<bool, A::Error> {
+        match self.0 {
+            Column::Struct(c) => Ok(write_object(c, map)?.is_none()),
+            Column::Utf8(b) => {
+                // The compact text of the `Value`: keys sorted, the last of a key given twice.
+                let value = Value::deserialize(MapAccessDeserializer::new(map))?;
+                b.append_value(value.to_string());
+                Ok(true)
+            }
+            other => {
+                SkipVisitor.visit_map(map)?;
+                other.append_null();
+                Ok(false)
+            }
+        }
+    }
+}
+
+/// Reads a checked payload's top-level object: the first field that did not fit, if any.
+struct WriteStruct<'c>(&'c mut StructColumn);
+
+impl<'de> Visitor<'de> for WriteStruct<'_> {
+    type Value = Option<usize>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Option<usize>, A::Error> {
+        write_object(self.0, map)
+    }
+}
+
+/// Append an object's fields; the first field (in the schema's order)
+/// that did not fit, if any.
+fn write_object<'de, A: MapAccess<'de>>(
+    c: &mut StructColumn,
+    mut map: A,
+) -> Result<Option<usize>, A::Error> {
+    let StructColumn {
+        fields,
+        children,
+        nulls,
+        extra: keys,
+        ..
+    } = c;
+    if keys.twice {
+        return Err(de::Error::custom("a struct with two fields of one name"));
+    }
+    keys.seen.fill(false);
+    let mut first_misfit: Option<usize> = None;
+    let mut hint = 0;
+    while let Some(field) = map.next_key_seed(Key {
+        fields,
+        index: &keys.index,
+        hint,
+    })? {
+        match field {
+            Some(i) => {
+                if std::mem::replace(&mut keys.seen[i], true) {
+                    return Err(de::Error::custom("a key given twice"));
+                }
+                if !map.next_value_seed(Write(&mut children[i]))? {
+                    first_misfit = Some(first_misfit.map_or(i, |m| m.min(i)));
+                }
+                hint = i + 1;
+            }
+            None => {
+                map.next_value::<Skip>()?;
+            }
+        }
+    }
+    for (child, seen) in children.iter_mut().zip(&keys.seen) {
+        if !seen {
+            child.append_null();
+        }
+    }
+    nulls.append_non_null();
+    Ok(first_misfit)
+}
+
+/// An integer that fits `T`: JSON integers only (Spark refuses `1.0` for an integer field).
+fn int<T: TryFrom<i64>>(value: Scalar) -> Option<T> {
     match value {
-        Value::Number(n) => n.as_f64(),
-        Value::String(s) => match s.as_str() {
+        Scalar::Num(n) => n.as_i64().and_then(|v| T::try_from(v).ok()),
+        _ => None,
+    }
+}
+
+fn float(value: Scalar) -> Option<f64> {
+    match value {
+        Scalar::Num(n) => n.as_f64(),
+        Scalar::Str(s) => match s {
             "NaN" => Some(f64::NAN),
             "Infinity" | "+Infinity" | "INF" | "+INF" => Some(f64::INFINITY),
             "-Infinity" | "-INF" => Some(f64::NEG_INFINITY),
             _ => None,
         },
-        _ => None,
+        Scalar::Bool(_) => None,
     }
 }
 
 /// A decimal of `scale` from a JSON number (its shortest text) or a numeric string: rounded
 /// half up to the scale, None from `limit` (10^precision) on.
-fn decimal(value: &Value, limit: i128, scale: i8) -> Option<i128> {
-    let text = match value {
-        Value::Number(n) => n.to_string(),
-        Value::String(s) => s.trim().to_owned(),
-        _ => return None,
+fn decimal(value: Scalar, limit: i128, scale: i8) -> Option<i128> {
+    let unscaled = match value {
+        Scalar::Num(n) => parse_decimal(&n.to_string(), scale)?,
+        Scalar::Str(s) => parse_decimal(s.trim(), scale)?,
+        Scalar::Bool(_) => return None,
     };
-    let unscaled = parse_decimal(&text, scale)?;
     (unscaled.abs() < limit).then_some(unscaled)
 }
 
@@ -404,3 +887,7 @@ fn parse_decimal(text: &str, scale: i8) -> Option<i128> {
 #[cfg(test)]
 #[path = "json_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "json_direct_tests.rs"]
+mod direct_tests;
