@@ -147,38 +147,52 @@ impl<'de> Visitor<'de> for CheckStruct<'_> {
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<(), A::Error> {
         SkipVisitor.visit_seq(seq).map(drop)
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
         let StructColumn {
             fields,
             children,
             extra: keys,
             ..
         } = self.0;
-        if keys.twice {
-            return Err(de::Error::custom("a struct with two fields of one name"));
-        }
-        keys.seen.fill(false);
-        let mut hint = 0;
-        while let Some(field) = map.next_key_seed(Key {
-            fields,
-            index: &keys.index,
-            hint,
-        })? {
-            match field {
-                Some(i) => {
-                    if std::mem::replace(&mut keys.seen[i], true) {
-                        return Err(de::Error::custom("a key given twice"));
-                    }
-                    map.next_value_seed(Check(&mut children[i]))?;
-                    hint = i + 1;
+        each_field(fields, keys, map, |map, i| {
+            map.next_value_seed(Check(&mut children[i]))
+        })
+    }
+}
+
+/// Read an object's keys, `value(map, i)` reading the value of field `i` and the values of keys
+/// the schema does not name parsed and dropped. A key given twice, or a struct that names two
+/// fields alike, fails the read (the `Value` path keeps the last value).
+fn each_field<'de, A: MapAccess<'de>>(
+    fields: &Fields,
+    keys: &mut Keys,
+    mut map: A,
+    mut value: impl FnMut(&mut A, usize) -> Result<(), A::Error>,
+) -> Result<(), A::Error> {
+    if keys.twice {
+        return Err(de::Error::custom("a struct with two fields of one name"));
+    }
+    keys.seen.fill(false);
+    let mut hint = 0;
+    while let Some(field) = map.next_key_seed(Key {
+        fields,
+        index: &keys.index,
+        hint,
+    })? {
+        match field {
+            Some(i) => {
+                if std::mem::replace(&mut keys.seen[i], true) {
+                    return Err(de::Error::custom("a key given twice"));
                 }
-                None => {
-                    map.next_value::<Skip>()?;
-                }
+                value(&mut map, i)?;
+                hint = i + 1;
+            }
+            None => {
+                map.next_value::<Skip>()?;
             }
         }
-        Ok(())
     }
+    Ok(())
 }
 
 struct CheckList<'c>(&'c mut Column);
@@ -308,7 +322,7 @@ impl<'de> Visitor<'de> for WriteStruct<'_> {
 /// that did not fit, if any.
 fn write_object<'de, A: MapAccess<'de>>(
     c: &mut StructColumn,
-    mut map: A,
+    map: A,
 ) -> Result<Option<usize>, A::Error> {
     let StructColumn {
         fields,
@@ -317,32 +331,13 @@ fn write_object<'de, A: MapAccess<'de>>(
         extra: keys,
         ..
     } = c;
-    if keys.twice {
-        return Err(de::Error::custom("a struct with two fields of one name"));
-    }
-    keys.seen.fill(false);
     let mut first_misfit: Option<usize> = None;
-    let mut hint = 0;
-    while let Some(field) = map.next_key_seed(Key {
-        fields,
-        index: &keys.index,
-        hint,
-    })? {
-        match field {
-            Some(i) => {
-                if std::mem::replace(&mut keys.seen[i], true) {
-                    return Err(de::Error::custom("a key given twice"));
-                }
-                if !map.next_value_seed(Write(&mut children[i]))? {
-                    first_misfit = Some(first_misfit.map_or(i, |m| m.min(i)));
-                }
-                hint = i + 1;
-            }
-            None => {
-                map.next_value::<Skip>()?;
-            }
+    each_field(fields, keys, map, |map, i| {
+        if !map.next_value_seed(Write(&mut children[i]))? {
+            first_misfit = Some(first_misfit.map_or(i, |m| m.min(i)));
         }
-    }
+        Ok(())
+    })?;
     for (child, seen) in children.iter_mut().zip(&keys.seen) {
         if !seen {
             child.append_null();
