@@ -24,6 +24,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from typing import Any
 
 from .datasets import KEY_SIZE, Dataset
@@ -157,6 +158,19 @@ def tree_cpu_s() -> float:
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
+def timed_query(make: Callable[[], Any], query: list[str]) -> tuple[Any, dict[str, float]]:
+    """The one row of ``query`` collected over the DataFrame ``make()`` builds, and the run's
+    figures: wall seconds from building on, the building's (planning) seconds, and the
+    process tree's CPU seconds."""
+    cpu0 = tree_cpu_s()
+    t0 = time.perf_counter()
+    df = make()
+    t1 = time.perf_counter()
+    row = df.selectExpr(*query).collect()[0]
+    t2 = time.perf_counter()
+    return row, {"wall": t2 - t0, "plan_s": t1 - t0, "cpu": tree_cpu_s() - cpu0}
+
+
 def jvm_peak_rss_mb() -> float | None:
     """Peak RSS of Spark's JVM (a child of this process)."""
     stats = _proc_stats()
@@ -250,24 +264,14 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
         for rnd, reader in schedule:
             result: dict[str, Any] = {"client": reader, "round": rnd}
             try:
-                cpu0 = tree_cpu_s()
-                t0 = time.perf_counter()
-                df = frame(spark, reader, options, ds, topic)
-                t1 = time.perf_counter()
-                row = df.selectExpr(*QUERY).collect()[0]
-                t2 = time.perf_counter()
-                cpu = tree_cpu_s() - cpu0
+                row, timing = timed_query(
+                    partial(frame, spark, reader, options, ds, topic), list(QUERY)
+                )
             except Exception as exc:  # this run fails; the others still run
                 traceback.print_exc(file=sys.stderr)
                 result["error"] = _error(exc)
             else:
-                result.update(
-                    count=int(row[0]),
-                    bytes=int(row[1] or 0),
-                    wall=t2 - t0,
-                    plan_s=t1 - t0,
-                    cpu=cpu,
-                )
+                result.update(count=int(row[0]), bytes=int(row[1] or 0), **timing)
             progress.runs += 1
             emit(run=result)
     return figures

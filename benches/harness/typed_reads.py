@@ -25,6 +25,7 @@ import io
 import sys
 import time
 import traceback
+from functools import partial
 from typing import Any
 
 from . import typed
@@ -224,7 +225,7 @@ def run_spark(spec: dict[str, Any]) -> dict[str, Any]:
     """Every reader over both topics in one SparkSession: per format, each reader once untimed
     (round 0), then ``rounds`` alternating rounds; each run reported as ``{"run": {...}}``
     with its checksum, wall and the process tree's CPU time (as W8's)."""
-    from .spark_reads import _error, session, tree_cpu_s
+    from .spark_reads import _error, session, timed_query
     from .spark_reads import emit as emit_locked
 
     readers: list[str] = spec["readers"]
@@ -241,13 +242,9 @@ def run_spark(spec: dict[str, Any]) -> dict[str, Any]:
             for rnd, reader in schedule:
                 result: dict[str, Any] = {"client": reader, "round": rnd, "case": fmt}
                 try:
-                    cpu0 = tree_cpu_s()
-                    t0 = time.perf_counter()
-                    df = frame(spark, reader, fmt, options, spec["registry"])
-                    t1 = time.perf_counter()
-                    row = df.selectExpr(*query).collect()[0]
-                    t2 = time.perf_counter()
-                    cpu = tree_cpu_s() - cpu0
+                    row, timing = timed_query(
+                        partial(frame, spark, reader, fmt, options, spec["registry"]), query
+                    )
                 except Exception as exc:  # this run fails; the others still run
                     traceback.print_exc(file=sys.stderr)
                     result["error"] = _error(exc)
@@ -256,10 +253,8 @@ def run_spark(spec: dict[str, Any]) -> dict[str, Any]:
                     result.update(
                         count=got["rows"],
                         checksum=got,
-                        wall=t2 - t0,
-                        plan_s=t1 - t0,
-                        cpu=cpu,
                         bytes=spec["value_bytes"][fmt],
+                        **timing,
                     )
                 progress.runs += 1
                 emit_locked(run=result)
