@@ -136,6 +136,11 @@ TYPED_NOTES = {
     "schema) and `schemaRegistryAddress`: decoded in Rust in the Python workers",
     "ferrokafka-spark-datasource": '`spark.read.format("ferrokafka")` with the same options '
     "(`ferrokafka.spark.register(spark)` once, untimed)",
+    "spark-ceiling": "no Kafka, no decoding: the same rows, already decoded, in the schema "
+    "ferrokafka's readers hand Spark (Kafka's columns, `value` the struct, the corrupt-record "
+    "column), written to an Arrow file per partition before the runs; `mapInArrow` over a plan "
+    "of one row per file, each task memory-mapping its file (in the page cache) and yielding "
+    "its batches of 10,000 rows: the most any Python reader can give Spark for this query here",
 }
 GROUP_NOTES = {
     "java": "tools/java/BenchGroup.java: members are threads of one fresh JVM, so its first "
@@ -236,6 +241,7 @@ def label(client: str, versions: dict[str, Any], role: str = "consumer") -> str:
         names.update(
             {
                 "ferrokafka-arrow": "ferrokafka `getmany_arrow(value_format=...)`",
+                "spark-ceiling": "Spark's ceiling: `mapInArrow`, decoded rows from memory",
                 "confluent-kafka": f"confluent-kafka {v.get('confluent-kafka')} `Consumer` + "
                 "its deserializer",
                 "spark-jvm": f"Spark's Kafka source {v.get('spark-sql-kafka-0-10')} + "
@@ -1026,6 +1032,13 @@ def targets(summ: dict[str, Any]) -> list[str]:
                     3,
                     True,
                 )
+        ceiling = med("W11", case, "spark-ceiling", "records_per_s")
+        if ceiling is not None and spark_rate:
+            lines.append(
+                f"- W11 {case} (not a target): Spark's ceiling, decoded rows handed over from "
+                f"memory, reaches {ceiling / spark_rate:.2f}x the rows/s of Spark's Kafka "
+                f"source + `{function}`: the most a Python reader can reach here"
+            )
         # Not a target: a Python process beside a Spark session, which a reader may choose
         # between.
         ours = med("W11", case, "ferrokafka-arrow", "records_per_s")

@@ -11,6 +11,7 @@ import asyncio
 import os
 import statistics
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -955,8 +956,10 @@ def typed_workload(ctx: Context, clients: list[str]) -> list[dict[str, Any]]:
     wire format, each in its topic; a Schema Registry (``typed.Registry``) for the run. Per
     format, one untimed run of ferrokafka's consumer, then the Python clients' rounds; then
     one Spark process for its readers and both formats (each reader once untimed first, as
-    W8). Every run checks the count and the checksum of the decoded fields."""
+    W8). Every run checks the count and the checksum of the decoded fields. Spark's ceiling
+    reads the same rows, decoded, from Arrow files written here first (``write_ceiling``)."""
     from . import typed
+    from .typed_reads import write_ceiling
 
     ds = ctx.sizes.w11
     python = [c for c in clients if c in TYPED_PYTHON_CLIENTS]
@@ -969,7 +972,12 @@ def typed_workload(ctx: Context, clients: list[str]) -> list[dict[str, Any]]:
     topics: dict[str, str] = {}
     value_bytes: dict[str, int] = {}
     runs: list[dict[str, Any]] = []
+    scratch = tempfile.TemporaryDirectory(prefix="ferrokafka-bench-W11-")
+    ceiling: list[str] = []
     try:
+        if "spark-ceiling" in spark:
+            topic = ctx.topic("W11", "ceiling")
+            ceiling = write_ceiling(values, scratch.name, ds.partitions, topic)
         for fmt in typed.FORMATS:
             payloads = typed.encode(values, fmt)
             value_bytes[fmt] = sum(map(len, payloads))
@@ -1007,10 +1015,11 @@ def typed_workload(ctx: Context, clients: list[str]) -> list[dict[str, Any]]:
                     for client in python:
                         runs.append(ctx.record(typed_once(ctx, fmt, client, rnd, spec, want)))
             if spark:
-                runs += _typed_spark(ctx, spark, topics, value_bytes, registry.url, want)
+                runs += _typed_spark(ctx, spark, topics, value_bytes, registry.url, want, ceiling)
             ctx.log(f"[W11] registry lookups by schema id: {registry.requests}")
         return runs
     finally:
+        scratch.cleanup()
         for topic in topics.values():
             ctx.kafka.delete_topic(topic)
 
@@ -1022,8 +1031,10 @@ def _typed_spark(
     value_bytes: dict[str, int],
     registry: str,
     want: dict[str, int],
+    ceiling: list[str],
 ) -> list[dict[str, Any]]:
-    """W11's Spark readers in one child process (``typed_reads.run_spark``), checked."""
+    """W11's Spark readers in one child process (``typed_reads.run_spark``), checked;
+    ``ceiling``: the files ``spark-ceiling`` reads."""
     ds = ctx.sizes.w11
     runs: list[dict[str, Any]] = []
 
@@ -1049,6 +1060,7 @@ def _typed_spark(
         "readers": readers,
         "rounds": ctx.rounds,
         "value_bytes": value_bytes,
+        "ceiling": ceiling,
     }
     queries = (ctx.rounds + 1) * len(readers) * len(topics)
     timeout = 300.0 + queries * (60.0 + ds.records / 5_000)
