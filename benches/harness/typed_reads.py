@@ -206,18 +206,12 @@ def ceiling_schema() -> Any:
     with ``value`` the decoded struct, then the corrupt-record column, binary; JSON's is a
     string, null in every row of this dataset either way), as a pyarrow schema."""
     import pyarrow as pa
+    from ferrokafka.spark import arrow_schema
 
-    return pa.schema(
-        [
-            ("key", pa.binary()),
-            ("value", typed.arrow_type()),
-            ("topic", pa.string()),
-            ("partition", pa.int32()),
-            ("offset", pa.int64()),
-            ("timestamp", pa.timestamp("us", tz="UTC")),
-            ("timestampType", pa.int32()),
-            ("_corrupt_record", pa.binary()),
-        ]
+    kafka = arrow_schema(False)
+    value = kafka.get_field_index("value")
+    return kafka.set(value, pa.field("value", typed.arrow_type())).append(
+        pa.field("_corrupt_record", pa.binary())
     )
 
 
