@@ -1032,22 +1032,22 @@ def targets(summ: dict[str, Any]) -> list[str]:
                     3,
                     True,
                 )
-        ceiling = med("W11", case, "spark-ceiling", "records_per_s")
-        if ceiling is not None and spark_rate:
-            lines.append(
-                f"- W11 {case} (not a target): Spark's ceiling, decoded rows handed over from "
-                f"memory, reaches {ceiling / spark_rate:.2f}x the rows/s of Spark's Kafka "
-                f"source + `{function}`: the most a Python reader can reach here"
-            )
-        # Not a target: a Python process beside a Spark session, which a reader may choose
-        # between.
-        ours = med("W11", case, "ferrokafka-arrow", "records_per_s")
-        if ours is not None and spark_rate:
-            lines.append(
-                f"- W11 {case} (not a target): ferrokafka `getmany_arrow(value_format=...)` "
-                f"reaches {ours / spark_rate:.2f}x the rows/s of Spark's Kafka source + "
-                f"`{function}`"
-            )
+        # Not targets: Spark's ceiling (the most a Python reader can give Spark), and a Python
+        # process beside a Spark session, which a reader may choose between.
+        for client, what, after in (
+            (
+                "spark-ceiling",
+                "Spark's ceiling, decoded rows handed over from memory,",
+                ": the most a Python reader can reach here",
+            ),
+            ("ferrokafka-arrow", "ferrokafka `getmany_arrow(value_format=...)`", ""),
+        ):
+            rate = med("W11", case, client, "records_per_s")
+            if rate is not None and spark_rate:
+                lines.append(
+                    f"- W11 {case} (not a target): {what} reaches {rate / spark_rate:.2f}x the "
+                    f"rows/s of Spark's Kafka source + `{function}`{after}"
+                )
     for case in summ.get("W12", {}):
         # Issue 42: ferrokafka's transactions at least the Java producer's. A
         # consume-transform-produce transaction is whatever a poll returned, so its records/s
