@@ -120,25 +120,54 @@ def test_take_one_goes_response_by_response_and_respects_the_wanted_set() -> Non
     subs.state(other).seek(0)
     for tp in (TP, other):
         buffer.add(Buffered(tp, subs.state(tp), 0, raw(0, 4), 4, -1, None))
-    order = [(g[0], g[2], g[3]) for g in (getone(buffer) for _ in range(8))]
-    # A response is handed out record by record (as aiokafka's getone does), but for its
-    # last record, which a drain takes when the partition's turn comes again: partitions
-    # take turns response by response, and each partition's records stay in order.
+    buffer.add(Buffered(TP, subs.state(TP), 4, raw(4, 4), 8, -1, None))
+    pending = {tp: list(buffer._buffers[tp]) for tp in (TP, other)}
+    order = []
+    for _ in range(12):
+        g = getone(buffer)
+        order.append((g[0], g[2], g[3]))
+        if g[2:] == (0, 3):
+            # The whole response was handed out before another was decoded.
+            assert pending[other][0].items is None and pending[TP][1].items is None
+    # A response is handed out record by record (as aiokafka's getone does), its last record
+    # by a drain; then partitions take turns response by response, and each partition's
+    # records stay in order.
     assert order == [
         ("drain", 0, 0),
         ("fast", 0, 1),
         ("fast", 0, 2),
+        ("drain", 0, 3),
         ("drain", 1, 0),
         ("fast", 1, 1),
         ("fast", 1, 2),
-        ("drain", 0, 3),
         ("drain", 1, 3),
+        ("drain", 0, 4),
+        ("fast", 0, 5),
+        ("fast", 0, 6),
+        ("drain", 0, 7),
     ]
-    assert subs.state(TP).position == 4 and subs.state(other).position == 4
+    assert subs.state(TP).position == 8 and subs.state(other).position == 4
+    assert buffer.queued(TP) == 0 and buffer.queued(other) == 0
     for tp in (TP, other):
-        buffer.add(Buffered(tp, subs.state(tp), 4, raw(4, 4), 8, -1, None))
+        start = subs.state(tp).position
+        buffer.add(Buffered(tp, subs.state(tp), start, raw(start, 4), start + 4, -1, None))
     assert [getone(buffer, {other})[2:] for _ in range(3)] == [(1, 4), (1, 5), (1, 6)]
-    assert subs.state(TP).position == 4  # not wanted: untouched
+    assert subs.state(TP).position == 8  # not wanted: untouched
+
+
+def test_take_one_interleaved_with_getmany_goes_on_from_the_position() -> None:
+    subs, buffer, _ = setup()
+    other = TopicPartition("t", 1)
+    subs.assign_from_user([TP, other])
+    subs.state(TP).seek(0)
+    subs.state(other).seek(0)
+    for tp in (TP, other):
+        buffer.add(Buffered(tp, subs.state(tp), 0, raw(0, 4), 4, -1, None))
+    assert getone(buffer)[2:] == (0, 0) and getone(buffer)[2:] == (0, 1)
+    # A drain for many records ends the run and goes on where it stopped, then takes turns.
+    got = buffer.drain(None, None, RECORDS)
+    assert [r.offset for r in got[TP]] == [2, 3] and [r.offset for r in got[other]] == [0, 1, 2, 3]
+    assert subs.state(TP).position == 4 and subs.state(other).position == 4
 
 
 def test_take_one_never_hands_out_held_or_reassigned_data() -> None:

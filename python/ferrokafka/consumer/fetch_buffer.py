@@ -226,8 +226,13 @@ class FetchBuffer:
                     break
             if not queue:
                 self._buffers.pop(tp, None)
-            elif taken is not None and advance:
-                # Partly taken: let other partitions go first next time (fairness).
+            elif taken is not None and advance and self._one_tp != tp:
+                # Partly taken: let other partitions go first next time (fairness). Not while
+                # ``run`` serves the rest of the response: the next poll takes its last record
+                # before any other partition's, so that one response is decoded at a time. (A
+                # response left with one record while others are decoded keeps its records
+                # alive until then: the allocator then takes fresh memory for every response
+                # and gives it back when each is finished, a page fault per 4 KiB.)
                 self._buffers[tp] = self._buffers.pop(tp)
             if taken is not None:
                 out[tp] = taken
