@@ -9,6 +9,8 @@
 //! whole poll path. Per record, this is what `async for` costs beyond the loop's body, so it is
 //! done here rather than by two Python generators (an async one over a plain one).
 
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
 use pyo3::exceptions::{PyRuntimeError, PyStopIteration};
 use pyo3::ffi;
 use pyo3::gc::PyVisit;
@@ -23,21 +25,31 @@ use crate::records::position::{bytes_of_records, RunCursor};
 /// A counter the consumer's subscription state moves on every change that could alter which
 /// records may be handed out (assignment, pause, resume, seek, reset, revocation): a run made
 /// before a change hands out nothing after it. Read from here without a Python attribute
-/// lookup, which would cost more than the rest of a record's step.
-#[pyclass(module = "ferrokafka._native")]
+/// lookup, which would cost more than the rest of a record's step. Frozen, with an atomic
+/// value: reading it per record is a plain load, where a PyO3 borrow would be two locked
+/// instructions.
+#[pyclass(module = "ferrokafka._native", frozen)]
 pub struct Generation {
-    value: u64,
+    value: AtomicU64,
+}
+
+impl Generation {
+    fn value(&self) -> u64 {
+        self.value.load(Ordering::Relaxed)
+    }
 }
 
 #[pymethods]
 impl Generation {
     #[new]
     fn new() -> Self {
-        Generation { value: 0 }
+        Generation {
+            value: AtomicU64::new(0),
+        }
     }
 
-    fn bump(&mut self) {
-        self.value += 1;
+    fn bump(&self) {
+        self.value.fetch_add(1, Ordering::Relaxed);
     }
 }
 
@@ -46,19 +58,25 @@ impl Generation {
 /// while it has a failure to raise or something to do when the application polls again, as
 /// after a poll timeout). Per record, reading the monotonic clock here costs less than the
 /// two Python calls it stands for. `last` is on `time.monotonic()`'s scale: the clock is
-/// anchored to the value given when it was made.
-#[pyclass(module = "ferrokafka._native")]
+/// anchored to the value given when it was made. Frozen, with atomic fields, for the reason
+/// `Generation` is.
+#[pyclass(module = "ferrokafka._native", frozen)]
 pub struct PollClock {
     origin: f64,
     start: std::time::Instant,
-    last: f64,
-    #[pyo3(get, set)]
-    attention: bool,
+    /// `last`'s bits (`f64::to_bits`).
+    last: AtomicU64,
+    attention: AtomicBool,
 }
 
 impl PollClock {
-    fn touch(&mut self) {
-        self.last = self.origin + self.start.elapsed().as_secs_f64();
+    fn touch(&self) {
+        let now = self.origin + self.start.elapsed().as_secs_f64();
+        self.last.store(now.to_bits(), Ordering::Relaxed);
+    }
+
+    fn wants_attention(&self) -> bool {
+        self.attention.load(Ordering::Relaxed)
     }
 }
 
@@ -70,15 +88,25 @@ impl PollClock {
         PollClock {
             origin: now,
             start: std::time::Instant::now(),
-            last: now,
-            attention: false,
+            last: AtomicU64::new(now.to_bits()),
+            attention: AtomicBool::new(false),
         }
     }
 
     /// When the application last polled through the per-record path (`time.monotonic()`).
     #[getter]
     fn last(&self) -> f64 {
-        self.last
+        f64::from_bits(self.last.load(Ordering::Relaxed))
+    }
+
+    #[getter]
+    fn attention(&self) -> bool {
+        self.wants_attention()
+    }
+
+    #[setter]
+    fn set_attention(&self, value: bool) {
+        self.attention.store(value, Ordering::Relaxed);
     }
 }
 
@@ -146,7 +174,7 @@ impl RecordRun {
         let state = self.state.bind(py);
         let index = match self.cursor.next() {
             Some(i)
-                if self.generation.borrow(py).value == self.since
+                if self.generation.get().value() == self.since
                     && state.getattr(intern!(py, "position"))?.is(position) =>
             {
                 i
@@ -158,7 +186,7 @@ impl RecordRun {
         };
         let record = self.items.bind(py).get_item(index)?;
         let offset = match record.cast::<ConsumerRecord>() {
-            Ok(r) => r.borrow().offset(),
+            Ok(r) => ConsumerRecord::offset_of(r),
             Err(_) => record.getattr(intern!(py, "offset"))?.extract()?,
         };
         // As the full poll moves it (a Python int: no overflow to report; an i64 makes it
@@ -211,7 +239,7 @@ impl RecordRun {
         let taken: usize = buf.getattr(intern!(py, "taken"))?.extract()?;
         let state = buf.getattr(intern!(py, "state"))?;
         let position = state.getattr(intern!(py, "position"))?;
-        let since = generation.borrow(py).value;
+        let since = generation.get().value();
         let cursor = RunCursor::new(items.len(), taken);
         Ok(RecordRun {
             buf: buf.unbind(),
@@ -357,6 +385,9 @@ enum StepState {
 #[pyclass(module = "ferrokafka._native", freelist = 64)]
 pub struct Step {
     buffer: Option<Py<PyAny>>,
+    /// The buffer's run as last seen. The buffer ends a run before it replaces it, so while
+    /// this one has not ended it is the buffer's: the buffer is asked again only then.
+    run: Option<Py<RecordRun>>,
     slow: Option<Py<PyAny>>,
     member: Option<Member>,
     state: StepState,
@@ -372,37 +403,62 @@ impl Step {
     fn fresh(buffer: Option<Py<PyAny>>, slow: Py<PyAny>, member: Option<Member>) -> Self {
         Step {
             buffer,
+            run: None,
             slow: Some(slow),
             member,
             state: StepState::Fresh,
         }
     }
 
-    /// The next record of the buffer's run, if it has one now.
-    fn take_ready(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+    /// The buffer's run, if it has one that has not ended: borrowed (one borrow per record).
+    fn live_run<'py>(&mut self, py: Python<'py>) -> PyResult<Option<PyRefMut<'py, RecordRun>>> {
+        if let Some(run) = &self.run {
+            let run = run.bind(py).borrow_mut();
+            if !run.ended() {
+                return Ok(Some(run));
+            }
+        }
+        self.run = None;
         let Some(buffer) = &self.buffer else {
             return Ok(None);
         };
-        let run = buffer.bind(py).getattr(intern!(py, "run"))?;
-        let Ok(run) = run.cast_into::<RecordRun>() else {
+        let Ok(run) = buffer
+            .bind(py)
+            .getattr(intern!(py, "run"))?
+            .cast_into::<RecordRun>()
+        else {
             return Ok(None);
         };
-        if run.borrow().ended() {
+        self.run = Some(run.clone().unbind());
+        let run = run.borrow_mut();
+        Ok((!run.ended()).then_some(run))
+    }
+
+    /// The next record of the buffer's run, if it has one now.
+    fn take_ready(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        let Some(mut run) = self.live_run(py)? else {
             return Ok(None);
-        }
+        };
         // The member's own calls only when it asked for them; otherwise the clock alone.
-        let attention = match &self.member {
-            Some(m) => m.clock.borrow(py).attention,
-            None => false,
-        };
+        let attention = self
+            .member
+            .as_ref()
+            .is_some_and(|m| m.clock.get().wants_attention());
         if let (true, Some(m)) = (attention, &self.member) {
+            // Not while the run is borrowed: the member's code may end it.
+            drop(run);
             m.member
                 .bind(py)
                 .call_method0(intern!(py, "raise_if_failed"))?;
+            match self.live_run(py)? {
+                Some(again) => run = again,
+                None => return Ok(None),
+            }
         }
-        let record = run.borrow_mut().next_record(py)?;
+        let record = run.next_record(py)?;
+        drop(run);
         if let (true, Some(m)) = (record.is_some(), &self.member) {
-            m.clock.borrow_mut(py).touch();
+            m.clock.get().touch();
             if attention {
                 m.member.bind(py).call_method0(intern!(py, "polled"))?;
             }
@@ -544,6 +600,7 @@ impl Step {
 
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
         visit.call(&self.buffer)?;
+        visit.call(&self.run)?;
         visit.call(&self.slow)?;
         if let Some(member) = &self.member {
             member.traverse(&visit)?;
@@ -556,6 +613,7 @@ impl Step {
 
     fn __clear__(&mut self) {
         self.buffer = None;
+        self.run = None;
         self.slow = None;
         self.member = None;
         self.state = StepState::Done;

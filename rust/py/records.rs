@@ -150,11 +150,26 @@ fn checked_delivery_count(value: Option<u16>) -> PyResult<i64> {
 }
 
 impl ConsumerRecord {
-    /// The record's offset (as the `offset` attribute reads it).
-    pub(crate) fn offset(&self) -> i64 {
-        self.offset
+    /// `record.offset`, read as its member descriptor reads it: a load at the field's place in
+    /// the object, without the borrow flag's two locked instructions (the consumer's
+    /// per-record path reads it for every record it hands out).
+    pub(crate) fn offset_of(record: &Bound<'_, ConsumerRecord>) -> i64 {
+        match OFFSET_AT.get() {
+            // SAFETY: `record` is a live `ConsumerRecord` (its type is checked by the cast that
+            // made the `Bound`), `at` is where its `offset` field sits in every such object
+            // (measured on a live one by `install_members`), and the GIL is held: the field's
+            // only writers are its member descriptor and Rust code holding a mutable borrow,
+            // neither of which runs now.
+            Some(&at) => unsafe {
+                std::ptr::read((record.as_ptr() as *const u8).add(at).cast::<i64>())
+            },
+            None => record.borrow().offset,
+        }
     }
 }
+
+/// Where the `offset` field sits in a `ConsumerRecord` object, in bytes from its start.
+static OFFSET_AT: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
 
 /// Give `ConsumerRecord` one read-write member descriptor per field. The byte offsets are taken
 /// from a live instance, so they are whatever PyO3's object layout makes them; each field is an
@@ -200,6 +215,7 @@ pub(crate) fn install_members(py: Python<'_>) -> PyResult<()> {
         (c"serialized_value_size", long(&r.serialized_value_size)),
         (c"headers", obj(&r.headers)),
     ];
+    let offset_at = long(&r.offset).0;
     drop(r);
     let ty = py.get_type::<ConsumerRecord>();
     for (name, (offset, type_code)) in members {
@@ -221,6 +237,7 @@ pub(crate) fn install_members(py: Python<'_>) -> PyResult<()> {
         };
         ty.setattr(name.to_str().expect("ASCII field name"), descr)?;
     }
+    let _ = OFFSET_AT.set(offset_at);
     enable_direct_alloc(py, value_offset)
 }
 

@@ -265,6 +265,57 @@ async def test_a_group_member_is_told_of_each_record_and_its_failure_comes_first
     assert events == ["check", "polled", "check", "check", "polled"]
 
 
+async def test_a_member_whose_check_ends_the_run_sends_the_step_down_the_slow_path() -> None:
+    subs, buffer, _ = setup(8)
+    owner = type("Owner", (), {"_buffer": buffer})()
+    slow_calls: list[str] = []
+
+    class Member:
+        def __init__(self) -> None:
+            self.poll_clock = _native.PollClock(time.monotonic())
+
+        def raise_if_failed(self) -> None:
+            # What a rebalance does meanwhile: the partition is being revoked.
+            subs.hold(TP)
+
+        def polled(self) -> None:
+            pass
+
+    async def slow() -> Any:
+        slow_calls.append("slow")
+        raise StopAsyncIteration
+
+    member = Member()
+    stream = _native.RecordStream(owner, slow, member)
+    assert (await anext(stream)).offset == 1
+    member.poll_clock.attention = True
+    with pytest.raises(StopAsyncIteration):
+        await anext(stream)  # the run ended while the member was asked: nothing from it
+    assert slow_calls == ["slow"] and subs.state(TP).position == 2
+
+
+async def test_a_stream_follows_the_buffer_to_its_next_run() -> None:
+    subs, buffer, _ = setup(4)
+    owner = type("Owner", (), {"_buffer": buffer})()
+
+    async def slow() -> Any:
+        for records in buffer.drain(None, 1, RECORDS).values():
+            return records[0]
+        raise StopAsyncIteration
+
+    raw = encode_batch([(1000 + i, None, b"w", []) for i in range(4, 8)], base_offset=4)
+    buffer.add(Buffered(TP, subs.state(TP), 4, raw, 8, -1, None))
+    stream = _native.RecordStream(owner, slow, None)
+    got = []
+    async for record in stream:
+        got.append((record.offset, record.value))
+    # The first response's run, its last record by the drain, which starts the second's run.
+    assert got == [(1, b"v" * 10), (2, b"v" * 10), (3, b"v" * 10)] + [
+        (i, b"w") for i in range(4, 8)
+    ]
+    assert subs.state(TP).position == 8
+
+
 def test_steps_work_under_uvloop() -> None:
     async def main() -> list[int]:
         _, buffer, _ = setup(4)
