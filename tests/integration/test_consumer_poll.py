@@ -121,3 +121,84 @@ async def test_a_poll_loop_under_a_group_reads_everything_once(
         for p in range(3):
             assert await later.committed(TopicPartition(topic, p)) == 400
         assert await later.poll(timeout_ms=500) == {}
+
+
+async def two_responses_buffered(
+    bootstrap_servers: str, topic: str
+) -> tuple[AIOKafkaConsumer[Any, Any], TopicPartition]:
+    """A started consumer of ``topic``'s partition 0 (six batches of 10 records, a response
+    each) once it holds two responses and fetches nothing: as many as it buffers."""
+    tp = TopicPartition(topic, 0)
+    for _ in range(6):
+        await produce_values(bootstrap_servers, topic, 1, 10)
+    consumer: AIOKafkaConsumer[Any, Any] = AIOKafkaConsumer(
+        bootstrap_servers=bootstrap_servers,
+        auto_offset_reset="earliest",
+        max_partition_fetch_bytes=1,  # a batch a response
+    )
+    await consumer.start()
+    consumer.assign([tp])
+    fetcher = consumer._fetcher
+    assert fetcher is not None
+
+    async def full() -> None:
+        while not (fetcher.buffer.queued(tp) == 2 and not fetcher._in_flight):
+            await asyncio.sleep(0.01)
+
+    await asyncio.wait_for(full(), 20)
+    return consumer, tp
+
+
+async def read_on(
+    consumer: AIOKafkaConsumer[Any, Any], tp: TopicPartition, got: list[int]
+) -> list[int]:
+    """``got`` and the offsets polled after it, through offset 59."""
+    while len(got) < 50:
+        got += [r.offset for r in (await consumer.getmany(tp, timeout_ms=5000)).get(tp, [])]
+    return got
+
+
+async def test_a_poll_sends_the_next_fetch_while_records_are_buffered(
+    bootstrap_servers: str, topic: str
+) -> None:
+    """A poll that finds records buffered returns them without waiting, so the event loop
+    does not run meanwhile: the fetch for the room the last poll made goes out from the poll
+    itself, and comes in while the application works, not once the buffer is empty."""
+    consumer, tp = await two_responses_buffered(bootstrap_servers, topic)
+    fetcher = consumer._fetcher
+    assert fetcher is not None
+    try:
+        first = await consumer.getmany(tp)
+        assert [r.offset for r in first[tp]] == list(range(10))
+        assert not fetcher._in_flight  # the loop has not run since: nothing sent yet
+        second = await consumer.getmany(tp)
+        assert [r.offset for r in second[tp]] == list(range(10, 20))
+        assert tp in fetcher._in_flight  # sent by the poll that returned the second
+        assert await read_on(consumer, tp, [r.offset for r in second[tp]]) == list(range(10, 60))
+    finally:
+        await consumer.stop()
+
+
+async def test_a_poll_cancelled_while_it_sends_the_next_fetch_has_taken_nothing(
+    bootstrap_servers: str, topic: str
+) -> None:
+    consumer, tp = await two_responses_buffered(bootstrap_servers, topic)
+    fetcher = consumer._fetcher
+    assert fetcher is not None
+    try:
+        await consumer.getmany(tp)  # room for a fetch: the fetcher is woken, not run yet
+        me = asyncio.current_task()
+        assert me is not None
+        asyncio.get_running_loop().call_soon(me.cancel)  # on the loop's next turn
+        with pytest.raises(asyncio.CancelledError):
+            await consumer.getmany(tp)  # starts the fetch, gives the loop that turn
+        if hasattr(me, "uncancel"):  # Python 3.11+
+            me.uncancel()
+        assert tp in fetcher._in_flight
+        assert await consumer.position(tp) == 10  # nothing taken
+        got = [r.offset for r in (await consumer.getmany(tp))[tp]]
+        assert got == list(range(10, 20))
+        # The fetch it started went on.
+        assert await read_on(consumer, tp, got) == list(range(10, 60))
+    finally:
+        await consumer.stop()

@@ -631,6 +631,10 @@ class AIOKafkaConsumer(Generic[KT, VT]):
         wanted = set(self._check_partitions(partitions)) if partitions else None
         deadline = None if timeout is None else time.monotonic() + timeout
         waited = False
+        if fetcher.fetch_ahead():
+            # One turn of the loop sends it, before anything is taken (a poll cancelled here
+            # has taken nothing); the response then comes in while the application works.
+            await asyncio.sleep(0)
         while True:
             fetcher.data_ready.clear()
             data = fetcher.drain(wanted, max_records, form, advance=advance)

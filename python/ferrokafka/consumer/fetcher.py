@@ -106,6 +106,7 @@ class Fetcher:
         self._in_flight: set[TopicPartition] = set()
         self._tp_not_before: dict[TopicPartition, float] = {}
         self._nodes: dict[int, _Node] = {}
+        self._fetches_started = 0
         self._wake = Signal()
         self.data_ready = Signal()
         """Set when fetched data (or an error for the application) arrives."""
@@ -134,6 +135,20 @@ class Fetcher:
 
     def wake(self) -> None:
         self._wake.set()
+
+    def fetch_ahead(self) -> bool:
+        """From the application's poll: start the fetches the background routine was woken
+        for (room made by records taken, a fetch ended) now rather than when it next runs.
+        While records are buffered a poll returns without waiting, so the event loop, and the
+        routine with it, would run only once the buffer is empty: the application would then
+        wait for a whole fetch each time, where the fetch can travel while it works through
+        what is buffered. Whether a fetch was started (its request goes out on the loop's next
+        turn)."""
+        if self._closed or self._task is None or not self._wake.is_set():
+            return False
+        started = self._fetches_started
+        self._start_fetches()
+        return self._fetches_started != started
 
     def _subscription_changed(self) -> None:
         """Drop what was fetched for partitions no longer assigned, or assigned anew since
@@ -234,6 +249,7 @@ class Fetcher:
                 )
                 self._in_flight.add(tp)
             peer.task = asyncio.create_task(self._fetch_from(node_id, peer, parts, wanted))
+            self._fetches_started += 1
         return None if next_retry is None else next_retry - now
 
     def _refresh_metadata_soon(self) -> None:
