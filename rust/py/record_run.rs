@@ -16,7 +16,7 @@ use pyo3::ffi;
 use pyo3::gc::PyVisit;
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyTuple};
+use pyo3::types::{PyList, PyTuple, PyType};
 use pyo3::{PyTraverseError, PyTypeInfo};
 
 use super::records::ConsumerRecord;
@@ -163,6 +163,107 @@ pub struct RecordRun {
     /// Which records the run hands out (all but the response's last), and how many it has.
     cursor: RunCursor,
     raw_len: usize,
+    /// How `state.position` is read and written per record.
+    slot: PositionSlot,
+}
+
+/// The partition state's `position` attribute, as the run reads and writes it per record.
+/// When it is a slot of the state's class (a `__slots__` member, on a class with Python's
+/// own attribute lookup), its descriptor is called directly: what `getattr` and `setattr`
+/// end up doing, without looking the name up each time. Otherwise, `getattr` and `setattr`.
+enum PositionSlot {
+    Member {
+        descr: Py<PyAny>,
+        /// The class it was found on: used only while the state's class is this one.
+        ty: Py<PyType>,
+    },
+    Attribute,
+}
+
+impl PositionSlot {
+    fn of(state: &Bound<'_, PyAny>) -> PositionSlot {
+        let ty = state.get_type();
+        let tp = ty.as_type_ptr();
+        // SAFETY: reading two slots of a live type object.
+        let generic = unsafe {
+            (*tp).tp_getattro.map(|f| f as *const () as usize)
+                == Some(ffi::PyObject_GenericGetAttr as *const () as usize)
+                && (*tp).tp_setattro.map(|f| f as *const () as usize)
+                    == Some(ffi::PyObject_GenericSetAttr as *const () as usize)
+        };
+        let Ok(descr) = ty.getattr(intern!(state.py(), "position")) else {
+            return PositionSlot::Attribute;
+        };
+        // SAFETY: comparing a live object's type with the member descriptors' type.
+        let member = unsafe { ffi::Py_TYPE(descr.as_ptr()) == &raw mut ffi::PyMemberDescr_Type };
+        if generic && member {
+            PositionSlot::Member {
+                descr: descr.unbind(),
+                ty: ty.unbind(),
+            }
+        } else {
+            PositionSlot::Attribute
+        }
+    }
+
+    /// The member descriptor, when it applies to `state` now.
+    fn member<'a>(&'a self, state: &Bound<'_, PyAny>) -> Option<&'a Py<PyAny>> {
+        match self {
+            PositionSlot::Member { descr, ty } if state.get_type().is(ty) => Some(descr),
+            _ => None,
+        }
+    }
+
+    fn get<'py>(&self, state: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let py = state.py();
+        let Some(descr) = self.member(state) else {
+            return state.getattr(intern!(py, "position"));
+        };
+        // SAFETY: a member descriptor's type has `tp_descr_get`; it is called with live
+        // objects (the descriptor, an instance of the class it belongs to, that class) and
+        // returns a new reference or null with an exception set.
+        unsafe {
+            let get = (*ffi::Py_TYPE(descr.as_ptr()))
+                .tp_descr_get
+                .ok_or_else(|| PyRuntimeError::new_err("member descriptor without __get__"))?;
+            Bound::from_owned_ptr_or_err(
+                py,
+                get(
+                    descr.as_ptr(),
+                    state.as_ptr(),
+                    ffi::Py_TYPE(state.as_ptr()).cast(),
+                ),
+            )
+        }
+    }
+
+    fn set(&self, state: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let py = state.py();
+        let Some(descr) = self.member(state) else {
+            return state.setattr(intern!(py, "position"), value);
+        };
+        // SAFETY: as in `get`, with `tp_descr_set`, which returns 0, or -1 with an exception
+        // set; `value` is borrowed (the slot takes its own reference).
+        let status = unsafe {
+            let set = (*ffi::Py_TYPE(descr.as_ptr()))
+                .tp_descr_set
+                .ok_or_else(|| PyRuntimeError::new_err("member descriptor without __set__"))?;
+            set(descr.as_ptr(), state.as_ptr(), value.as_ptr())
+        };
+        if status == 0 {
+            Ok(())
+        } else {
+            Err(PyErr::fetch(py))
+        }
+    }
+
+    fn traverse(&self, visit: &PyVisit<'_>) -> Result<(), PyTraverseError> {
+        if let PositionSlot::Member { descr, ty } = self {
+            visit.call(descr)?;
+            visit.call(ty)?;
+        }
+        Ok(())
+    }
 }
 
 impl RecordRun {
@@ -175,7 +276,7 @@ impl RecordRun {
         let index = match self.cursor.next() {
             Some(i)
                 if self.generation.get().value() == self.since
-                    && state.getattr(intern!(py, "position"))?.is(position) =>
+                    && self.slot.get(state)?.is(position) =>
             {
                 i
             }
@@ -195,7 +296,7 @@ impl RecordRun {
             Some(next) => next.into_pyobject(py)?.into_any(),
             None => (i128::from(offset) + 1).into_pyobject(py)?.into_any(),
         };
-        state.setattr(intern!(py, "position"), &next)?;
+        self.slot.set(state, &next)?;
         self.cursor.advance();
         self.position = Some(next.unbind());
         Ok(Some(record.unbind()))
@@ -241,6 +342,7 @@ impl RecordRun {
         let position = state.getattr(intern!(py, "position"))?;
         let since = generation.get().value();
         let cursor = RunCursor::new(items.len(), taken);
+        let slot = PositionSlot::of(&state);
         Ok(RecordRun {
             buf: buf.unbind(),
             items: items.unbind(),
@@ -252,6 +354,7 @@ impl RecordRun {
             since,
             cursor,
             raw_len,
+            slot,
         })
     }
 
@@ -277,7 +380,8 @@ impl RecordRun {
         visit.call(&self.state)?;
         visit.call(&self.generation)?;
         visit.call(&self.on_consumed)?;
-        visit.call(&self.position)
+        visit.call(&self.position)?;
+        self.slot.traverse(&visit)
     }
 }
 

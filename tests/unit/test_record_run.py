@@ -62,6 +62,39 @@ def test_a_run_hands_out_all_but_the_last_record_moving_the_position() -> None:
     assert run.take() is None and len(consumed) == 2  # ended once, reported once
 
 
+def test_a_run_moves_a_position_that_is_not_a_slot_through_setattr() -> None:
+    """The run writes the position through the state's own attribute protocol when it is not
+    a plain ``__slots__`` member: here a class whose ``__setattr__`` sees every write."""
+    writes: list[int] = []
+
+    class State:
+        def __init__(self) -> None:
+            self.position = 1
+
+        def __setattr__(self, name: str, value: Any) -> None:
+            if name == "position":
+                writes.append(value)
+            object.__setattr__(self, name, value)
+
+    class Buf:
+        def __init__(self) -> None:
+            raw = encode_batch([(0, None, b"x", []) for _ in range(5)], base_offset=0)
+            self.items = _native.decode_records(raw, "t", 0).records
+            self.taken = 1
+            self.state = State()
+
+    buf = Buf()
+    writes.clear()
+    run = _native.RecordRun(buf, _native.Generation(), 100)
+    assert [r.offset for r in iter(run.take, None)] == [1, 2, 3]
+    assert writes == [2, 3, 4] and buf.state.position == 4
+    buf.taken, buf.state.position = 1, 1
+    run = _native.RecordRun(buf, _native.Generation(), 100)
+    assert run.take().offset == 1
+    object.__setattr__(buf.state, "position", 7)  # moved by someone else: nothing more
+    assert run.take() is None and run.ended and buf.state.position == 7
+
+
 def test_any_change_of_the_subscription_state_ends_the_run() -> None:
     for change in ("pause", "seek", "reset", "hold", "assign", "position"):
         subs, buffer, consumed = setup(10)
