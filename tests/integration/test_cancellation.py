@@ -106,7 +106,7 @@ async def test_sends_to_new_topics_cancelled_in_their_metadata_wait_cost_only_th
 async def test_commits_cancelled_as_they_start_keep_the_member_in_its_group(
     bootstrap_servers: str, make_topic: Any
 ) -> None:
-    """commit() cancelled 0-3 ms after it starts, for 2.5 s. Each cancelled commit's answer
+    """commit() cancelled 0-3 ms after it starts, 50 times. Each cancelled commit's answer
     closed the coordinator connection, failing the heartbeat in flight on it, and a cancelled
     coordinator lookup or connection attempt cancelled the heartbeat task itself: the member
     stopped heartbeating and was dropped from the group, and after the session timeout a plain
@@ -132,12 +132,14 @@ async def test_commits_cancelled_as_they_start_keep_the_member_in_its_group(
             assert time.monotonic() < deadline, f"read {got} of 50 records"
             got += sum(len(r) for r in (await consumer.getmany(timeout_ms=500)).values())
         made = _connections_made(consumer.metrics())
+        # Until 50 were cancelled (a count, not a time: on a loaded machine fewer fit in any
+        # given time, and more of them end before their cancellation).
         cancelled = 0
-        until = time.monotonic() + 2.5
-        while time.monotonic() < until:
+        deadline = time.monotonic() + 60
+        while cancelled <= 50:
+            assert time.monotonic() < deadline, f"{cancelled} commits cancelled in 60 s"
             outcome = await cancel.run(consumer.commit(), 0.003)
             cancelled += isinstance(outcome, asyncio.CancelledError)
-        assert cancelled > 50
         # Longer than the session: a member that stopped heartbeating is gone by then.
         until = time.monotonic() + session_ms / 1000 + 1
         while time.monotonic() < until:
