@@ -137,15 +137,19 @@ async def two_responses_buffered(
         max_partition_fetch_bytes=1,  # a batch a response
     )
     await consumer.start()
-    consumer.assign([tp])
-    fetcher = consumer._fetcher
-    assert fetcher is not None
+    try:
+        consumer.assign([tp])
+        fetcher = consumer._fetcher
+        assert fetcher is not None
 
-    async def full() -> None:
-        while not (fetcher.buffer.queued(tp) == 2 and not fetcher._in_flight):
-            await asyncio.sleep(0.01)
+        async def full() -> None:
+            while not (fetcher.buffer.queued(tp) == 2 and not fetcher._in_flight):
+                await asyncio.sleep(0.01)
 
-    await asyncio.wait_for(full(), 20)
+        await asyncio.wait_for(full(), 20)
+    except BaseException:
+        await consumer.stop()
+        raise
     return consumer, tp
 
 

@@ -112,14 +112,20 @@ def test_take_one_hands_out_what_a_one_record_drain_would() -> None:
     assert sum(n for n, _ in consumed) == 5
 
 
-def test_take_one_goes_response_by_response_and_respects_the_wanted_set() -> None:
+def two_partitions() -> tuple[SubscriptionState, FetchBuffer, TopicPartition]:
+    """A buffer with one response of 4 records (offsets 0-3) for each of TP and a second
+    partition, both at position 0; the second partition is returned too."""
     subs, buffer, _ = setup()
     other = TopicPartition("t", 1)
     subs.assign_from_user([TP, other])
-    subs.state(TP).seek(0)
-    subs.state(other).seek(0)
     for tp in (TP, other):
+        subs.state(tp).seek(0)
         buffer.add(Buffered(tp, subs.state(tp), 0, raw(0, 4), 4, -1, None))
+    return subs, buffer, other
+
+
+def test_take_one_goes_response_by_response_and_respects_the_wanted_set() -> None:
+    subs, buffer, other = two_partitions()
     buffer.add(Buffered(TP, subs.state(TP), 4, raw(4, 4), 8, -1, None))
     pending = {tp: list(buffer._buffers[tp]) for tp in (TP, other)}
     order = []
@@ -156,13 +162,7 @@ def test_take_one_goes_response_by_response_and_respects_the_wanted_set() -> Non
 
 
 def test_take_one_interleaved_with_getmany_goes_on_from_the_position() -> None:
-    subs, buffer, _ = setup()
-    other = TopicPartition("t", 1)
-    subs.assign_from_user([TP, other])
-    subs.state(TP).seek(0)
-    subs.state(other).seek(0)
-    for tp in (TP, other):
-        buffer.add(Buffered(tp, subs.state(tp), 0, raw(0, 4), 4, -1, None))
+    subs, buffer, other = two_partitions()
     assert getone(buffer)[2:] == (0, 0) and getone(buffer)[2:] == (0, 1)
     # A drain for many records ends the run and goes on where it stopped, then takes turns.
     got = buffer.drain(None, None, RECORDS)
