@@ -31,6 +31,7 @@ __all__ = [
     "ConsumerRecord",
     "DecodedPartition",
     "Generation",
+    "GetOne",
     "OpenBatches",
     "PollClock",
     "ReceiveWindow",
@@ -340,6 +341,21 @@ class RecordStream(Generic[_T]):
     ) -> RecordStream[_T]: ...
     def __aiter__(self) -> RecordStream[_T]: ...
     def __anext__(self) -> Step[_T]: ...
+
+@final
+class GetOne(Generic[_T]):
+    """A consumer's own ``getone``: each call with no argument is a step of ``stream`` while
+    ``owner_class.getone`` is ``function``; any other call is ``other(*partitions)``."""
+
+    def __new__(
+        cls,
+        stream: RecordStream[_T],
+        owner_class: type,
+        function: Callable[..., Any],
+        other: Callable[..., Awaitable[_T]],
+        /,
+    ) -> GetOne[_T]: ...
+    def __call__(self, *partitions: Any) -> Awaitable[_T]: ...
 
 @final
 class Step(Coroutine[Any, Any, _T]):

@@ -15,6 +15,7 @@ mod avro;
 mod buffers;
 mod columns;
 mod errors;
+mod getone;
 mod heap;
 mod open_batches;
 mod payload;
@@ -403,6 +404,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<record_run::RecordRun>()?;
     m.add_class::<record_run::RecordStream>()?;
     m.add_class::<record_run::Step>()?;
+    m.add_class::<getone::GetOne>()?;
     record_run::install_send(m.py())?;
     m.add_function(wrap_pyfunction!(records::decode_records, m)?)?;
     m.add_function(wrap_pyfunction!(records::_records_direct_alloc, m)?)?;

@@ -424,6 +424,23 @@ impl RecordStream {
     }
 
     fn __anext__(&mut self, py: Python<'_>) -> PyResult<Py<Step>> {
+        self.next_step(py)
+    }
+
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        visit.call(&self.owner)?;
+        visit.call(&self.buffer)?;
+        if let Some(member) = &self.member {
+            member.traverse(&visit)?;
+        }
+        visit.call(&self.slow)?;
+        visit.call(&self.spare)
+    }
+}
+
+impl RecordStream {
+    /// The next step: the last one made ready again when nothing else holds it.
+    pub(super) fn next_step(&mut self, py: Python<'_>) -> PyResult<Py<Step>> {
         if self.buffer.is_none() {
             let buffer = self.owner.bind(py).getattr(intern!(py, "_buffer"))?;
             if !buffer.is_none() {
@@ -458,16 +475,6 @@ impl RecordStream {
         )?;
         self.spare = Some(step.clone_ref(py));
         Ok(step)
-    }
-
-    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
-        visit.call(&self.owner)?;
-        visit.call(&self.buffer)?;
-        if let Some(member) = &self.member {
-            member.traverse(&visit)?;
-        }
-        visit.call(&self.slow)?;
-        visit.call(&self.spare)
     }
 }
 

@@ -236,6 +236,63 @@ def test_getone_is_a_coroutine_function_as_aiokafkas() -> None:
         assert inspect.iscoroutinefunction(consumer.getone)
 
 
+async def test_a_consumers_own_getone_steps_its_buffer_and_reads_as_the_method() -> None:
+    from ferrokafka import AIOKafkaConsumer
+
+    _, buffer, _ = setup(5)
+    consumer: AIOKafkaConsumer[Any, Any] = AIOKafkaConsumer()
+    consumer._buffer = buffer
+    getone = consumer.getone
+    assert isinstance(getone, _native.GetOne)
+    step = getone()
+    assert isinstance(step, _native.Step)
+    assert (await step).offset == 1
+    # The class's method steps the same stream: the two never hand out one record twice.
+    assert (await AIOKafkaConsumer.getone(consumer)).offset == 2
+    assert (await consumer.getone()).offset == 3
+    assert list(inspect.signature(getone).parameters) == ["partitions"]
+    assert getone.__name__ == "getone" and getone.__doc__ == AIOKafkaConsumer.getone.__doc__
+    # Partitions named: the class's method, which checks them (here: not started).
+    from ferrokafka.errors import IllegalStateError
+
+    with pytest.raises(IllegalStateError):
+        await consumer.getone(TP)
+
+
+async def test_a_consumers_getone_follows_its_class_when_patched_or_overridden() -> None:
+    from unittest import mock
+
+    from ferrokafka import AIOKafkaConsumer
+
+    _, buffer, _ = setup(5)
+    consumer: AIOKafkaConsumer[Any, Any] = AIOKafkaConsumer()
+    consumer._buffer = buffer
+
+    async def patched(self: Any, *partitions: TopicPartition) -> Any:
+        return ("patched", self, partitions)
+
+    with mock.patch.object(AIOKafkaConsumer, "getone", patched):
+        assert await consumer.getone() == ("patched", consumer, ())
+        assert await consumer.getone(TP) == ("patched", consumer, (TP,))
+    assert (await consumer.getone()).offset == 1  # nothing was taken while patched
+    # A mock on the class is no descriptor: it is called without the consumer.
+    with mock.patch.object(AIOKafkaConsumer, "getone", new_callable=mock.AsyncMock) as m:
+        m.return_value = "mocked"
+        assert await consumer.getone() == "mocked"
+        m.assert_awaited_once_with()
+    with mock.patch.object(consumer, "getone", new=mock.AsyncMock(return_value="mine")):
+        assert await consumer.getone() == "mine"
+    assert isinstance(consumer.getone, _native.GetOne)
+    assert (await consumer.getone()).offset == 2
+
+    class Mine(AIOKafkaConsumer[Any, Any]):
+        async def getone(self, *partitions: TopicPartition) -> Any:
+            return "overridden"
+
+    mine = Mine()
+    assert await mine.getone() == "overridden"
+
+
 def test_getones_stream_does_not_keep_a_dropped_consumer_alive() -> None:
     """The consumer holds the stream its getone() steps come from, and the stream holds the
     consumer weakly: a consumer nobody refers to is freed at once, not at a collection."""

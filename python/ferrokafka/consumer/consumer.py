@@ -8,7 +8,6 @@ and its assignment (``subscribe`` with a ``group_id``), committed offsets; witho
 from __future__ import annotations
 
 import asyncio
-import inspect
 import logging
 import re
 import time
@@ -31,6 +30,7 @@ from ..structs import ConsumerRecord, OffsetAndMetadata, OffsetAndTimestamp, Top
 from ..waits import Signal, wait_any
 from .fetch_buffer import FetchBuffer
 from .fetcher import Fetcher
+from .getone_attribute import install_getone, mark_coroutine_function
 from .group import GroupMember, group_member
 from .output_form import ARROW, RECORDS, OutputForm
 from .payload_formats import decode_payloads, prepare_payloads
@@ -225,7 +225,8 @@ class AIOKafkaConsumer(Generic[KT, VT]):
 
     def _steps(self) -> Callable[[], Coroutine[Any, Any, ConsumerRecord[KT, VT]]]:
         """``getone()``'s steps, from a stream that holds this consumer weakly (the consumer
-        holds the stream: a cycle would keep a dropped consumer alive until a collection)."""
+        holds the stream: a cycle would keep a dropped consumer alive until a collection);
+        the stream is also what this consumer's own ``getone`` attribute steps."""
         me = weakref.ref(self)
 
         def slow() -> Coroutine[Any, Any, ConsumerRecord[KT, VT]]:
@@ -235,6 +236,7 @@ class AIOKafkaConsumer(Generic[KT, VT]):
             return consumer._getone()
 
         stream = _native.RecordStream(weakref.proxy(self), slow, self._polling_member)
+        install_getone(self, stream, AIOKafkaConsumer.getone)
         return stream.__anext__
 
     def __del__(self, _warn: Callable[..., None] = warnings.warn) -> None:
@@ -491,6 +493,9 @@ class AIOKafkaConsumer(Generic[KT, VT]):
 
     # -- records -------------------------------------------------------------------------------
 
+    # A consumer's own ``getone`` attribute (see getone_attribute.py) answers
+    # ``consumer.getone()`` without this frame while this method is the class's; it calls this
+    # one when partitions are named.
     def getone(self, *partitions: TopicPartition) -> Coroutine[Any, Any, ConsumerRecord[KT, VT]]:
         """The next record (of the given partitions, or any assigned one), waiting for it.
 
@@ -664,15 +669,4 @@ def _log_failure(task: asyncio.Future[Any]) -> None:
         log.warning("background consumer task failed: %s", task.exception())
 
 
-def _mark_coroutine_function(func: Callable[..., Any]) -> None:
-    """Let ``inspect``/``asyncio.iscoroutinefunction`` say what ``func`` returns: a coroutine
-    (aiokafka's is an ``async def``; code that checks before awaiting must see the same)."""
-    mark = getattr(inspect, "markcoroutinefunction", None)  # Python 3.12+
-    if mark is not None:
-        mark(func)
-    legacy = getattr(asyncio.coroutines, "_is_coroutine", None)  # asyncio's before 3.12
-    if legacy is not None:
-        func._is_coroutine = legacy  # type: ignore[attr-defined]
-
-
-_mark_coroutine_function(AIOKafkaConsumer.getone)
+mark_coroutine_function(AIOKafkaConsumer.getone)
