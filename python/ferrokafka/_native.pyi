@@ -39,6 +39,8 @@ __all__ = [
     "RecordFutureIter",
     "RecordRun",
     "RecordStream",
+    "SendMethod",
+    "SendStep",
     "SharedBytes",
     "Step",
     "TopicBatches",
@@ -347,8 +349,8 @@ class GetOne(Generic[_T]):
     """A consumer's own ``getone``: each call with no argument is a step of ``stream`` while
     ``owner_class.getone`` is ``function``; any other call is ``other(*partitions)``."""
 
-    def __new__(
-        cls,
+    @staticmethod
+    def make(
         stream: RecordStream[_T],
         owner_class: type,
         function: Callable[..., Any],
@@ -356,6 +358,35 @@ class GetOne(Generic[_T]):
         /,
     ) -> GetOne[_T]: ...
     def __call__(self, *partitions: Any) -> Awaitable[_T]: ...
+
+@final
+class SendMethod:
+    """A producer's own ``send``: ``send(topic, value, key=...)`` makes a ``SendStep`` while
+    ``owner_class.send`` is ``function``; any other call is ``other(*args, **kwargs)``."""
+
+    @staticmethod
+    def make(
+        batches: OpenBatches,
+        owner_class: type,
+        function: Callable[..., Any],
+        slow: Callable[[Any, Any, Any], Awaitable[RecordFuture]],
+        other: Callable[..., Awaitable[RecordFuture]],
+        /,
+    ) -> SendMethod: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Awaitable[RecordFuture]: ...
+
+@final
+class SendStep(Coroutine[Any, Any, RecordFuture]):
+    """One ``send()`` as a coroutine: when first run, the record joins its open batch and the
+    step completes with its future, else it runs ``slow(topic, value, key)``'s coroutine.
+    Nothing is sent before it runs."""
+
+    def __await__(self) -> Generator[Any, None, RecordFuture]: ...
+    def __iter__(self) -> SendStep: ...
+    def __next__(self) -> Any: ...
+    def send(self, value: Any, /) -> Any: ...
+    def throw(self, *args: Any) -> Any: ...
+    def close(self) -> None: ...
 
 @final
 class Step(Coroutine[Any, Any, _T]):

@@ -15,14 +15,16 @@ mod avro;
 mod buffers;
 mod columns;
 mod errors;
-mod getone;
 mod heap;
 mod open_batches;
+mod own_methods;
 mod payload;
 mod produce_frame;
 mod producer;
 mod record_run;
 mod records;
+mod send_step;
+mod shortcut_coroutine;
 
 use std::sync::Arc;
 
@@ -404,8 +406,11 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<record_run::RecordRun>()?;
     m.add_class::<record_run::RecordStream>()?;
     m.add_class::<record_run::Step>()?;
-    m.add_class::<getone::GetOne>()?;
-    record_run::install_send(m.py())?;
+    m.add_class::<own_methods::GetOne>()?;
+    m.add_class::<own_methods::SendMethod>()?;
+    m.add_class::<send_step::SendStep>()?;
+    shortcut_coroutine::install::<record_run::Step>(m.py())?;
+    shortcut_coroutine::install::<send_step::SendStep>(m.py())?;
     m.add_function(wrap_pyfunction!(records::decode_records, m)?)?;
     m.add_function(wrap_pyfunction!(records::_records_direct_alloc, m)?)?;
     m.add_function(wrap_pyfunction!(records::split_acquired, m)?)?;

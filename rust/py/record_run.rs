@@ -11,15 +11,16 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use pyo3::exceptions::{PyRuntimeError, PyStopIteration};
+use pyo3::exceptions::PyRuntimeError;
 use pyo3::ffi;
 use pyo3::gc::PyVisit;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple, PyType};
-use pyo3::{PyTraverseError, PyTypeInfo};
+use pyo3::PyTraverseError;
 
 use super::records::ConsumerRecord;
+use super::shortcut_coroutine::{self, reused, Phase, Shortcut};
 use crate::records::position::{bytes_of_records, RunCursor};
 
 /// A counter the consumer's subscription state moves on every change that could alter which
@@ -453,14 +454,14 @@ impl RecordStream {
             // Only this stream holds it: nobody can see it change. A step left running the
             // whole poll (dropped mid-way) is not reused: its coroutine goes with it.
             if let (true, Ok(mut step)) = (alone, spare.bind(py).try_borrow_mut()) {
-                if !matches!(step.state, StepState::Slow(_)) {
+                if !matches!(step.phase, Phase::Slow(_)) {
                     if step.buffer.is_none() {
                         step.buffer = self.buffer.as_ref().map(|b| b.clone_ref(py));
                     }
                     if step.slow.is_none() {
                         step.slow = Some(self.slow.clone_ref(py));
                     }
-                    step.state = StepState::Fresh;
+                    step.phase = Phase::Fresh;
                     return Ok(spare.clone_ref(py));
                 }
             }
@@ -478,21 +479,13 @@ impl RecordStream {
     }
 }
 
-enum StepState {
-    /// Not started: nothing taken yet.
-    Fresh,
-    /// Going through the whole poll: the coroutine `slow()` made.
-    Slow(Py<PyAny>),
-    Done,
-}
-
 /// One record, as a coroutine: when it is first run it takes the next record of the fetch
 /// buffer's current run (`buffer.run`) if there is one, and completes with it at once (a group
 /// member's failure is raised first, and the member is told its application polled, as
 /// `getone()` does); otherwise it runs the coroutine `slow()` (the whole poll path) and
 /// completes as that does. Nothing is taken before it runs: a step cancelled or dropped
-/// before then costs no record. Through `am_send` (installed by [`install_send`]) a record
-/// taken at once reaches the awaiting code without a `StopIteration`.
+/// before then costs no record. A record taken at once reaches the awaiting code without a
+/// `StopIteration` (see `shortcut_coroutine`).
 #[pyclass(module = "ferrokafka._native", freelist = 64)]
 pub struct Step {
     buffer: Option<Py<PyAny>>,
@@ -501,13 +494,7 @@ pub struct Step {
     run: Option<Py<RecordRun>>,
     slow: Option<Py<PyAny>>,
     member: Option<Member>,
-    state: StepState,
-}
-
-/// What one resumption of a step gave.
-enum Resumed {
-    Yielded(Py<PyAny>),
-    Returned(Py<PyAny>),
+    phase: Phase,
 }
 
 impl Step {
@@ -517,7 +504,7 @@ impl Step {
             run: None,
             slow: Some(slow),
             member,
-            state: StepState::Fresh,
+            phase: Phase::Fresh,
         }
     }
 
@@ -576,60 +563,21 @@ impl Step {
         }
         Ok(record)
     }
-
-    fn resume(&mut self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Resumed> {
-        match std::mem::replace(&mut self.state, StepState::Done) {
-            StepState::Fresh => {
-                if let Some(record) = self.take_ready(py)? {
-                    return Ok(Resumed::Returned(record));
-                }
-                let slow = self.slow.take().ok_or_else(reused)?;
-                let coroutine = slow.call0(py)?;
-                self.delegate(py, coroutine, value)
-            }
-            StepState::Slow(coroutine) => self.delegate(py, coroutine, value),
-            StepState::Done => Err(reused()),
-        }
-    }
-
-    fn delegate(
-        &mut self,
-        py: Python<'_>,
-        coroutine: Py<PyAny>,
-        value: &Bound<'_, PyAny>,
-    ) -> PyResult<Resumed> {
-        let mut result: *mut ffi::PyObject = std::ptr::null_mut();
-        // SAFETY: both objects are alive (held here), the GIL is held, and `result` is
-        // written by PyIter_Send with a new reference whenever it does not fail.
-        let status = unsafe { ffi::PyIter_Send(coroutine.as_ptr(), value.as_ptr(), &mut result) };
-        match status {
-            ffi::PySendResult::PYGEN_NEXT => {
-                self.state = StepState::Slow(coroutine);
-                // SAFETY: a new reference, per PyIter_Send.
-                Ok(Resumed::Yielded(unsafe {
-                    Bound::from_owned_ptr(py, result).unbind()
-                }))
-            }
-            // SAFETY: a new reference, per PyIter_Send.
-            ffi::PySendResult::PYGEN_RETURN => Ok(Resumed::Returned(unsafe {
-                Bound::from_owned_ptr(py, result).unbind()
-            })),
-            ffi::PySendResult::PYGEN_ERROR => Err(PyErr::fetch(py)),
-        }
-    }
-
-    /// `resume` as Python's iterator protocol gives it: a yielded value, or `StopIteration`
-    /// carrying the result.
-    fn resume_py(&mut self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        match self.resume(py, value)? {
-            Resumed::Yielded(v) => Ok(v),
-            Resumed::Returned(v) => Err(PyStopIteration::new_err((v,))),
-        }
-    }
 }
 
-fn reused() -> PyErr {
-    PyRuntimeError::new_err("cannot reuse already awaited coroutine")
+impl Shortcut for Step {
+    fn phase(&mut self) -> &mut Phase {
+        &mut self.phase
+    }
+
+    fn shortcut(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        self.take_ready(py)
+    }
+
+    fn slow(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let slow = self.slow.take().ok_or_else(reused)?;
+        slow.call0(py)
+    }
 }
 
 #[pymethods]
@@ -670,43 +618,12 @@ impl Step {
     /// one); else here, where it ends the step before anything was taken.
     #[pyo3(signature = (*args))]
     fn throw(&mut self, py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
-        if args.is_empty() || args.len() > 3 {
-            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
-                "throw expected 1 to 3 arguments, got {}",
-                args.len()
-            )));
-        }
-        match std::mem::replace(&mut self.state, StepState::Done) {
-            StepState::Slow(coroutine) => {
-                let yielded = coroutine
-                    .bind(py)
-                    .call_method1(intern!(py, "throw"), args)?;
-                self.state = StepState::Slow(coroutine);
-                Ok(yielded.unbind())
-            }
-            _ => {
-                let typ = args.get_item(0)?;
-                let val = args.get_item(1).ok().filter(|v| !v.is_none());
-                let exc = if typ.is_instance_of::<pyo3::exceptions::PyBaseException>() {
-                    typ
-                } else {
-                    match val {
-                        Some(v) if v.is_instance_of::<pyo3::exceptions::PyBaseException>() => v,
-                        Some(v) => typ.call1((v,))?,
-                        None => typ.call0()?,
-                    }
-                };
-                Err(PyErr::from_value(exc))
-            }
-        }
+        shortcut_coroutine::throw(py, &mut self.phase, args)
     }
 
     /// End the step (the whole poll's coroutine, if it runs one, is closed).
     fn close(&mut self, py: Python<'_>) -> PyResult<()> {
-        if let StepState::Slow(coroutine) = std::mem::replace(&mut self.state, StepState::Done) {
-            coroutine.bind(py).call_method0(intern!(py, "close"))?;
-        }
-        Ok(())
+        shortcut_coroutine::close(py, &mut self.phase)
     }
 
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
@@ -716,10 +633,7 @@ impl Step {
         if let Some(member) = &self.member {
             member.traverse(&visit)?;
         }
-        if let StepState::Slow(coroutine) = &self.state {
-            visit.call(coroutine)?;
-        }
-        Ok(())
+        shortcut_coroutine::traverse(&self.phase, &visit)
     }
 
     fn __clear__(&mut self) {
@@ -727,80 +641,6 @@ impl Step {
         self.run = None;
         self.slow = None;
         self.member = None;
-        self.state = StepState::Done;
+        self.phase = Phase::Done;
     }
-}
-
-/// `am_send` of `Step`: a result is returned as PYGEN_RETURN, with no exception made.
-unsafe extern "C" fn step_send(
-    slf: *mut ffi::PyObject,
-    arg: *mut ffi::PyObject,
-    result: *mut *mut ffi::PyObject,
-) -> ffi::PySendResult {
-    // The interpreter calls am_send with the GIL held, but not through PyO3: attaching tells
-    // PyO3 so, and references dropped inside are released now rather than queued for later.
-    // SAFETY: the interpreter is initialized (it is running this slot).
-    unsafe { Python::attach_unchecked(|py| step_send_attached(py, slf, arg, result)) }
-}
-
-fn step_send_attached(
-    py: Python<'_>,
-    slf: *mut ffi::PyObject,
-    arg: *mut ffi::PyObject,
-    result: *mut *mut ffi::PyObject,
-) -> ffi::PySendResult {
-    // A panic must not unwind into the interpreter: it becomes a Python exception.
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        // SAFETY: `slf` is a live `Step` (the slot is installed on that type only) and `arg`
-        // a live object, both borrowed for this call.
-        let (me, arg) = unsafe {
-            (
-                Bound::from_borrowed_ptr(py, slf).cast_into_unchecked::<Step>(),
-                Bound::from_borrowed_ptr(py, arg),
-            )
-        };
-        match me.try_borrow_mut() {
-            Ok(mut me) => me.resume(py, &arg),
-            Err(_) => Err(PyRuntimeError::new_err("step already running")),
-        }
-    }));
-    let resumed =
-        outcome.unwrap_or_else(|_| Err(pyo3::panic::PanicException::new_err("panic in Step.send")));
-    let (status, value) = match resumed {
-        Ok(Resumed::Yielded(v)) => (ffi::PySendResult::PYGEN_NEXT, v.into_ptr()),
-        Ok(Resumed::Returned(v)) => (ffi::PySendResult::PYGEN_RETURN, v.into_ptr()),
-        Err(err) => {
-            err.restore(py);
-            (ffi::PySendResult::PYGEN_ERROR, std::ptr::null_mut())
-        }
-    };
-    // SAFETY: `result` is writable (am_send's contract).
-    unsafe { *result = value };
-    status
-}
-
-/// `am_await` of `Step`: the step itself, with no call through PyO3 (awaiting a step is
-/// once per record).
-unsafe extern "C" fn step_await(slf: *mut ffi::PyObject) -> *mut ffi::PyObject {
-    // SAFETY: `slf` is a live object, borrowed for this call: the new reference is returned.
-    unsafe { ffi::Py_IncRef(slf) };
-    slf
-}
-
-/// Give `Step` its `am_send` slot (PyO3 has no method for it) and a direct `am_await`.
-pub fn install_send(py: Python<'_>) -> PyResult<()> {
-    let ty = Step::type_object(py);
-    // SAFETY: `Step` is a heap type made by PyO3 with an `__await__`, so `tp_as_async` points
-    // at the type's own (writable) async-methods table; the type cache is told.
-    unsafe {
-        let tp = ty.as_type_ptr();
-        let methods = (*tp).tp_as_async;
-        if methods.is_null() {
-            return Err(PyRuntimeError::new_err("Step has no async methods table"));
-        }
-        (*methods).am_send = Some(step_send);
-        (*methods).am_await = Some(step_await);
-        ffi::PyType_Modified(tp);
-    }
-    Ok(())
 }

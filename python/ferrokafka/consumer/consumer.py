@@ -26,11 +26,11 @@ from ..config.connection import LOOP_DEPRECATED, keyword_options
 from ..formats import check_formats
 from ..metrics import MetricName
 from ..metrics.consumer import FetchMetrics
+from ..own_methods import install_getone, mark_coroutine_function
 from ..structs import ConsumerRecord, OffsetAndMetadata, OffsetAndTimestamp, TopicPartition
 from ..waits import Signal, wait_any
 from .fetch_buffer import FetchBuffer
 from .fetcher import Fetcher
-from .getone_attribute import install_getone, mark_coroutine_function
 from .group import GroupMember, group_member
 from .output_form import ARROW, RECORDS, OutputForm
 from .payload_formats import decode_payloads, prepare_payloads
@@ -493,7 +493,7 @@ class AIOKafkaConsumer(Generic[KT, VT]):
 
     # -- records -------------------------------------------------------------------------------
 
-    # A consumer's own ``getone`` attribute (see getone_attribute.py) answers
+    # A consumer's own ``getone`` attribute (see own_methods.py) answers
     # ``consumer.getone()`` without this frame while this method is the class's; it calls this
     # one when partitions are named.
     def getone(self, *partitions: TopicPartition) -> Coroutine[Any, Any, ConsumerRecord[KT, VT]]:

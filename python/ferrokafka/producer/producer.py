@@ -27,6 +27,7 @@ from ..config.checks import commit_offsets, epoch_ms
 from ..config.connection import LOOP_DEPRECATED, keyword_options
 from ..config.producer import DEFAULT_ACKS, DEFAULT_PARTITIONER, Partitioner, Serializer
 from ..metrics import MetricName
+from ..own_methods import install_send
 from ..partitioner import DefaultPartitioner, StickyPartitions
 from ..retry import polling
 from ..structs import OffsetAndMetadata, RecordMetadata, TopicPartition
@@ -159,6 +160,8 @@ class AIOKafkaProducer:
         )
         self._sticky_send = open_batches.send if shortcuts else None
         self._keyed_send = open_batches.send_keyed if shortcuts else None
+        if shortcuts:
+            install_send(self, open_batches, AIOKafkaProducer.send)
         self._sender = Sender(
             self.client,
             self._message_accumulator,
@@ -364,6 +367,9 @@ class AIOKafkaProducer:
             )
         return chosen
 
+    # A producer's own ``send`` attribute (see own_methods.py) answers ``send(topic, value,
+    # key=key)`` without this coroutine while this method is the class's (and the shortcuts
+    # apply): its records join the open batch natively, and only the rest run this one.
     async def send(
         self,
         topic: str,
