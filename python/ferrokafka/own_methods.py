@@ -41,10 +41,14 @@ def mark_coroutine_function(func: Any) -> None:
         func._is_coroutine = legacy
 
 
-def class_attribute(obj: Any, name: str) -> Any:
-    """``obj.<name>`` as its class defines it: attribute lookup without the instance's own
-    attributes (what a subclass or a patch put there is what a call must reach)."""
+def class_attribute(obj: Any, defined: Callable[..., Any]) -> Any:
+    """``obj.<name>`` as its class defines it (``defined``'s name): attribute lookup without
+    the instance's own attributes (what a subclass or a patch put there is what a call must
+    reach)."""
     cls = type(obj)
+    name = defined.__name__
+    if getattr(cls, name, None) is defined:
+        return defined.__get__(obj, cls)  # the method the object was made for, unchanged
     attr = inspect.getattr_static(cls, name)
     bind = getattr(type(attr), "__get__", None)
     return attr if bind is None else bind(attr, obj, cls)
@@ -59,7 +63,7 @@ def install_getone(consumer: Any, stream: _native.RecordStream[Any], defined: An
         owner = me()
         if owner is None:
             raise Errors.ConsumerStoppedError()
-        return class_attribute(owner, "getone")(*partitions)
+        return class_attribute(owner, defined)(*partitions)
 
     _install(consumer, _native.GetOne.make(stream, type(consumer), defined, other), defined)
 
@@ -79,7 +83,7 @@ def install_send(producer: Any, batches: _native.OpenBatches, defined: Any) -> N
         return defined(alive(), topic, value, key)
 
     def other(*args: Any, **kwargs: Any) -> Any:
-        return class_attribute(alive(), "send")(*args, **kwargs)
+        return class_attribute(alive(), defined)(*args, **kwargs)
 
     _install(
         producer, _native.SendMethod.make(batches, type(producer), defined, slow, other), defined

@@ -176,7 +176,34 @@ pub struct SendMethod {
 /// Keyword arguments as vectorcall passes them: the names, and the values in that order.
 type Keywords<'a, 'py> = (&'a Bound<'py, PyTuple>, &'a [*mut ffi::PyObject]);
 
-/// `(topic, value=None, key=None)` out of a call's arguments, if they are only those.
+/// How many parameters `send` has: topic, value, key, partition, timestamp_ms, headers. The
+/// shortcut takes a call whose arguments past the first three are None (what
+/// `send_and_wait` passes on).
+const SEND_PARAMETERS: usize = 6;
+
+/// The position of the parameter of `send` named `name` (1 for value, and on), if any.
+fn send_parameter(py: Python<'_>, name: &Bound<'_, PyAny>) -> PyResult<Option<usize>> {
+    let names = [
+        intern!(py, "value"),
+        intern!(py, "key"),
+        intern!(py, "partition"),
+        intern!(py, "timestamp_ms"),
+        intern!(py, "headers"),
+    ];
+    // Keyword names are interned by the compiler: the same object, as a rule.
+    if let Some(i) = names.iter().position(|n| name.is(*n)) {
+        return Ok(Some(i + 1));
+    }
+    for (i, n) in names.iter().enumerate() {
+        if name.eq(*n)? {
+            return Ok(Some(i + 1));
+        }
+    }
+    Ok(None)
+}
+
+/// `(topic, value, key)` out of a call's arguments (value and key None when not given), if
+/// the call gives no partition, timestamp or headers (or gives them as None).
 ///
 /// # Safety
 /// Every pointer in `positional` and the keyword values is a live object for the call.
@@ -185,19 +212,16 @@ unsafe fn plain(
     positional: &[*mut ffi::PyObject],
     keywords: Option<Keywords<'_, '_>>,
 ) -> PyResult<Option<[*mut ffi::PyObject; 3]>> {
-    if !(1..=3).contains(&positional.len()) {
+    if !(1..=SEND_PARAMETERS).contains(&positional.len()) {
         return Ok(None);
     }
-    let mut slots = [std::ptr::null_mut(); 3];
+    let none = py.None().as_ptr();
+    let mut slots = [std::ptr::null_mut(); SEND_PARAMETERS];
     slots[..positional.len()].copy_from_slice(positional);
     if let Some((names, values)) = keywords {
         for (name, value) in names.iter().zip(values) {
-            let index = if name.is(intern!(py, "value")) || name.eq(intern!(py, "value"))? {
-                1
-            } else if name.is(intern!(py, "key")) || name.eq(intern!(py, "key"))? {
-                2
-            } else {
-                return Ok(None);
+            let Some(index) = send_parameter(py, &name)? else {
+                return Ok(None); // not a parameter of send: the full call raises
             };
             if !slots[index].is_null() {
                 return Ok(None); // given twice: the full call raises
@@ -205,12 +229,11 @@ unsafe fn plain(
             slots[index] = *value;
         }
     }
-    for slot in &mut slots[1..] {
-        if slot.is_null() {
-            *slot = py.None().as_ptr();
-        }
+    if slots[3..].iter().any(|p| !p.is_null() && *p != none) {
+        return Ok(None);
     }
-    Ok(Some(slots))
+    let or_none = |p: *mut ffi::PyObject| if p.is_null() { none } else { p };
+    Ok(Some([slots[0], or_none(slots[1]), or_none(slots[2])]))
 }
 
 impl SendMethod {

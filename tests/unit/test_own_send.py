@@ -46,6 +46,24 @@ def test_send_is_the_extensions_and_reads_as_the_method() -> None:
     step = send(TOPIC, b"v", key=b"k")
     assert isinstance(step, _native.SendStep)
     step.close()  # never run: nothing was sent, and no warning is owed
+    # Partition, timestamp and headers given as None (send_and_wait passes all six) are
+    # the shortcut's too; given otherwise, or an unknown keyword, the class's coroutine.
+    for taken in (
+        send(TOPIC, b"v", None, None, None, None),
+        send(TOPIC, value=b"v", partition=None, headers=None),
+        send(TOPIC),
+    ):
+        assert isinstance(taken, _native.SendStep)
+        taken.close()
+    for other in (
+        send(TOPIC, b"v", None, 0),
+        send(TOPIC, b"v", timestamp_ms=1),
+        send(TOPIC, b"v", headers=[]),
+    ):
+        assert inspect.iscoroutine(other) and not isinstance(other, _native.SendStep)
+        other.close()
+    with pytest.raises(TypeError, match="colour"):  # at the call, as an async def's
+        send(TOPIC, b"v", colour="red")
 
 
 def test_without_the_shortcuts_send_is_the_class_method() -> None:
