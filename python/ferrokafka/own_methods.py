@@ -59,11 +59,11 @@ def install_getone(consumer: Any, stream: _native.RecordStream[Any], defined: An
     ``getone`` is ``defined``."""
     me = weakref.ref(consumer)
 
-    def other(*partitions: Any) -> Any:
+    def other(*args: Any, **kwargs: Any) -> Any:
         owner = me()
         if owner is None:
             raise Errors.ConsumerStoppedError()
-        return class_attribute(owner, defined)(*partitions)
+        return class_attribute(owner, defined)(*args, **kwargs)
 
     _install(consumer, _native.GetOne.make(stream, type(consumer), defined, other), defined)
 

@@ -257,6 +257,8 @@ async def test_a_consumers_own_getone_steps_its_buffer_and_reads_as_the_method()
 
     with pytest.raises(IllegalStateError):
         await consumer.getone(TP)
+    with pytest.raises(TypeError, match=r"getone\(\) got an unexpected keyword"):
+        consumer.getone(partition=TP)  # type: ignore[call-arg]
 
 
 async def test_a_consumers_getone_follows_its_class_when_patched_or_overridden() -> None:
