@@ -158,6 +158,19 @@ async def test_send_follows_its_class_when_patched_or_overridden() -> None:
         await fake.stop()
 
 
+async def test_a_producer_made_while_its_class_is_patched_calls_the_patch() -> None:
+    """As telemetry's instrument() does: the class's send wrapped before the producer is
+    made. The producer's own send stands in for the class's definition, not the wrapper."""
+
+    async def wrapped(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return ("wrapped", args, kwargs)
+
+    with mock.patch.object(AIOKafkaProducer, "send", wrapped):
+        producer = AIOKafkaProducer()
+        assert await producer.send(TOPIC, b"v") == ("wrapped", (TOPIC, b"v"), {})
+    assert isinstance(producer.send(TOPIC, b"v"), _native.SendStep)
+
+
 async def test_a_closed_producer_refuses_through_the_whole_send() -> None:
     fake = await ScriptedBroker([]).start()
     try:

@@ -295,6 +295,25 @@ async def test_a_consumers_getone_follows_its_class_when_patched_or_overridden()
     assert await mine.getone() == "overridden"
 
 
+async def test_a_consumer_made_while_its_class_is_patched_calls_the_patch() -> None:
+    """As telemetry's instrument() does: the class's getone wrapped before the consumer is
+    made. The consumer's own getone stands in for the class's definition, not the wrapper."""
+    from unittest import mock
+
+    from ferrokafka import AIOKafkaConsumer
+
+    _, buffer, _ = setup(5)
+
+    async def wrapped(self: Any, *partitions: TopicPartition) -> Any:
+        return "wrapped"
+
+    with mock.patch.object(AIOKafkaConsumer, "getone", wrapped):
+        consumer: AIOKafkaConsumer[Any, Any] = AIOKafkaConsumer()
+        consumer._buffer = buffer
+        assert await consumer.getone() == "wrapped"
+    assert (await consumer.getone()).offset == 1
+
+
 def test_getones_stream_does_not_keep_a_dropped_consumer_alive() -> None:
     """The consumer holds the stream its getone() steps come from, and the stream holds the
     consumer weakly: a consumer nobody refers to is freed at once, not at a collection."""

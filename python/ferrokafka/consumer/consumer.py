@@ -236,7 +236,7 @@ class AIOKafkaConsumer(Generic[KT, VT]):
             return consumer._getone()
 
         stream = _native.RecordStream(weakref.proxy(self), slow, self._polling_member)
-        install_getone(self, stream, AIOKafkaConsumer.getone)
+        install_getone(self, stream, _GETONE)
         return stream.__anext__
 
     def __del__(self, _warn: Callable[..., None] = warnings.warn) -> None:
@@ -670,3 +670,7 @@ def _log_failure(task: asyncio.Future[Any]) -> None:
 
 
 mark_coroutine_function(AIOKafkaConsumer.getone)
+_GETONE = AIOKafkaConsumer.getone
+"""The class's own ``getone``, as defined here: what a consumer's own ``getone`` stands in for
+while the class's attribute is this function (not, for one made after the class was patched or
+instrumented, the wrapper found on the class then)."""

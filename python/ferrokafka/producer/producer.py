@@ -161,7 +161,7 @@ class AIOKafkaProducer:
         self._sticky_send = open_batches.send if shortcuts else None
         self._keyed_send = open_batches.send_keyed if shortcuts else None
         if shortcuts:
-            install_send(self, open_batches, AIOKafkaProducer.send)
+            install_send(self, open_batches, _SEND)
         self._sender = Sender(
             self.client,
             self._message_accumulator,
@@ -694,3 +694,9 @@ class TransactionContext:
         if txn is not None and txn.is_fatal:
             return  # the block's exception goes on; aborting cannot work
         await self._producer.abort_transaction()
+
+
+_SEND = AIOKafkaProducer.send
+"""The class's own ``send``, as defined here: what a producer's own ``send`` stands in for while
+the class's attribute is this function (not, for one made after the class was patched or
+instrumented, the wrapper found on the class then)."""
