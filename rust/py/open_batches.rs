@@ -179,36 +179,7 @@ impl OpenBatches {
 
     /// An unkeyed `bytes` value to the open batch of `topic`'s sticky partition: its future,
     /// or None (take the full path).
-    fn send(
-        &self,
-        py: Python<'_>,
-        topic: &Bound<'_, PyAny>,
-        value: &Bound<'_, PyAny>,
-    ) -> PyResult<Option<Py<RecordFuture>>> {
-        self.send_unkeyed(py, topic, value)
-    }
-
-    /// A `bytes` key and `bytes` or None value to the open batch of the key's partition under
-    /// the default partitioner: its future, or None (take the full path).
-    fn send_keyed(
-        &self,
-        py: Python<'_>,
-        topic: &Bound<'_, PyAny>,
-        key: &Bound<'_, PyAny>,
-        value: &Bound<'_, PyAny>,
-    ) -> PyResult<Option<Py<RecordFuture>>> {
-        self.send_with_key(py, topic, key, value)
-    }
-
-    // No __clear__: the dict's own clears the table when the collector breaks a cycle.
-    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
-        visit.call(&self.topics)
-    }
-}
-
-impl OpenBatches {
-    /// `send` (the method), for the extension's own callers.
-    pub(super) fn send_unkeyed(
+    pub(super) fn send(
         &self,
         py: Python<'_>,
         topic: &Bound<'_, PyAny>,
@@ -237,8 +208,9 @@ impl OpenBatches {
         }
     }
 
-    /// `send_keyed` (the method), for the extension's own callers.
-    pub(super) fn send_with_key(
+    /// A `bytes` key and `bytes` or None value to the open batch of the key's partition under
+    /// the default partitioner: its future, or None (take the full path).
+    pub(super) fn send_keyed(
         &self,
         py: Python<'_>,
         topic: &Bound<'_, PyAny>,
@@ -273,5 +245,10 @@ impl OpenBatches {
             Some(records) => BatchRecords::append_now(&records, Some(key), value),
             None => Ok(None),
         }
+    }
+
+    // No __clear__: the dict's own clears the table when the collector breaks a cycle.
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        visit.call(&self.topics)
     }
 }

@@ -141,7 +141,8 @@ impl GetOne {
         kwargs: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Py<PyAny>> {
         if kwargs.is_none_or(|k| k.is_empty()) && args.is_empty() {
-            if let Some(step) = self.shortcut(py, &[], None)? {
+            // SAFETY: no pointers are passed.
+            if let Some(step) = unsafe { self.fast(py, &[], None)? } {
                 return Ok(step);
             }
         }
@@ -236,57 +237,6 @@ unsafe fn plain(
     Ok(Some([slots[0], or_none(slots[1]), or_none(slots[2])]))
 }
 
-impl SendMethod {
-    /// A step for a call the shortcut takes, else None.
-    ///
-    /// # Safety
-    /// As for [`plain`].
-    unsafe fn shortcut(
-        &self,
-        py: Python<'_>,
-        positional: &[*mut ffi::PyObject],
-        keywords: Option<Keywords<'_, '_>>,
-    ) -> PyResult<Option<Py<PyAny>>> {
-        // SAFETY: per this function's contract.
-        let Some([topic, value, key]) = (unsafe { plain(py, positional, keywords)? }) else {
-            return Ok(None);
-        };
-        if !self.method.unchanged(py)? {
-            return Ok(None);
-        }
-        // SAFETY: live objects, borrowed for the call: each is given its own reference.
-        let [topic, value, key] =
-            [topic, value, key].map(|p| unsafe { Bound::from_borrowed_ptr(py, p) }.unbind());
-        let step = SendStep::new(
-            self.batches.clone_ref(py),
-            topic,
-            value,
-            key,
-            self.slow.clone_ref(py),
-        );
-        Ok(Some(Py::new(py, step)?.into_any()))
-    }
-}
-
-impl GetOne {
-    /// The next step, for a call with no arguments while the class's method is unchanged.
-    fn shortcut(
-        &self,
-        py: Python<'_>,
-        positional: &[*mut ffi::PyObject],
-        keywords: Option<Keywords<'_, '_>>,
-    ) -> PyResult<Option<Py<PyAny>>> {
-        if !positional.is_empty() || keywords.is_some_and(|(names, _)| !names.is_empty()) {
-            return Ok(None);
-        }
-        if !self.method.unchanged(py)? {
-            return Ok(None);
-        }
-        let step = self.stream.bind(py).try_borrow_mut()?.next_step(py)?;
-        Ok(Some(step.into_any()))
-    }
-}
-
 /// A client's own method object: a frozen class called through vectorcall.
 trait Own: PyClass<Frozen = True> + PyTypeInfo + Sync {
     /// Where the object's `vectorcall` field is, within the class's value.
@@ -336,13 +286,21 @@ impl Own for GetOne {
         &SET
     }
 
+    /// The next step, for a call with no arguments while the class's method is unchanged.
     unsafe fn fast(
         &self,
         py: Python<'_>,
         positional: &[*mut ffi::PyObject],
         keywords: Option<Keywords<'_, '_>>,
     ) -> PyResult<Option<Py<PyAny>>> {
-        self.shortcut(py, positional, keywords)
+        if !positional.is_empty() || keywords.is_some_and(|(names, _)| !names.is_empty()) {
+            return Ok(None);
+        }
+        if !self.method.unchanged(py)? {
+            return Ok(None);
+        }
+        let step = self.stream.bind(py).try_borrow_mut()?.next_step(py)?;
+        Ok(Some(step.into_any()))
     }
 
     fn other(&self) -> &Py<PyAny> {
@@ -358,6 +316,7 @@ impl Own for SendMethod {
         &SET
     }
 
+    /// A step for a call the shortcut takes.
     unsafe fn fast(
         &self,
         py: Python<'_>,
@@ -365,7 +324,23 @@ impl Own for SendMethod {
         keywords: Option<Keywords<'_, '_>>,
     ) -> PyResult<Option<Py<PyAny>>> {
         // SAFETY: per this function's contract.
-        unsafe { self.shortcut(py, positional, keywords) }
+        let Some([topic, value, key]) = (unsafe { plain(py, positional, keywords)? }) else {
+            return Ok(None);
+        };
+        if !self.method.unchanged(py)? {
+            return Ok(None);
+        }
+        // SAFETY: live objects, borrowed for the call: each is given its own reference.
+        let [topic, value, key] =
+            [topic, value, key].map(|p| unsafe { Bound::from_borrowed_ptr(py, p) }.unbind());
+        let step = SendStep::new(
+            self.batches.clone_ref(py),
+            topic,
+            value,
+            key,
+            self.slow.clone_ref(py),
+        );
+        Ok(Some(Py::new(py, step)?.into_any()))
     }
 
     fn other(&self) -> &Py<PyAny> {
@@ -486,7 +461,7 @@ impl SendMethod {
         let names = PyTuple::new(py, names)?;
         let values: Vec<*mut ffi::PyObject> = values.iter().map(|v| v.as_ptr()).collect();
         // SAFETY: the pointers are borrowed from `args`, `kwargs` and `values`, alive here.
-        let fast = unsafe { self.shortcut(py, &positional, Some((&names, &values)))? };
+        let fast = unsafe { self.fast(py, &positional, Some((&names, &values)))? };
         match fast {
             Some(step) => Ok(step),
             None => Ok(self.other.bind(py).call(args, kwargs)?.unbind()),

@@ -65,9 +65,9 @@ impl Shortcut for SendStep {
         let batches = p.batches.bind(py).try_borrow()?;
         let (topic, value, key) = (p.topic.bind(py), p.value.bind(py), p.key.bind(py));
         let future = if key.is_none() {
-            batches.send_unkeyed(py, topic, value)?
+            batches.send(py, topic, value)?
         } else {
-            batches.send_with_key(py, topic, key, value)?
+            batches.send_keyed(py, topic, key, value)?
         };
         drop(batches);
         if future.is_some() {
