@@ -123,9 +123,15 @@ async def test_a_send_cancelled_while_it_waits_costs_only_itself() -> None:
         waiting.cancel()
         with pytest.raises(asyncio.CancelledError):
             await waiting
+        # Cancelled before it first ran (the task's first step throws into it): nothing sent.
+        early = asyncio.ensure_future(producer.send(TOPIC, b"never ran"))
+        early.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await early
         meta = await (await producer.send(TOPIC, b"after"))
         assert meta.topic == TOPIC
         await producer.stop()
+        assert sum(fake.offsets.values()) == 2  # first and after
     finally:
         await fake.stop()
 
