@@ -54,15 +54,38 @@ async def test_ferrokafka_and_java_members_share_one_group(
         for _ in range(2)
     ]
     seen: Counter[tuple[int, int]] = Counter()
+    total = 2 * per_partition
     ours = 0
+    # Each Java member prints a line per record as it goes ("partition offset deliveryCount"),
+    # then a JSON summary: read as they come, so ferrokafka's members know when every record
+    # has been taken by someone (and a Java member never blocks on a full pipe).
+    java_lines: list[list[str]] = [[] for _ in java]
+
+    async def read_java(proc: asyncio.subprocess.Process, lines: list[str]) -> bytes:
+        assert proc.stdout is not None and proc.stderr is not None
+        errors = asyncio.create_task(proc.stderr.read())
+        async for raw in proc.stdout:
+            line = raw.decode().strip()
+            lines.append(line)
+            if not line.startswith("{"):
+                partition, offset, count = map(int, line.split())
+                assert count == 1, line
+                seen[(partition, offset)] += 1
+        await proc.wait()
+        return await errors
+
+    readers = [
+        asyncio.create_task(read_java(p, ls)) for p, ls in zip(java, java_lines, strict=True)
+    ]
     # The Java members start first (a JVM takes seconds): once each has its first records,
     # ferrokafka's join them.
-    first_lines: list[bytes] = []
-    for proc in java:
-        assert proc.stdout is not None
-        first_lines.append(await asyncio.wait_for(proc.stdout.readline(), 90))
-    # Read on while they run: a Java member blocked on a full pipe would sit on its records.
-    outputs = [asyncio.create_task(proc.communicate()) for proc in java]
+    deadline = time.monotonic() + 90
+    while not all(java_lines):
+        for reader in readers:
+            if reader.done():  # a Java member ended before its first record: why
+                raise AssertionError(reader.result().decode()[-3000:])
+        assert time.monotonic() < deadline, "a Java member had no record after 90 s"
+        await asyncio.sleep(0.05)
     refused: list[Any] = []
     members = [
         AIOKafkaShareConsumer(
@@ -76,8 +99,11 @@ async def test_ferrokafka_and_java_members_share_one_group(
 
     async def work(member: AIOKafkaShareConsumer[Any, Any]) -> None:
         nonlocal ours
+        # Until every record was taken by some member: the Java members end on their own after
+        # 8 s without records, and on a loaded machine a member can go that long between
+        # assignments; a minute without records anywhere ends the test's wait (and fails it).
         idle_since = time.monotonic()
-        while time.monotonic() - idle_since < 8:
+        while len(seen) < total and time.monotonic() - idle_since < 60:
             data = await member.getmany(timeout_ms=200, max_records=50)
             for tp, records in data.items():
                 for r in records:
@@ -93,15 +119,10 @@ async def test_ferrokafka_and_java_members_share_one_group(
     finally:
         await asyncio.gather(*(m.stop() for m in members))
     theirs = 0
-    for proc, first, output in zip(java, first_lines, outputs, strict=True):
-        out, err = await asyncio.wait_for(output, 120)
+    for proc, lines, reader in zip(java, java_lines, readers, strict=True):
+        err = await asyncio.wait_for(reader, 120)
         assert proc.returncode == 0, err.decode()[-3000:]
-        lines = (first + out).decode().splitlines()
         summary = json.loads(lines[-1])
-        for line in lines[:-1]:
-            partition, offset, count = map(int, line.split())
-            assert count == 1
-            seen[(partition, offset)] += 1
         assert summary["records"] == len(lines) - 1
         theirs += summary["records"]
     missing = sorted({(p, o) for p in (0, 1) for o in range(per_partition)} - set(seen))
