@@ -38,7 +38,7 @@ from ferrokafka.testing.spark import (
     stop_spark_session,
 )
 
-from .needs import in_ci
+from .needs import CLUSTER_START_S, in_ci
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -101,7 +101,11 @@ def bootstrap_servers(kafka_broker: KafkaBroker | ExternalKafka) -> str:
 def kafka_cluster() -> Iterator[KafkaCluster]:
     """A three-node KRaft cluster (replication factor 3, min ISR 2), started on first use.
     Tests may kill and restart its nodes; they should restart what they kill."""
-    yield from _running(KafkaCluster(3, jvm_options=QUICK_START_JVM_OPTIONS, config=KEEP_DATA))
+    yield from _running(
+        KafkaCluster(
+            3, jvm_options=QUICK_START_JVM_OPTIONS, config=KEEP_DATA, start_timeout=CLUSTER_START_S
+        )
+    )
 
 
 # Secured brokers: one per listener kind, each started on first use and kept for the session.
@@ -180,6 +184,42 @@ def kerberos_broker(kerberos_realm: KerberosRealm) -> Iterator[KafkaBroker]:
 def kerberos_ssl_broker(kerberos_realm: KerberosRealm) -> Iterator[KafkaBroker]:
     """``kerberos_broker`` over SASL_SSL (the CA in ``kerberos_ssl_broker.ca_file``)."""
     yield from _kerberos_broker(kerberos_realm, "sasl_ssl")
+
+
+# ---- test timeouts and the session's brokers -------------------------------------------------
+
+#: The session fixtures that start JVMs, and the seconds their start may take. A session
+#: fixture starts inside the setup of the first test that uses it, and pytest-timeout counts
+#: that setup against the test's own limit: each test using one gets the start's time on top.
+START_BUDGETS_S = {
+    "kafka_broker": 120.0,
+    "kafka_cluster": CLUSTER_START_S,
+    "placement_cluster": CLUSTER_START_S,
+    "racked_cluster": CLUSTER_START_S,
+    "cluster": CLUSTER_START_S,  # test_faults.py's, behind fault proxies
+    "ssl_broker": 120.0,
+    "mtls_broker": 120.0,
+    "sasl_plaintext_broker": 120.0,
+    "sasl_ssl_broker": 120.0,
+    "acl_broker": 120.0,
+    "kerberos_broker": 120.0,
+    "kerberos_ssl_broker": 120.0,
+}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    default = float(config.getini("timeout") or 0)
+    budgets = dict(START_BUDGETS_S)
+    if os.environ.get("FERROKAFKA_BOOTSTRAP"):
+        budgets["kafka_broker"] = 0.0  # the external broker is running already
+    for item in items:
+        budget = sum(budgets.get(name, 0.0) for name in getattr(item, "fixturenames", ()))
+        if not budget:
+            continue
+        mark = item.get_closest_marker("timeout")
+        own = float(mark.args[0]) if mark is not None and mark.args else default
+        if own > 0:
+            item.add_marker(pytest.mark.timeout(own + budget))
 
 
 # ---- broker versions --------------------------------------------------------------------------

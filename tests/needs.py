@@ -9,6 +9,10 @@ import os
 
 import pytest
 
+CLUSTER_START_S = 240.0
+"""How long a test's three-node cluster may take to start, or one of its nodes to restart:
+three JVMs beside the rest of ``make test`` on two cores have taken over two minutes."""
+
 
 def in_ci() -> bool:
     return os.environ.get("CI", "").lower() in ("1", "true", "yes")

@@ -578,6 +578,9 @@ async def _main(args: Any, workdir: Path) -> int:
         faults=True,
         jvm_options=QUICK_START_JVM_OPTIONS,
         config={"log.retention.ms": "-1"},
+        # A killed node recovers its logs before it serves again; beside other work on two
+        # cores that has taken longer than the default two minutes.
+        start_timeout=240,
     )
     await asyncio.to_thread(cluster.start)
     try:

@@ -10,6 +10,7 @@ from ferrokafka.admin import AIOKafkaAdminClient
 from ferrokafka.testing import QUICK_START_JVM_OPTIONS, KafkaBroker, KafkaCluster
 
 from ..conftest import KEEP_DATA
+from ..needs import CLUSTER_START_S
 
 
 @pytest.fixture
@@ -66,6 +67,7 @@ def placement_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Plac
                 n: {"broker.rack": f"r{n}", "log.dirs": ",".join(dirs[n])} for n in (1, 2, 3)
             },
             jvm_options=QUICK_START_JVM_OPTIONS,
+            start_timeout=CLUSTER_START_S,
         ),
         dirs,
     )

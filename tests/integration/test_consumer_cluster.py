@@ -14,6 +14,7 @@ from ferrokafka import AIOKafkaConsumer, TopicPartition
 from ferrokafka.client import AIOKafkaClient
 from ferrokafka.testing import QUICK_START_JVM_OPTIONS, KafkaCluster
 
+from ..needs import CLUSTER_START_S
 from .produce_util import produce_values, value_of
 from .test_consumer import drain
 
@@ -104,6 +105,7 @@ def racked_cluster() -> Iterator[KafkaCluster]:
         },
         node_configs={n: {"broker.rack": f"r{n}"} for n in (1, 2, 3)},
         jvm_options=QUICK_START_JVM_OPTIONS,
+        start_timeout=CLUSTER_START_S,
     )
     cluster.start()
     try:

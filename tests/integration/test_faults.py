@@ -19,6 +19,8 @@ from ferrokafka.arrow import read_async
 from ferrokafka.testing import KafkaCluster
 from ferrokafka.testing.kraft import QUICK_START_JVM_OPTIONS
 
+from ..needs import CLUSTER_START_S
+
 pytestmark = pytest.mark.integration
 
 PARTITIONS = 6
@@ -26,7 +28,9 @@ PARTITIONS = 6
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[KafkaCluster]:
-    kafka = KafkaCluster(3, faults=True, jvm_options=QUICK_START_JVM_OPTIONS)
+    kafka = KafkaCluster(
+        3, faults=True, jvm_options=QUICK_START_JVM_OPTIONS, start_timeout=CLUSTER_START_S
+    )
     kafka.start()
     try:
         yield kafka

@@ -7,6 +7,7 @@ offset ahead of a processed record, every fault recovered from."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +18,16 @@ pytestmark = [pytest.mark.integration, pytest.mark.cluster]
 
 SOAK = Path(__file__).resolve().parents[2] / "benches" / "soak.py"
 PROXY_FAULTS = {"latency", "black_hole", "cut", "refuse"}
+
+
+def _stderr_summary(stderr: str) -> str:
+    """The soak's own log lines (each starts with the time) and the start of its last
+    traceback: the broker logs quoted in an error would push both out of a plain tail."""
+    own = [line for line in stderr.splitlines() if re.match(r"\d\d:\d\d:\d\d ", line)]
+    failure = stderr[stderr.rfind("Traceback") :][:3000] if "Traceback" in stderr else ""
+    return "\n".join(
+        ["--- the soak's log (last 40 lines):", *own[-40:], "--- its last traceback:", failure]
+    )
 
 
 @pytest.mark.timeout(600)
@@ -37,7 +48,7 @@ def test_a_minute_of_faults_loses_nothing_and_explains_every_duplicate(tmp_path:
         text=True,
         timeout=540,
     )
-    report = f"exit {run.returncode}\n{run.stdout}\n--- stderr (tail):\n{run.stderr[-6000:]}"
+    report = f"exit {run.returncode}\n{run.stdout}\n{_stderr_summary(run.stderr)}"
     assert out.exists(), report
     figures = json.loads(out.read_text())
     verdict = figures["verdict"]
