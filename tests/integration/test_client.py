@@ -127,7 +127,6 @@ async def test_three_node_cluster_metadata(kafka_cluster: Any) -> None:
         await kafka_cluster.adelete_topic(name)
 
 
-@pytest.mark.cluster
 def _thread_states(pid: int) -> list[str]:
     """The scheduler state of each of a process's threads (``T``: stopped)."""
     states = []
@@ -150,6 +149,7 @@ async def _all_threads_stopped(pid: int, timeout: float = 5.0) -> None:
         await asyncio.sleep(0.01)
 
 
+@pytest.mark.cluster
 async def test_broker_killed_mid_request_fails_waiters_and_pool_reconnects(
     kafka_cluster: Any,
 ) -> None:
