@@ -4,6 +4,7 @@ back through another path (the consumer's own offset lookups, OffsetFetch)."""
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 
 import pytest
@@ -80,10 +81,14 @@ async def test_list_offsets_rejects_bad_input(
 ) -> None:
     topic = make_topic(partitions=1)  # type: ignore[operator]
     missing = f"fk-missing-{uuid.uuid4().hex[:10]}"
+    # An unknown topic or partition is retried (it may be being created) for up to the call's
+    # timeout_ms in all, the metadata lookups included, then raised naming it.
+    started = time.monotonic()
     with pytest.raises(Errors.UnknownTopicOrPartitionError, match=missing):
-        await admin.list_offsets({TopicPartition(missing, 0): OffsetSpec.latest()})
+        await admin.list_offsets({TopicPartition(missing, 0): OffsetSpec.latest()}, timeout_ms=2000)
     with pytest.raises(Errors.UnknownTopicOrPartitionError, match=f"{topic}.*partition 7"):
-        await admin.list_offsets({TopicPartition(topic, 7): OffsetSpec.latest()})
+        await admin.list_offsets({TopicPartition(topic, 7): OffsetSpec.latest()}, timeout_ms=2000)
+    assert time.monotonic() - started < 20, "timeout_ms did not bound the retries"
     with pytest.raises(ValueError, match="timestamp_ms"):
         OffsetSpec.for_timestamp(-5)
     with pytest.raises(ValueError, match="isolation_level"):

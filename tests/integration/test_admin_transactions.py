@@ -7,6 +7,7 @@ admin client ends a transaction for read_committed readers."""
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 
 import pytest
@@ -153,8 +154,10 @@ async def test_transaction_calls_reject_bad_input(
     with pytest.raises(Errors.TransactionalIdNotFoundError, match=missing):
         await admin.describe_transactions([missing])
     topic = make_topic(partitions=1)
+    started = time.monotonic()
     with pytest.raises(Errors.UnknownTopicOrPartitionError, match=f"{topic}.*partition 3"):
-        await admin.describe_producers([TopicPartition(topic, 3)])
+        await admin.describe_producers([TopicPartition(topic, 3)], timeout_ms=2000)
+    assert time.monotonic() - started < 20, "timeout_ms did not bound the retries"
     assert await admin.describe_producers([TopicPartition(topic, 0)]) == {
         TopicPartition(topic, 0): []
     }

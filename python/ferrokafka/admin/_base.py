@@ -76,10 +76,12 @@ class AdminBase:
         partitions: Iterable[TopicPartition],
         what: str,
         ask: Callable[[int, list[TopicPartition]], Awaitable[dict[TopicPartition, T]]],
+        timeout_ms: int | None = None,
     ) -> dict[TopicPartition, T]:
         """``ask(leader, its partitions)`` of every leader of ``partitions`` at once, the
         answers merged; all again, with the leaders looked up again, while a retriable error
-        (a leader moved) comes back."""
+        (a leader moved, a topic not known yet) comes back, for up to ``timeout_ms``
+        (default ``request_timeout_ms``)."""
         wanted = list(dict.fromkeys(partitions))
 
         async def attempt() -> dict[TopicPartition, T]:
@@ -92,19 +94,20 @@ class AdminBase:
 
         if not wanted:
             return {}
-        return await self._retrying(attempt)
+        return await self._retrying(attempt, timeout_ms=timeout_ms)
 
     async def _retrying(
         self,
         attempt: Callable[[], Awaitable[T]],
         also: type[Errors.KafkaError] | None = None,
+        timeout_ms: int | None = None,
     ) -> T:
         """Run ``attempt`` until it succeeds, retrying retriable Kafka errors (and ``also``,
         an error that is worth waiting out for this request) with backoff for up to
-        ``request_timeout_ms``."""
+        ``timeout_ms`` (default ``request_timeout_ms``)."""
         return await retrying(
             attempt,
-            timeout=self._request_timeout_ms / 1000,
+            timeout=self._timeout_ms(timeout_ms) / 1000,
             backoff=self._retry_backoff,
             retriable=lambda exc: exc.retriable or (also is not None and isinstance(exc, also)),
         )

@@ -68,8 +68,9 @@ class OffsetOperations(AdminBase):
     ) -> dict[TopicPartition, ListOffsetsResultInfo]:
         """The offset each ``OffsetSpec`` names in its partition, asked of each partition's
         leader (one request per leader). ``isolation_level="read_committed"`` makes
-        ``latest`` the last stable offset. Retried while leaders move, for up to
-        ``request_timeout_ms``; a partition's error is raised naming it."""
+        ``latest`` the last stable offset. Retried while leaders move or a topic is not known
+        yet, for up to ``timeout_ms`` in all (default ``request_timeout_ms``); a partition's
+        error is raised naming it."""
         if isolation_level not in _ISOLATION:
             raise ValueError(
                 f"isolation_level must be one of {sorted(_ISOLATION)}, got {isolation_level!r}"
@@ -111,4 +112,4 @@ class OffsetOperations(AdminBase):
                 for tp, p in partition_answers(response["topics"], "list_offsets", leader)
             }
 
-        return await self._per_leader(topic_partition_offsets, "list_offsets", ask)
+        return await self._per_leader(topic_partition_offsets, "list_offsets", ask, timeout)

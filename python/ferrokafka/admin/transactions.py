@@ -46,10 +46,11 @@ class TransactionOperations(AdminBase):
     """Producers' state in partitions and transactions' state at their coordinators."""
 
     async def describe_producers(
-        self, partitions: Iterable[TopicPartition]
+        self, partitions: Iterable[TopicPartition], timeout_ms: int | None = None
     ) -> dict[TopicPartition, list[ProducerState]]:
         """The producers with state in each partition (asked of its leader), a transaction
-        still open among them with its first offset. Retried while leaders move; a
+        still open among them with its first offset. Retried while leaders move or a topic
+        is not known yet, for up to ``timeout_ms`` in all (default ``request_timeout_ms``); a
         partition's error is raised naming it."""
 
         async def ask(
@@ -74,7 +75,7 @@ class TransactionOperations(AdminBase):
                 for tp, p in partition_answers(response["topics"], "describe_producers", leader)
             }
 
-        return await self._per_leader(partitions, "describe_producers", ask)
+        return await self._per_leader(partitions, "describe_producers", ask, timeout_ms)
 
     async def list_transactions(
         self,
