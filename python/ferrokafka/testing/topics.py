@@ -68,7 +68,7 @@ class TopicOps:
         configs: Mapping[str, str] | None = None,
         timeout: float = 30.0,
     ) -> None:
-        """Create ``name`` and wait until its partitions have leaders."""
+        """Create ``name`` and wait until its partitions have leaders that serve it."""
         await client_ops().create_topic(
             self._topic_bootstrap(),
             name,
