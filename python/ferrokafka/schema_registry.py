@@ -13,9 +13,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-import urllib.error
 import urllib.parse
-import urllib.request
 
 __all__ = ["SchemaNotFound", "SchemaRegistry", "SchemaRegistryUnavailable"]
 
@@ -74,7 +72,11 @@ class SchemaRegistry:
         return text
 
     def _fetch(self, schema_id: int) -> str:
+        # Imported here, where a lookup needs them: urllib.request brings http.client and the
+        # email package, over 3 MB resident, into every process that imports the client.
         import time
+        import urllib.error
+        import urllib.request
 
         address = f"{self.url}/schemas/ids/{schema_id}"
         request = urllib.request.Request(address, headers={"Accept": "application/json"})

@@ -195,3 +195,19 @@ def test_the_native_modules_mimalloc_is_its_own() -> None:
         name for name in ("mi_option_set", "mi_malloc", "mi_free") if hasattr(library, name)
     ]
     assert exported == []
+
+
+def test_importing_the_client_leaves_what_it_seldom_needs_unloaded() -> None:
+    # urllib.request (http.client, the email package) is over 3 MB resident, OpenSSL's hash
+    # bindings about 1 MB: only a Schema Registry lookup and a SCRAM login need them, so
+    # importing ferrokafka must not load them.
+    loaded = _run(
+        """
+        import sys
+        import ferrokafka
+        from ferrokafka import formats, sasl, schema_registry
+        heavy = ("urllib.request", "http.client", "email", "hmac", "_hashlib")
+        print(sorted(m for m in heavy if m in sys.modules))
+        """
+    )
+    assert loaded == "[]"

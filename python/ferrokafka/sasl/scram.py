@@ -15,9 +15,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
-import hmac
-import secrets
 from collections.abc import Callable
 from typing import ClassVar
 
@@ -44,7 +41,14 @@ _NONCE_BYTES = 24
 no two nonces repeat (RFC 5802 asks only for a "random, unique" one)."""
 
 
+# hashlib, hmac and secrets are imported where a login uses them: together they keep about
+# 1 MB resident (OpenSSL's hash bindings), which a process that never logs in with SCRAM
+# should not carry.
+
+
 def _new_nonce() -> str:
+    import secrets
+
     # Printable ASCII without ",": URL-safe base64 letters qualify.
     return secrets.token_urlsafe(_NONCE_BYTES)
 
@@ -147,6 +151,8 @@ class ScramMechanism(SaslMechanism):
                 f"the {MIN_ITERATIONS} a Kafka broker stores"
             )
 
+        import hashlib
+
         salted = hashlib.pbkdf2_hmac(self.hash_name, self._password.encode(), salt, iterations)
         client_key = self._hmac(salted, b"Client Key")
         stored_key = hashlib.new(self.hash_name, client_key).digest()
@@ -167,6 +173,8 @@ class ScramMechanism(SaslMechanism):
             verifier = base64.b64decode(attrs.get("v", ""), validate=True)
         except binascii.Error:
             verifier = b""
+        import hmac
+
         # The broker proves it holds the credential (not just a relay of ours): without this
         # check a man in the middle could accept any password.
         if not verifier or not hmac.compare_digest(verifier, self._server_signature):
@@ -178,6 +186,8 @@ class ScramMechanism(SaslMechanism):
         self._complete = True
 
     def _hmac(self, key: bytes, message: bytes) -> bytes:
+        import hmac
+
         return hmac.new(key, message, self.hash_name).digest()
 
 
