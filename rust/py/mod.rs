@@ -15,6 +15,7 @@ mod avro;
 mod buffers;
 mod columns;
 mod errors;
+mod gil_cell;
 mod heap;
 mod open_batches;
 mod own_methods;
@@ -390,6 +391,7 @@ fn error_codes(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    gil_cell::require_gil(m.py())?;
     // The package's one version: Cargo.toml's (maturin gives it to the wheel too).
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<FrameDecoder>()?;

@@ -299,7 +299,7 @@ impl Own for GetOne {
         if !self.method.unchanged(py)? {
             return Ok(None);
         }
-        let step = self.stream.bind(py).try_borrow_mut()?.next_step(py)?;
+        let step = self.stream.get().next_step(py)?;
         Ok(Some(step.into_any()))
     }
 

@@ -19,8 +19,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple, PyType};
 use pyo3::PyTraverseError;
 
+use super::gil_cell::GilCell;
 use super::records::ConsumerRecord;
-use super::shortcut_coroutine::{self, reused, Phase, Shortcut};
+use super::shortcut_coroutine::{self, reused, Phase, Shortcut, ShortcutClass};
 use crate::records::position::{bytes_of_records, RunCursor};
 
 /// A counter the consumer's subscription state moves on every change that could alter which
@@ -150,8 +151,13 @@ impl Member {
 ///
 /// When it ends (exhausted, invalidated or closed) it writes how far it got to the response
 /// (`taken`) and reports what it handed out (`on_consumed(records, bytes)`), once.
-#[pyclass(module = "ferrokafka._native")]
+#[pyclass(module = "ferrokafka._native", frozen)]
 pub struct RecordRun {
+    run: GilCell<Run>,
+}
+
+/// A `RecordRun`'s state.
+struct Run {
     buf: Py<PyAny>,
     items: Py<PyList>,
     state: Py<PyAny>,
@@ -267,7 +273,11 @@ impl PositionSlot {
     }
 }
 
-impl RecordRun {
+impl Run {
+    fn ended(&self) -> bool {
+        self.position.is_none()
+    }
+
     /// The next record, or None (and the run ends) when there is none to hand out now.
     fn next_record(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
         let Some(position) = &self.position else {
@@ -345,51 +355,61 @@ impl RecordRun {
         let cursor = RunCursor::new(items.len(), taken);
         let slot = PositionSlot::of(&state);
         Ok(RecordRun {
-            buf: buf.unbind(),
-            items: items.unbind(),
-            state: state.unbind(),
-            generation,
-            on_consumed,
-            // No position: nothing to hand out.
-            position: (!position.is_none()).then(|| position.unbind()),
-            since,
-            cursor,
-            raw_len,
-            slot,
+            run: GilCell::new(Run {
+                buf: buf.unbind(),
+                items: items.unbind(),
+                state: state.unbind(),
+                generation,
+                on_consumed,
+                // No position: nothing to hand out.
+                position: (!position.is_none()).then(|| position.unbind()),
+                since,
+                cursor,
+                raw_len,
+                slot,
+            }),
         })
     }
 
     /// The next record, None when the run has none to hand out (it has then ended).
-    fn take(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
-        self.next_record(py)
+    fn take(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        self.run.borrow_mut(py)?.next_record(py)
     }
 
     /// End the run now (nothing more is handed out by it).
-    fn close(&mut self, py: Python<'_>) -> PyResult<()> {
-        self.end(py)
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        self.run.borrow_mut(py)?.end(py)
     }
 
     /// Whether the run has ended.
     #[getter]
-    fn ended(&self) -> bool {
-        self.position.is_none()
+    fn ended(&self, py: Python<'_>) -> PyResult<bool> {
+        Ok(self.run.borrow_mut(py)?.ended())
     }
 
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
-        visit.call(&self.buf)?;
-        visit.call(&self.items)?;
-        visit.call(&self.state)?;
-        visit.call(&self.generation)?;
-        visit.call(&self.on_consumed)?;
-        visit.call(&self.position)?;
-        self.slot.traverse(&visit)
+        let Some(run) = self.run.try_borrow_in_gc() else {
+            return Ok(()); // borrowed: in the middle of a call, which holds what it uses
+        };
+        visit.call(&run.buf)?;
+        visit.call(&run.items)?;
+        visit.call(&run.state)?;
+        visit.call(&run.generation)?;
+        visit.call(&run.on_consumed)?;
+        visit.call(&run.position)?;
+        run.slot.traverse(&visit)
     }
 }
 
 /// What `async for record in consumer` iterates: each `__anext__` is a [`Step`] over the
 /// consumer's fetch buffer (`owner._buffer`, looked up until the consumer has one).
-#[pyclass(module = "ferrokafka._native")]
+#[pyclass(module = "ferrokafka._native", frozen)]
 pub struct RecordStream {
+    stream: GilCell<Stream>,
+}
+
+/// A `RecordStream`'s state.
+struct Stream {
     owner: Py<PyAny>,
     buffer: Option<Py<PyAny>>,
     member: Option<Member>,
@@ -412,11 +432,13 @@ impl RecordStream {
         member: Option<Py<PyAny>>,
     ) -> PyResult<Self> {
         Ok(RecordStream {
-            owner,
-            buffer: None,
-            member: Member::of(py, member)?,
-            slow,
-            spare: None,
+            stream: GilCell::new(Stream {
+                owner,
+                buffer: None,
+                member: Member::of(py, member)?,
+                slow,
+                spare: None,
+            }),
         })
     }
 
@@ -424,57 +446,63 @@ impl RecordStream {
         slf
     }
 
-    fn __anext__(&mut self, py: Python<'_>) -> PyResult<Py<Step>> {
+    fn __anext__(&self, py: Python<'_>) -> PyResult<Py<Step>> {
         self.next_step(py)
     }
 
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
-        visit.call(&self.owner)?;
-        visit.call(&self.buffer)?;
-        if let Some(member) = &self.member {
+        let Some(stream) = self.stream.try_borrow_in_gc() else {
+            return Ok(()); // borrowed: in the middle of a call, which holds what it uses
+        };
+        visit.call(&stream.owner)?;
+        visit.call(&stream.buffer)?;
+        if let Some(member) = &stream.member {
             member.traverse(&visit)?;
         }
-        visit.call(&self.slow)?;
-        visit.call(&self.spare)
+        visit.call(&stream.slow)?;
+        visit.call(&stream.spare)
     }
 }
 
 impl RecordStream {
     /// The next step: the last one made ready again when nothing else holds it.
-    pub(super) fn next_step(&mut self, py: Python<'_>) -> PyResult<Py<Step>> {
-        if self.buffer.is_none() {
-            let buffer = self.owner.bind(py).getattr(intern!(py, "_buffer"))?;
+    pub(super) fn next_step(&self, py: Python<'_>) -> PyResult<Py<Step>> {
+        let mut stream = self.stream.borrow_mut(py)?;
+        if stream.buffer.is_none() {
+            let buffer = stream.owner.bind(py).getattr(intern!(py, "_buffer"))?;
             if !buffer.is_none() {
-                self.buffer = Some(buffer.unbind()); // a consumer's buffer is made once
+                stream.buffer = Some(buffer.unbind()); // a consumer's buffer is made once
             }
         }
-        if let Some(spare) = &self.spare {
+        if let Some(spare) = &stream.spare {
             // SAFETY: reading the reference count of a live object.
             let alone = unsafe { ffi::Py_REFCNT(spare.as_ptr()) } == 1;
             // Only this stream holds it: nobody can see it change. A step left running the
             // whole poll (dropped mid-way) is not reused: its coroutine goes with it.
-            if let (true, Ok(mut step)) = (alone, spare.bind(py).try_borrow_mut()) {
-                if !matches!(step.phase, Phase::Slow(_)) {
-                    if step.buffer.is_none() {
-                        step.buffer = self.buffer.as_ref().map(|b| b.clone_ref(py));
+            if alone {
+                if let Ok(mut step) = spare.get().state.borrow_mut(py) {
+                    if !matches!(step.phase, Phase::Slow(_)) {
+                        if step.buffer.is_none() {
+                            step.buffer = stream.buffer.as_ref().map(|b| b.clone_ref(py));
+                        }
+                        if step.slow.is_none() {
+                            step.slow = Some(stream.slow.clone_ref(py));
+                        }
+                        step.phase = Phase::Fresh;
+                        return Ok(spare.clone_ref(py));
                     }
-                    if step.slow.is_none() {
-                        step.slow = Some(self.slow.clone_ref(py));
-                    }
-                    step.phase = Phase::Fresh;
-                    return Ok(spare.clone_ref(py));
                 }
             }
         }
         let step = Py::new(
             py,
             Step::fresh(
-                self.buffer.as_ref().map(|b| b.clone_ref(py)),
-                self.slow.clone_ref(py),
-                self.member.as_ref().map(|m| m.clone_ref(py)),
+                stream.buffer.as_ref().map(|b| b.clone_ref(py)),
+                stream.slow.clone_ref(py),
+                stream.member.as_ref().map(|m| m.clone_ref(py)),
             ),
         )?;
-        self.spare = Some(step.clone_ref(py));
+        stream.spare = Some(step.clone_ref(py));
         Ok(step)
     }
 }
@@ -486,8 +514,13 @@ impl RecordStream {
 /// completes as that does. Nothing is taken before it runs: a step cancelled or dropped
 /// before then costs no record. A record taken at once reaches the awaiting code without a
 /// `StopIteration` (see `shortcut_coroutine`).
-#[pyclass(module = "ferrokafka._native", freelist = 64)]
+#[pyclass(module = "ferrokafka._native", frozen, freelist = 64)]
 pub struct Step {
+    state: GilCell<StepState>,
+}
+
+/// A `Step`'s state.
+pub(super) struct StepState {
     buffer: Option<Py<PyAny>>,
     /// The buffer's run as last seen. The buffer ends a run before it replaces it, so while
     /// this one has not ended it is the buffer's: the buffer is asked again only then.
@@ -500,20 +533,25 @@ pub struct Step {
 impl Step {
     fn fresh(buffer: Option<Py<PyAny>>, slow: Py<PyAny>, member: Option<Member>) -> Self {
         Step {
-            buffer,
-            run: None,
-            slow: Some(slow),
-            member,
-            phase: Phase::Fresh,
+            state: GilCell::new(StepState {
+                buffer,
+                run: None,
+                slow: Some(slow),
+                member,
+                phase: Phase::Fresh,
+            }),
         }
     }
+}
 
-    /// The buffer's run, if it has one that has not ended: borrowed (one borrow per record).
-    fn live_run<'py>(&mut self, py: Python<'py>) -> PyResult<Option<PyRefMut<'py, RecordRun>>> {
+impl StepState {
+    /// The buffer's run, if it has one that has not ended (its object: the run is borrowed
+    /// from it once per record).
+    fn live_run<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, RecordRun>>> {
         if let Some(run) = &self.run {
-            let run = run.bind(py).borrow_mut();
-            if !run.ended() {
-                return Ok(Some(run));
+            let run = run.bind(py);
+            if !run.get().run.borrow_mut(py)?.ended() {
+                return Ok(Some(run.clone()));
             }
         }
         self.run = None;
@@ -528,8 +566,8 @@ impl Step {
             return Ok(None);
         };
         self.run = Some(run.clone().unbind());
-        let run = run.borrow_mut();
-        Ok((!run.ended()).then_some(run))
+        let ended = run.get().run.borrow_mut(py)?.ended();
+        Ok((!ended).then_some(run))
     }
 
     /// The next record of the buffer's run, if it has one now.
@@ -543,8 +581,7 @@ impl Step {
             .as_ref()
             .is_some_and(|m| m.clock.get().wants_attention());
         if let (true, Some(m)) = (attention, &self.member) {
-            // Not while the run is borrowed: the member's code may end it.
-            drop(run);
+            // The member's code may end the run: it is looked up again after.
             m.member
                 .bind(py)
                 .call_method0(intern!(py, "raise_if_failed"))?;
@@ -553,8 +590,7 @@ impl Step {
                 None => return Ok(None),
             }
         }
-        let record = run.next_record(py)?;
-        drop(run);
+        let record = run.get().run.borrow_mut(py)?.next_record(py)?;
         if let (true, Some(m)) = (record.is_some(), &self.member) {
             m.clock.get().touch();
             if attention {
@@ -565,7 +601,15 @@ impl Step {
     }
 }
 
-impl Shortcut for Step {
+impl ShortcutClass for Step {
+    type State = StepState;
+
+    fn cell(&self) -> &GilCell<StepState> {
+        &self.state
+    }
+}
+
+impl Shortcut for StepState {
     fn phase(&mut self) -> &mut Phase {
         &mut self.phase
     }
@@ -603,13 +647,13 @@ impl Step {
         slf
     }
 
-    fn __next__(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        self.resume_py(py, &py.None().into_bound(py))
+    fn __next__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.running(py)?.resume_py(py, &py.None().into_bound(py))
     }
 
     #[pyo3(signature = (value, /))]
-    fn send(&mut self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        self.resume_py(py, value)
+    fn send(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        self.running(py)?.resume_py(py, value)
     }
 
     /// Raise an exception inside the step (`throw(exc)`, or the older `throw(type, value,
@@ -617,30 +661,35 @@ impl Step {
     /// wait), passed on in the form it came in (Python 3.12 deprecates the three-argument
     /// one); else here, where it ends the step before anything was taken.
     #[pyo3(signature = (*args))]
-    fn throw(&mut self, py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
-        shortcut_coroutine::throw(py, &mut self.phase, args)
+    fn throw(&self, py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
+        shortcut_coroutine::throw(py, &mut self.running(py)?.phase, args)
     }
 
     /// End the step (the whole poll's coroutine, if it runs one, is closed).
-    fn close(&mut self, py: Python<'_>) -> PyResult<()> {
-        shortcut_coroutine::close(py, &mut self.phase)
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        shortcut_coroutine::close(py, &mut self.running(py)?.phase)
     }
 
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
-        visit.call(&self.buffer)?;
-        visit.call(&self.run)?;
-        visit.call(&self.slow)?;
-        if let Some(member) = &self.member {
+        let Some(state) = self.state.try_borrow_in_gc() else {
+            return Ok(()); // borrowed: in the middle of a call, which holds what it uses
+        };
+        visit.call(&state.buffer)?;
+        visit.call(&state.run)?;
+        visit.call(&state.slow)?;
+        if let Some(member) = &state.member {
             member.traverse(&visit)?;
         }
-        shortcut_coroutine::traverse(&self.phase, &visit)
+        shortcut_coroutine::traverse(&state.phase, &visit)
     }
 
-    fn __clear__(&mut self) {
-        self.buffer = None;
-        self.run = None;
-        self.slow = None;
-        self.member = None;
-        self.phase = Phase::Done;
+    fn __clear__(&self, py: Python<'_>) {
+        if let Ok(mut state) = self.state.borrow_mut(py) {
+            state.buffer = None;
+            state.run = None;
+            state.slow = None;
+            state.member = None;
+            state.phase = Phase::Done;
+        }
     }
 }

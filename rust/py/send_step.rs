@@ -13,8 +13,9 @@ use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use pyo3::PyTraverseError;
 
+use super::gil_cell::GilCell;
 use super::open_batches::OpenBatches;
-use super::shortcut_coroutine::{self, reused, Phase, Shortcut};
+use super::shortcut_coroutine::{self, reused, Phase, Shortcut, ShortcutClass};
 
 /// What a step needs until it has run: the batches, the record, and the whole path.
 struct Pending {
@@ -25,8 +26,12 @@ struct Pending {
     slow: Py<PyAny>,
 }
 
-#[pyclass(module = "ferrokafka._native", freelist = 64)]
+#[pyclass(module = "ferrokafka._native", frozen, freelist = 64)]
 pub struct SendStep {
+    state: GilCell<SendState>,
+}
+
+pub(super) struct SendState {
     /// Taken when the step first runs.
     pending: Option<Pending>,
     phase: Phase,
@@ -41,19 +46,29 @@ impl SendStep {
         slow: Py<PyAny>,
     ) -> Self {
         SendStep {
-            pending: Some(Pending {
-                batches,
-                topic,
-                value,
-                key,
-                slow,
+            state: GilCell::new(SendState {
+                pending: Some(Pending {
+                    batches,
+                    topic,
+                    value,
+                    key,
+                    slow,
+                }),
+                phase: Phase::Fresh,
             }),
-            phase: Phase::Fresh,
         }
     }
 }
 
-impl Shortcut for SendStep {
+impl ShortcutClass for SendStep {
+    type State = SendState;
+
+    fn cell(&self) -> &GilCell<SendState> {
+        &self.state
+    }
+}
+
+impl Shortcut for SendState {
     fn phase(&mut self) -> &mut Phase {
         &mut self.phase
     }
@@ -92,42 +107,49 @@ impl SendStep {
         slf
     }
 
-    fn __next__(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        self.resume_py(py, &py.None().into_bound(py))
+    fn __next__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.running(py)?.resume_py(py, &py.None().into_bound(py))
     }
 
     #[pyo3(signature = (value, /))]
-    fn send(&mut self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        self.resume_py(py, value)
+    fn send(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        self.running(py)?.resume_py(py, value)
     }
 
     /// Raise an exception inside the step: into the whole `send`'s coroutine when it runs
     /// one, else here, where it ends the step before anything was sent.
     #[pyo3(signature = (*args))]
-    fn throw(&mut self, py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
-        self.pending = None;
-        shortcut_coroutine::throw(py, &mut self.phase, args)
+    fn throw(&self, py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
+        let mut state = self.running(py)?;
+        state.pending = None;
+        shortcut_coroutine::throw(py, &mut state.phase, args)
     }
 
     /// End the step (the whole `send`'s coroutine, if it runs one, is closed).
-    fn close(&mut self, py: Python<'_>) -> PyResult<()> {
-        self.pending = None;
-        shortcut_coroutine::close(py, &mut self.phase)
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        let mut state = self.running(py)?;
+        state.pending = None;
+        shortcut_coroutine::close(py, &mut state.phase)
     }
 
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
-        if let Some(p) = &self.pending {
+        let Some(state) = self.state.try_borrow_in_gc() else {
+            return Ok(()); // borrowed: in the middle of a call, which holds what it uses
+        };
+        if let Some(p) = &state.pending {
             visit.call(&p.batches)?;
             visit.call(&p.topic)?;
             visit.call(&p.value)?;
             visit.call(&p.key)?;
             visit.call(&p.slow)?;
         }
-        shortcut_coroutine::traverse(&self.phase, &visit)
+        shortcut_coroutine::traverse(&state.phase, &visit)
     }
 
-    fn __clear__(&mut self) {
-        self.pending = None;
-        self.phase = Phase::Done;
+    fn __clear__(&self, py: Python<'_>) {
+        if let Ok(mut state) = self.state.borrow_mut(py) {
+            state.pending = None;
+            state.phase = Phase::Done;
+        }
     }
 }

@@ -14,6 +14,9 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use pyo3::{PyClass, PyTraverseError, PyTypeInfo};
+use std::cell::RefMut;
+
+use super::gil_cell::GilCell;
 
 /// Where a shortcut coroutine is.
 pub(super) enum Phase {
@@ -30,8 +33,8 @@ pub(super) enum Resumed {
     Returned(Py<PyAny>),
 }
 
-/// A class whose objects are shortcut coroutines.
-pub(super) trait Shortcut: PyClass<Frozen = pyo3::pyclass::boolean_struct::False> {
+/// A shortcut coroutine's state (kept in its class's [`GilCell`]).
+pub(super) trait Shortcut {
     fn phase(&mut self) -> &mut Phase;
 
     /// The shortcut, tried when the coroutine first runs: its result, or None.
@@ -62,6 +65,25 @@ pub(super) trait Shortcut: PyClass<Frozen = pyo3::pyclass::boolean_struct::False
             Resumed::Yielded(v) => Ok(v),
             Resumed::Returned(v) => Err(PyStopIteration::new_err((v,))),
         }
+    }
+}
+
+/// A class whose objects are shortcut coroutines: frozen, its state in a [`GilCell`] (one
+/// such object is resumed once per record, where a PyO3 borrow would cost a locked
+/// instruction).
+pub(super) trait ShortcutClass:
+    PyClass<Frozen = pyo3::pyclass::boolean_struct::True> + Sync
+{
+    type State: Shortcut;
+
+    fn cell(&self) -> &GilCell<Self::State>;
+
+    /// The state to resume; an error while it is resumed already (Python code run by the
+    /// coroutine resuming it again).
+    fn running(&self, py: Python<'_>) -> PyResult<RefMut<'_, Self::State>> {
+        self.cell()
+            .borrow_mut(py)
+            .map_err(|_| PyRuntimeError::new_err("coroutine already running"))
     }
 }
 
@@ -152,7 +174,7 @@ pub(super) fn traverse(phase: &Phase, visit: &PyVisit<'_>) -> Result<(), PyTrave
 }
 
 /// `am_send`: a result is returned as PYGEN_RETURN, with no exception made.
-unsafe extern "C" fn send_slot<T: Shortcut>(
+unsafe extern "C" fn send_slot<T: ShortcutClass>(
     slf: *mut ffi::PyObject,
     arg: *mut ffi::PyObject,
     result: *mut *mut ffi::PyObject,
@@ -163,7 +185,7 @@ unsafe extern "C" fn send_slot<T: Shortcut>(
     unsafe { Python::attach_unchecked(|py| send_attached::<T>(py, slf, arg, result)) }
 }
 
-fn send_attached<T: Shortcut>(
+fn send_attached<T: ShortcutClass>(
     py: Python<'_>,
     slf: *mut ffi::PyObject,
     arg: *mut ffi::PyObject,
@@ -179,10 +201,9 @@ fn send_attached<T: Shortcut>(
                 Bound::from_borrowed_ptr(py, arg),
             )
         };
-        match me.try_borrow_mut() {
-            Ok(mut me) => me.resume(py, &arg),
-            Err(_) => Err(PyRuntimeError::new_err("coroutine already running")),
-        }
+        let me = me.get();
+        let mut state = me.running(py)?;
+        state.resume(py, &arg)
     }));
     let resumed = outcome.unwrap_or_else(|_| {
         Err(pyo3::panic::PanicException::new_err(
@@ -210,7 +231,7 @@ unsafe extern "C" fn await_slot(slf: *mut ffi::PyObject) -> *mut ffi::PyObject {
 }
 
 /// Give `T` its `am_send` slot and a direct `am_await`.
-pub(super) fn install<T: Shortcut + PyTypeInfo>(py: Python<'_>) -> PyResult<()> {
+pub(super) fn install<T: ShortcutClass + PyTypeInfo>(py: Python<'_>) -> PyResult<()> {
     let ty = T::type_object(py);
     // SAFETY: `T` is a heap type made by PyO3 with an `__await__`, so `tp_as_async` points at
     // the type's own (writable) async-methods table; the type cache is told.

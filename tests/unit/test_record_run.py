@@ -227,6 +227,32 @@ async def test_without_a_record_ready_a_step_is_the_slow_coroutine_including_can
     assert await _native.Step(buffer, slow, None) == "slow"
 
 
+def test_a_step_resumed_from_inside_itself_raises_and_then_goes_on() -> None:
+    # A coroutine that drives the step awaiting it: the step is running, so the inner resume
+    # is refused with an exception (the step's state is never reached twice at once).
+    refused: list[str] = []
+    holder: list[Any] = []
+
+    class Reenter:
+        def __await__(self) -> Any:
+            try:
+                holder[0].send(None)
+            except RuntimeError as exc:
+                refused.append(str(exc))
+            return "done"
+            yield  # a generator, so that __await__ returns an iterator
+
+    async def slow() -> str:
+        return await Reenter()
+
+    step = _native.Step(None, slow, None)
+    holder.append(step)
+    with pytest.raises(StopIteration) as stopped_with:
+        step.send(None)
+    assert stopped_with.value.value == "done"
+    assert refused == ["coroutine already running"]
+
+
 def test_getone_is_a_coroutine_function_as_aiokafkas() -> None:
     from ferrokafka import AIOKafkaConsumer
 
