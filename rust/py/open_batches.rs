@@ -5,17 +5,26 @@
 //! call), and the sticky partitioner keeps its choice here. The accumulator's own appends take
 //! the same batch from its queue, whose last batch this is.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use pyo3::gc::PyVisit;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use pyo3::PyTraverseError;
 
+use super::gil_cell::GilCell;
 use super::producer::{BatchRecords, RecordFuture};
 use crate::records::sizes::{fits_request, record_bound};
 
-/// One topic's open batches, by partition.
-#[pyclass(module = "ferrokafka._native")]
+/// One topic's open batches, by partition. Frozen, its state in a `GilCell`: read on every
+/// `send()`, where a PyO3 borrow would cost two locked instructions.
+#[pyclass(module = "ferrokafka._native", frozen)]
 pub struct TopicBatches {
+    table: GilCell<Table>,
+}
+
+/// A `TopicBatches`' state.
+struct Table {
     /// The open batch of each partition (None: none open, or not known).
     open: Vec<Option<Py<BatchRecords>>>,
     /// The topic's partition count as the default partitioner last saw it (0: not known since
@@ -27,12 +36,20 @@ pub struct TopicBatches {
 impl TopicBatches {
     fn new() -> Self {
         TopicBatches {
-            open: Vec::new(),
-            partitions: 0,
-            sticky: None,
+            table: GilCell::new(Table {
+                open: Vec::new(),
+                partitions: 0,
+                sticky: None,
+            }),
         }
     }
 
+    fn table<'a>(&'a self, py: Python<'_>) -> PyResult<std::cell::RefMut<'a, Table>> {
+        self.table.borrow_mut(py)
+    }
+}
+
+impl Table {
     fn grow(&mut self, partition: usize) {
         if partition >= self.open.len() {
             self.open.resize_with(partition + 1, || None);
@@ -51,27 +68,33 @@ impl TopicBatches {
 #[pymethods]
 impl TopicBatches {
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
-        for batch in self.open.iter().flatten() {
+        let Some(table) = self.table.try_borrow_in_gc() else {
+            return Ok(()); // borrowed: in the middle of a call, which holds what it uses
+        };
+        for batch in table.open.iter().flatten() {
             visit.call(batch)?;
         }
         Ok(())
     }
 
-    fn __clear__(&mut self) {
-        self.open.clear();
+    fn __clear__(&self, py: Python<'_>) {
+        if let Ok(mut table) = self.table.borrow_mut(py) {
+            table.open.clear();
+        }
     }
 }
 
 /// The open batches of a producer's topics (see the module's documentation). A record takes a
 /// shortcut only into the batch the full path would append it to, and only when it is small
-/// enough (`max_request_size`) that the full path would not have refused it.
-#[pyclass(module = "ferrokafka._native")]
+/// enough (`max_request_size`) that the full path would not have refused it. Frozen (its one
+/// changing field is atomic): every `send()` reads it.
+#[pyclass(module = "ferrokafka._native", frozen)]
 pub struct OpenBatches {
     topics: Py<PyDict>,
     max_request_size: usize,
     /// Closed: the producer is stopping or failed, and every record takes the full path
     /// (which raises).
-    closed: bool,
+    closed: AtomicBool,
 }
 
 impl OpenBatches {
@@ -116,7 +139,7 @@ impl OpenBatches {
         OpenBatches {
             topics: PyDict::new(py).unbind(),
             max_request_size,
-            closed: false,
+            closed: AtomicBool::new(false),
         }
     }
 
@@ -128,11 +151,11 @@ impl OpenBatches {
         partition: usize,
         records: Py<BatchRecords>,
     ) -> PyResult<()> {
-        if self.closed {
+        if self.closed.load(Ordering::Relaxed) {
             return Ok(());
         }
         let t = self.topic_or_new(py, topic)?;
-        let mut t = t.borrow_mut();
+        let mut t = t.get().table(py)?;
         t.grow(partition);
         t.open[partition] = Some(records);
         Ok(())
@@ -146,17 +169,20 @@ impl OpenBatches {
         topic: &Bound<'_, PyAny>,
         partitions: usize,
     ) -> PyResult<()> {
-        self.topic_or_new(py, topic)?.borrow_mut().partitions = partitions;
+        self.topic_or_new(py, topic)?.get().table(py)?.partitions = partitions;
         Ok(())
     }
 
     /// `topic`'s sticky partition, if one was chosen.
     fn sticky(&self, py: Python<'_>, topic: &Bound<'_, PyAny>) -> PyResult<Option<usize>> {
-        Ok(self.topic(py, topic)?.and_then(|t| t.borrow().sticky))
+        match self.topic(py, topic)? {
+            Some(t) => Ok(t.get().table(py)?.sticky),
+            None => Ok(None),
+        }
     }
 
     fn stick(&self, py: Python<'_>, topic: &Bound<'_, PyAny>, partition: usize) -> PyResult<()> {
-        self.topic_or_new(py, topic)?.borrow_mut().sticky = Some(partition);
+        self.topic_or_new(py, topic)?.get().table(py)?.sticky = Some(partition);
         Ok(())
     }
 
@@ -166,14 +192,14 @@ impl OpenBatches {
     fn metadata_changed(&self, py: Python<'_>) -> PyResult<()> {
         for (_, t) in self.topics.bind(py).iter() {
             let t = t.cast_into::<TopicBatches>()?;
-            t.borrow_mut().partitions = 0;
+            t.get().table(py)?.partitions = 0;
         }
         Ok(())
     }
 
     /// Forget every batch and take no more (the producer is stopping, or failed).
-    fn close(&mut self, py: Python<'_>) {
-        self.closed = true;
+    fn close(&self, py: Python<'_>) {
+        self.closed.store(true, Ordering::Relaxed);
         self.topics.bind(py).clear();
     }
 
@@ -196,7 +222,7 @@ impl OpenBatches {
             return Ok(None);
         };
         let records = {
-            let t = t.borrow();
+            let t = t.get().table(py)?;
             match t.sticky {
                 Some(p) if p < t.partitions => t.usable(py, p),
                 _ => None,
@@ -235,7 +261,7 @@ impl OpenBatches {
             return Ok(None);
         };
         let records = {
-            let t = t.borrow();
+            let t = t.get().table(py)?;
             if t.partitions == 0 {
                 return Ok(None);
             }

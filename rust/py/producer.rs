@@ -191,6 +191,11 @@ impl BatchRecords {
         }
         let index = me.writer.count() - 1;
         drop(me);
+        Self::future_of(slf, index, timestamp)
+    }
+
+    /// The future of record `index` (the batch has an event loop).
+    fn future_of(slf: &Bound<'_, Self>, index: i32, timestamp: i64) -> PyResult<Py<RecordFuture>> {
         Py::new(
             slf.py(),
             RecordFuture {
@@ -266,8 +271,11 @@ impl BatchRecords {
         me.writer
             .append(ts, key, value, &[])
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        // Read under this borrow: another one (`new_future`'s) would cost two more locked
+        // instructions per record.
+        let index = me.writer.count() - 1;
         drop(me);
-        Self::new_future(slf, ts).map(Some)
+        Self::future_of(slf, index, ts).map(Some)
     }
 }
 
