@@ -15,6 +15,9 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyInt, PyString, PyTuple, PyType};
 use pyo3::{PyTraverseError, PyTypeInfo};
+use std::cell::RefMut;
+
+use super::gil_cell::GilCell;
 
 use crate::records::{BatchOptions, Codec, RecordsWriter};
 
@@ -152,9 +155,15 @@ enum Outcome {
 
 /// One producer batch's records, encoded as they are appended, and its outcome. The first
 /// record is always taken, however large; later ones only while the batch stays within
-/// `batch_size` bytes (uncompressed, header included).
-#[pyclass(module = "ferrokafka._native")]
+/// `batch_size` bytes (uncompressed, header included). Frozen, its state in a `GilCell`: every
+/// `send()` appends to one, and every call on a record's future reads its outcome.
+#[pyclass(module = "ferrokafka._native", frozen)]
 pub struct BatchRecords {
+    batch: GilCell<Batch>,
+}
+
+/// A `BatchRecords`' state.
+struct Batch {
     writer: RecordsWriter,
     batch_size: usize,
     closed: bool,
@@ -169,7 +178,7 @@ pub struct BatchRecords {
     on_awaited: Option<Py<PyAny>>,
 }
 
-impl BatchRecords {
+impl Batch {
     /// Whether a record of `size` bytes goes in now (the rule: `RecordsWriter::has_room`); a
     /// record that does not closes the batch (it goes into the next one, and no later, smaller
     /// record may overtake it).
@@ -183,15 +192,11 @@ impl BatchRecords {
         }
         true
     }
+}
 
-    fn new_future(slf: &Bound<'_, Self>, timestamp: i64) -> PyResult<Py<RecordFuture>> {
-        let me = slf.borrow();
-        if me.event_loop.is_none() {
-            return Err(no_loop());
-        }
-        let index = me.writer.count() - 1;
-        drop(me);
-        Self::future_of(slf, index, timestamp)
+impl BatchRecords {
+    fn state<'a>(&'a self, py: Python<'_>) -> PyResult<RefMut<'a, Batch>> {
+        self.batch.borrow_mut(py)
     }
 
     /// The future of record `index` (the batch has an event loop).
@@ -202,18 +207,21 @@ impl BatchRecords {
                 batch: slf.clone().unbind(),
                 index,
                 timestamp,
-                cancelled: None,
-                callbacks: Vec::new(),
-                registered: false,
-                exception: None,
-                blocking: false,
+                state: GilCell::new(FutureState {
+                    cancelled: None,
+                    callbacks: Vec::new(),
+                    registered: false,
+                    exception: None,
+                    blocking: false,
+                }),
             },
         )
     }
 
     /// Set the outcome; run the waiting futures' callbacks on the next loop turn.
     fn settle(slf: &Bound<'_, Self>, outcome: Outcome) -> PyResult<()> {
-        let mut me = slf.borrow_mut();
+        let py = slf.py();
+        let mut me = slf.get().state(py)?;
         if !matches!(me.outcome, Outcome::Pending) {
             return Ok(());
         }
@@ -231,26 +239,25 @@ impl BatchRecords {
 
     /// Run the waiters' callbacks from one loop callback (once per batch until it has run).
     fn schedule_callbacks(slf: &Bound<'_, Self>) -> PyResult<()> {
-        let mut me = slf.borrow_mut();
+        let py = slf.py();
+        let mut me = slf.get().state(py)?;
         if me.scheduled {
             return Ok(());
         }
-        let Some(event_loop) = me.event_loop.as_ref().map(|l| l.clone_ref(slf.py())) else {
+        let Some(event_loop) = me.event_loop.as_ref().map(|l| l.clone_ref(py)) else {
             return Ok(());
         };
         me.scheduled = true;
         drop(me);
         let scheduled = event_loop
-            .bind(slf.py())
+            .bind(py)
             .call_method1("call_soon", (slf.getattr("_run_callbacks")?,));
         if scheduled.is_err() {
-            slf.borrow_mut().scheduled = false;
+            slf.get().state(py)?.scheduled = false;
         }
         scheduled.map(|_| ())
     }
-}
 
-impl BatchRecords {
     /// A record without headers, stamped now, appended with its future made; None when the
     /// batch is closed or full (`send()`'s shortcuts, keyed or not).
     pub(super) fn append_now(
@@ -259,7 +266,7 @@ impl BatchRecords {
         value: Option<&[u8]>,
     ) -> PyResult<Option<Py<RecordFuture>>> {
         let ts = now_ms();
-        let mut me = slf.borrow_mut();
+        let mut me = slf.get().state(slf.py())?;
         // Checked before the record goes in: a send that raises must not leave it in the batch.
         if me.event_loop.is_none() {
             return Err(no_loop());
@@ -271,8 +278,6 @@ impl BatchRecords {
         me.writer
             .append(ts, key, value, &[])
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
-        // Read under this borrow: another one (`new_future`'s) would cost two more locked
-        // instructions per record.
         let index = me.writer.count() - 1;
         drop(me);
         Self::future_of(slf, index, ts).map(Some)
@@ -284,36 +289,46 @@ impl BatchRecords {
     #[new]
     fn new(batch_size: usize) -> Self {
         BatchRecords {
-            writer: RecordsWriter::new(),
-            batch_size,
-            closed: false,
-            outcome: Outcome::Pending,
-            event_loop: None,
-            waiters: Vec::new(),
-            scheduled: false,
-            on_awaited: None,
+            batch: GilCell::new(Batch {
+                writer: RecordsWriter::new(),
+                batch_size,
+                closed: false,
+                outcome: Outcome::Pending,
+                event_loop: None,
+                waiters: Vec::new(),
+                scheduled: false,
+                on_awaited: None,
+            }),
         }
     }
 
     /// The event loop the records' futures belong to, and what to call (no arguments) when
     /// the first of them gets a done-callback while the batch is pending.
     #[pyo3(signature = (event_loop, on_awaited = None))]
-    fn set_loop(&mut self, event_loop: Py<PyAny>, on_awaited: Option<Py<PyAny>>) {
-        self.event_loop = Some(event_loop);
-        self.on_awaited = on_awaited;
+    fn set_loop(
+        &self,
+        py: Python<'_>,
+        event_loop: Py<PyAny>,
+        on_awaited: Option<Py<PyAny>>,
+    ) -> PyResult<()> {
+        let mut me = self.state(py)?;
+        me.event_loop = Some(event_loop);
+        me.on_awaited = on_awaited;
+        Ok(())
     }
 
     /// Whether some record's future has a done-callback (someone awaits the batch).
     #[getter]
-    fn awaited(&self) -> bool {
-        !self.waiters.is_empty()
+    fn awaited(&self, py: Python<'_>) -> PyResult<bool> {
+        Ok(!self.state(py)?.waiters.is_empty())
     }
 
     /// Append a record (`timestamp` in epoch ms, None for now); its timestamp, or None when
     /// the batch is closed or has no room for it (then it is closed).
     #[pyo3(signature = (timestamp, key, value, headers))]
     fn add(
-        &mut self,
+        &self,
+        py: Python<'_>,
         timestamp: Option<i64>,
         key: Option<&[u8]>,
         value: Option<&[u8]>,
@@ -324,10 +339,12 @@ impl BatchRecords {
             .iter()
             .map(|(k, v)| (k.as_bytes(), v.as_deref()))
             .collect();
-        if !self.has_room(self.writer.record_size(ts, key, value, &headers)) {
+        let mut me = self.state(py)?;
+        let size = me.writer.record_size(ts, key, value, &headers);
+        if !me.has_room(size) {
             return Ok(None);
         }
-        self.writer
+        me.writer
             .append(ts, key, value, &headers)
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
         Ok(Some(ts))
@@ -341,31 +358,38 @@ impl BatchRecords {
 
     /// The future of the record just added (with `timestamp`, what `add` returned).
     fn last_future(slf: &Bound<'_, Self>, timestamp: i64) -> PyResult<Py<RecordFuture>> {
-        if slf.borrow().writer.count() == 0 {
+        let me = slf.get().state(slf.py())?;
+        if me.writer.count() == 0 {
             return Err(PyRuntimeError::new_err("BatchRecords: no record added"));
         }
-        Self::new_future(slf, timestamp)
+        if me.event_loop.is_none() {
+            return Err(no_loop());
+        }
+        let index = me.writer.count() - 1;
+        drop(me);
+        Self::future_of(slf, index, timestamp)
     }
 
     /// No more records.
-    fn close(&mut self) {
-        self.closed = true;
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        self.state(py)?.closed = true;
+        Ok(())
     }
 
     #[getter]
-    fn closed(&self) -> bool {
-        self.closed
+    fn closed(&self, py: Python<'_>) -> PyResult<bool> {
+        Ok(self.state(py)?.closed)
     }
 
     /// Bytes of the batch if encoded now without compression, header included.
     #[getter]
-    fn size(&self) -> usize {
-        self.writer.size()
+    fn size(&self, py: Python<'_>) -> PyResult<usize> {
+        Ok(self.state(py)?.writer.size())
     }
 
     #[getter]
-    fn record_count(&self) -> i32 {
-        self.writer.count()
+    fn record_count(&self, py: Python<'_>) -> PyResult<i32> {
+        Ok(self.state(py)?.writer.count())
     }
 
     /// The batch's bytes (the records stay, for a retry with other producer fields).
@@ -387,6 +411,7 @@ impl BatchRecords {
             base_sequence,
         )?;
         let batch = self
+            .state(py)?
             .writer
             .finish(&opts)
             .map_err(|e| super::errors::records_error(py, "", -1, e))?;
@@ -423,10 +448,9 @@ impl BatchRecords {
         Self::settle(slf, Outcome::Failed(exc))
     }
 
-    fn _run_callbacks(slf: &Bound<'_, Self>) -> PyResult<()> {
-        let py = slf.py();
+    fn _run_callbacks(&self, py: Python<'_>) -> PyResult<()> {
         let (waiters, event_loop) = {
-            let mut me = slf.borrow_mut();
+            let mut me = self.state(py)?;
             me.scheduled = false;
             (
                 std::mem::take(&mut me.waiters),
@@ -441,12 +465,15 @@ impl BatchRecords {
     }
 
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
-        visit.call(&self.event_loop)?;
-        visit.call(&self.on_awaited)?;
-        for w in &self.waiters {
+        let Some(me) = self.batch.try_borrow_in_gc() else {
+            return Ok(()); // borrowed: in the middle of a call, which holds what it uses
+        };
+        visit.call(&me.event_loop)?;
+        visit.call(&me.on_awaited)?;
+        for w in &me.waiters {
             visit.call(w)?;
         }
-        match &self.outcome {
+        match &me.outcome {
             Outcome::Done { tp, .. } => visit.call(tp)?,
             Outcome::Failed(exc) => visit.call(exc)?,
             _ => {}
@@ -454,12 +481,14 @@ impl BatchRecords {
         Ok(())
     }
 
-    fn __clear__(&mut self) {
-        self.event_loop = None;
-        self.on_awaited = None;
-        self.waiters.clear();
-        if !matches!(self.outcome, Outcome::Pending) {
-            self.outcome = Outcome::NoAck;
+    fn __clear__(&self, py: Python<'_>) {
+        if let Ok(mut me) = self.state(py) {
+            me.event_loop = None;
+            me.on_awaited = None;
+            me.waiters.clear();
+            if !matches!(me.outcome, Outcome::Pending) {
+                me.outcome = Outcome::NoAck;
+            }
         }
     }
 }
@@ -475,11 +504,17 @@ impl BatchRecords {
 /// `RecordMetadata`, None with acks=0, or the batch's error). It behaves as an
 /// `asyncio.Future` for awaiting, callbacks, cancellation and asyncio's functions
 /// (`gather`, `wait`, `wait_for`, `shield`); cancelling it does not unsend the record.
-#[pyclass(module = "ferrokafka._native", freelist = 1024)]
+/// Frozen, its own state in a `GilCell`: `gather` calls eight of its methods per future.
+#[pyclass(module = "ferrokafka._native", frozen, freelist = 1024)]
 pub struct RecordFuture {
     batch: Py<BatchRecords>,
     index: i32,
     timestamp: i64,
+    state: GilCell<FutureState>,
+}
+
+/// A `RecordFuture`'s own state.
+struct FutureState {
     /// Some(message) once cancelled.
     cancelled: Option<Option<Py<PyAny>>>,
     callbacks: Vec<(Py<PyAny>, Option<Py<PyAny>>)>,
@@ -487,27 +522,53 @@ pub struct RecordFuture {
     registered: bool,
     /// This future's copy of its batch's error (each future raises its own).
     exception: Option<Py<PyAny>>,
-    #[pyo3(get, set, name = "_asyncio_future_blocking")]
+    /// `_asyncio_future_blocking`.
     blocking: bool,
 }
 
+/// What a future's batch says of it now.
+enum Settled {
+    Pending,
+    Failed(Py<PyAny>),
+    Other,
+}
+
 impl RecordFuture {
-    fn is_done(&self, py: Python<'_>) -> bool {
-        self.cancelled.is_some() || !matches!(self.batch.borrow(py).outcome, Outcome::Pending)
+    fn state<'a>(&'a self, py: Python<'_>) -> PyResult<RefMut<'a, FutureState>> {
+        self.state.borrow_mut(py)
+    }
+
+    fn batch_state<'a>(&'a self, py: Python<'_>) -> PyResult<RefMut<'a, Batch>> {
+        self.batch.get().state(py)
+    }
+
+    fn settled(&self, py: Python<'_>) -> PyResult<Settled> {
+        Ok(match &self.batch_state(py)?.outcome {
+            Outcome::Pending => Settled::Pending,
+            Outcome::Failed(exc) => Settled::Failed(exc.clone_ref(py)),
+            _ => Settled::Other,
+        })
+    }
+
+    fn batch_pending(&self, py: Python<'_>) -> PyResult<bool> {
+        Ok(matches!(self.batch_state(py)?.outcome, Outcome::Pending))
+    }
+
+    fn is_done(&self, py: Python<'_>, me: &FutureState) -> PyResult<bool> {
+        Ok(me.cancelled.is_some() || !self.batch_pending(py)?)
     }
 
     fn event_loop(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        self.batch
-            .borrow(py)
+        self.batch_state(py)?
             .event_loop
             .as_ref()
             .map(|l| l.clone_ref(py))
             .ok_or_else(|| PyRuntimeError::new_err("RecordFuture: its batch has no event loop"))
     }
 
-    fn cancelled_error(&self, py: Python<'_>) -> PyResult<PyErr> {
+    fn cancelled_error(py: Python<'_>, me: &FutureState) -> PyResult<PyErr> {
         let cls = import(py, &CANCELLED_ERROR, "asyncio", "CancelledError")?;
-        let exc = match &self.cancelled {
+        let exc = match &me.cancelled {
             Some(Some(msg)) => cls.call1((msg.clone_ref(py),))?,
             _ => cls.call0()?,
         };
@@ -519,20 +580,8 @@ impl RecordFuture {
         Ok(PyErr::from_value(cls.call1((message,))?))
     }
 
-    /// The batch's error as this future's own copy (made once).
-    fn own_exception(&mut self, py: Python<'_>, exc: &Py<PyAny>) -> PyResult<Py<PyAny>> {
-        if let Some(own) = &self.exception {
-            return Ok(own.clone_ref(py));
-        }
-        let own = import(py, &COPY, "copy", "copy")?
-            .call1((exc.clone_ref(py),))?
-            .unbind();
-        self.exception = Some(own.clone_ref(py));
-        Ok(own)
-    }
-
     fn metadata(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let batch = self.batch.borrow(py);
+        let batch = self.batch_state(py)?;
         let Outcome::Done {
             tp,
             base_offset,
@@ -542,14 +591,17 @@ impl RecordFuture {
         else {
             return Ok(py.None());
         };
-        let tp = tp.bind(py);
-        let (timestamp, timestamp_type) = if *log_append_time == -1 {
+        let tp = tp.bind(py).clone();
+        let (base_offset, log_append_time, log_start_offset) =
+            (*base_offset, *log_append_time, *log_start_offset);
+        drop(batch);
+        let (timestamp, timestamp_type) = if log_append_time == -1 {
             (self.timestamp, 0i64)
         } else {
-            (*log_append_time, 1i64)
+            (log_append_time, 1i64)
         };
         // An offset past i64::MAX does not exist: unknown, as for a batch without offsets.
-        let offset = if *base_offset >= 0 {
+        let offset = if base_offset >= 0 {
             base_offset.checked_add(i64::from(self.index)).unwrap_or(-1)
         } else {
             -1
@@ -569,12 +621,30 @@ impl RecordFuture {
         )
     }
 
+    /// `result()`: the record's `RecordMetadata`, or the error it raises.
+    fn outcome(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        {
+            let me = self.state(py)?;
+            if me.cancelled.is_some() {
+                return Err(Self::cancelled_error(py, &me)?);
+            }
+        }
+        match self.settled(py)? {
+            Settled::Pending => Err(Self::invalid_state(py, "Result is not set.")?),
+            Settled::Failed(exc) => {
+                let copy = import(py, &COPY, "copy", "copy")?.call1((exc,))?;
+                Err(PyErr::from_value(copy))
+            }
+            Settled::Other => self.metadata(py),
+        }
+    }
+
     /// Run (and forget) this future's callbacks now, each in its context if it has one; an
     /// exception from one goes to the loop's exception handler, as asyncio's do.
     fn run_callbacks(slf: &Bound<'_, Self>, event_loop: Option<&Py<PyAny>>) -> PyResult<()> {
         let py = slf.py();
         let callbacks = {
-            let mut me = slf.borrow_mut();
+            let mut me = slf.get().state(py)?;
             me.registered = false; // taken out of its batch's waiters
             std::mem::take(&mut me.callbacks)
         };
@@ -610,45 +680,43 @@ impl RecordFuture {
 
 #[pymethods]
 impl RecordFuture {
-    fn done(&self, py: Python<'_>) -> bool {
-        self.is_done(py)
+    fn done(&self, py: Python<'_>) -> PyResult<bool> {
+        let me = self.state(py)?;
+        self.is_done(py, &me)
     }
 
-    fn cancelled(&self) -> bool {
-        self.cancelled.is_some()
+    fn cancelled(&self, py: Python<'_>) -> PyResult<bool> {
+        Ok(self.state(py)?.cancelled.is_some())
     }
 
     /// The record's `RecordMetadata` (None with acks=0); raises the batch's error,
     /// `CancelledError` if cancelled, `InvalidStateError` while pending.
-    fn result(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        if self.cancelled.is_some() {
-            return Err(self.cancelled_error(py)?);
-        }
-        let failed = match &self.batch.borrow(py).outcome {
-            Outcome::Pending => return Err(Self::invalid_state(py, "Result is not set.")?),
-            Outcome::Failed(exc) => Some(exc.clone_ref(py)),
-            _ => None,
-        };
-        if let Some(exc) = failed {
-            let copy = import(py, &COPY, "copy", "copy")?.call1((exc,))?;
-            return Err(PyErr::from_value(copy));
-        }
-        self.metadata(py)
+    fn result(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.outcome(py)
     }
 
     /// The batch's error, None if the record was delivered.
-    fn exception(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
-        if self.cancelled.is_some() {
-            return Err(self.cancelled_error(py)?);
+    fn exception(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        {
+            let me = self.state(py)?;
+            if me.cancelled.is_some() {
+                return Err(Self::cancelled_error(py, &me)?);
+            }
+            if let Some(own) = &me.exception {
+                return Ok(Some(own.clone_ref(py)));
+            }
         }
-        let failed = match &self.batch.borrow(py).outcome {
-            Outcome::Pending => return Err(Self::invalid_state(py, "Exception is not set.")?),
-            Outcome::Failed(exc) => Some(exc.clone_ref(py)),
-            _ => None,
-        };
-        match failed {
-            Some(exc) => self.own_exception(py, &exc).map(Some),
-            None => Ok(None),
+        match self.settled(py)? {
+            Settled::Pending => Err(Self::invalid_state(py, "Exception is not set.")?),
+            Settled::Failed(exc) => {
+                // This future's own copy, made once (copying runs Python code: no borrow
+                // is held meanwhile).
+                let own = import(py, &COPY, "copy", "copy")?.call1((exc,))?.unbind();
+                let mut me = self.state(py)?;
+                let own = me.exception.get_or_insert(own).clone_ref(py);
+                Ok(Some(own))
+            }
+            Settled::Other => Ok(None),
         }
     }
 
@@ -660,25 +728,27 @@ impl RecordFuture {
         context: Option<Py<PyAny>>,
     ) -> PyResult<()> {
         let py = slf.py();
-        let mut me = slf.borrow_mut();
-        if me.cancelled.is_none() && me.is_done(py) {
+        let this = slf.get();
+        let mut me = this.state(py)?;
+        let cancelled = me.cancelled.is_some();
+        let pending = this.batch_pending(py)?;
+        if !cancelled && !pending {
             // Settled already (a gather or a callback after the broker answered): the batch's
             // one loop callback runs it with the others registered late, where call_soon per
             // future would cost a handle each.
             me.callbacks.push((r#fn, context));
-            let batch = me.batch.clone_ref(py);
             let first = !me.registered;
             me.registered = true;
             drop(me);
-            let batch = batch.into_bound(py);
+            let batch = this.batch.bind(py);
             if first {
-                batch.borrow_mut().waiters.push(slf.clone().unbind());
+                batch.get().state(py)?.waiters.push(slf.clone().unbind());
             }
-            return BatchRecords::schedule_callbacks(&batch);
+            return BatchRecords::schedule_callbacks(batch);
         }
-        if me.is_done(py) {
-            let event_loop = me.event_loop(py)?;
+        if cancelled {
             drop(me);
+            let event_loop = this.event_loop(py)?;
             let kwargs = PyDict::new(py);
             kwargs.set_item("context", context)?;
             event_loop
@@ -689,10 +759,9 @@ impl RecordFuture {
         me.callbacks.push((r#fn, context));
         if !me.registered {
             me.registered = true;
-            let batch = me.batch.clone_ref(py);
             drop(me);
             let on_awaited = {
-                let mut batch = batch.borrow_mut(py);
+                let mut batch = this.batch_state(py)?;
                 batch.waiters.push(slf.clone().unbind());
                 match &batch.on_awaited {
                     Some(hook) if batch.waiters.len() == 1 => Some(hook.clone_ref(py)),
@@ -707,30 +776,49 @@ impl RecordFuture {
     }
 
     /// Remove every registration of `fn`; how many there were.
-    fn remove_done_callback(&mut self, py: Python<'_>, r#fn: &Bound<'_, PyAny>) -> PyResult<usize> {
-        let before = self.callbacks.len();
-        let mut kept = Vec::with_capacity(before);
-        for (callback, context) in std::mem::take(&mut self.callbacks) {
-            if !callback.bind(py).eq(r#fn)? {
-                kept.push((callback, context));
+    fn remove_done_callback(&self, py: Python<'_>, r#fn: &Bound<'_, PyAny>) -> PyResult<usize> {
+        // Comparing runs Python code (`__eq__`): the callbacks are taken out meanwhile, and
+        // put back (those kept first, then any added meanwhile) whatever the comparisons do.
+        let callbacks = std::mem::take(&mut self.state(py)?.callbacks);
+        let mut kept = Vec::with_capacity(callbacks.len());
+        let mut removed = 0;
+        let mut failed = None;
+        for (callback, context) in callbacks {
+            if failed.is_none() {
+                match callback.bind(py).eq(r#fn) {
+                    Ok(true) => {
+                        removed += 1;
+                        continue;
+                    }
+                    Ok(false) => {}
+                    Err(err) => failed = Some(err),
+                }
             }
+            kept.push((callback, context));
         }
-        self.callbacks = kept;
-        Ok(before - self.callbacks.len())
+        let mut me = self.state(py)?;
+        kept.append(&mut me.callbacks);
+        me.callbacks = kept;
+        drop(me);
+        match failed {
+            Some(err) => Err(err),
+            None => Ok(removed),
+        }
     }
 
     /// Cancel the future (the record is still sent); False if it is done already.
     #[pyo3(signature = (msg = None))]
     fn cancel(slf: &Bound<'_, Self>, msg: Option<Py<PyAny>>) -> PyResult<bool> {
         let py = slf.py();
-        let mut me = slf.borrow_mut();
-        if me.is_done(py) {
+        let this = slf.get();
+        let mut me = this.state(py)?;
+        if this.is_done(py, &me)? {
             return Ok(false);
         }
         me.cancelled = Some(msg);
-        let event_loop = me.event_loop(py)?;
         let callbacks = std::mem::take(&mut me.callbacks);
         drop(me);
+        let event_loop = this.event_loop(py)?;
         for (callback, context) in callbacks {
             let kwargs = PyDict::new(py);
             kwargs.set_item("context", context)?;
@@ -747,21 +835,33 @@ impl RecordFuture {
 
     /// asyncio's `gather` asks a cancelled future for this (as of `asyncio.Future`).
     fn _make_cancelled_error(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        Ok(self.cancelled_error(py)?.into_value(py).into_any())
+        let me = self.state(py)?;
+        Ok(Self::cancelled_error(py, &me)?.into_value(py).into_any())
     }
 
     /// The message given to `cancel()` (None when none was, or when not cancelled).
     #[getter]
-    fn _cancel_message(&self, py: Python<'_>) -> Option<Py<PyAny>> {
-        match &self.cancelled {
+    fn _cancel_message(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        Ok(match &self.state(py)?.cancelled {
             Some(Some(msg)) => Some(msg.clone_ref(py)),
             _ => None,
-        }
+        })
     }
 
     #[getter]
     fn _loop(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         self.event_loop(py)
+    }
+
+    #[getter(_asyncio_future_blocking)]
+    fn get_blocking(&self, py: Python<'_>) -> PyResult<bool> {
+        Ok(self.state(py)?.blocking)
+    }
+
+    #[setter(_asyncio_future_blocking)]
+    fn set_blocking(&self, py: Python<'_>, value: bool) -> PyResult<()> {
+        self.state(py)?.blocking = value;
+        Ok(())
     }
 
     fn __await__(slf: Py<Self>) -> RecordFutureIter {
@@ -778,17 +878,17 @@ impl RecordFuture {
         }
     }
 
-    fn __repr__(&self, py: Python<'_>) -> String {
-        let state = if self.cancelled.is_some() {
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let state = if self.state(py)?.cancelled.is_some() {
             "cancelled"
         } else {
-            match &self.batch.borrow(py).outcome {
-                Outcome::Pending => "pending",
-                Outcome::Failed(_) => "failed",
-                _ => "finished",
+            match self.settled(py)? {
+                Settled::Pending => "pending",
+                Settled::Failed(_) => "failed",
+                Settled::Other => "finished",
             }
         };
-        format!("<RecordFuture {state}>")
+        Ok(format!("<RecordFuture {state}>"))
     }
 }
 
@@ -807,16 +907,23 @@ impl RecordFutureIter {
     }
 
     fn __next__(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let future = self.future.bind(py);
-        if !future.borrow().is_done(py) {
+        let future = self.future.get();
+        let pending = {
+            let mut me = future.state(py)?;
+            let pending = !future.is_done(py, &me)?;
+            if pending && !self.yielded {
+                me.blocking = true;
+            }
+            pending
+        };
+        if pending {
             if self.yielded {
                 return Err(PyRuntimeError::new_err("await wasn't used with future"));
             }
             self.yielded = true;
-            future.borrow_mut().blocking = true;
-            return Ok(future.clone().into_any().unbind());
+            return Ok(self.future.clone_ref(py).into_any());
         }
-        let result = future.borrow_mut().result(py)?;
+        let result = future.outcome(py)?;
         Err(PyStopIteration::new_err((result,)))
     }
 
