@@ -215,6 +215,39 @@ async def test_a_failed_batch_gives_each_future_its_own_copy_of_the_error() -> N
     assert g.exception() is eg
 
 
+async def test_python_code_run_by_a_future_may_call_the_future_back() -> None:
+    # Copying the batch's error and comparing callbacks run Python code; the future must
+    # answer calls from it (nothing of it is held meanwhile), and the outcome is unchanged.
+    records = batch()
+    f = send(records)
+    seen: list[object] = []
+
+    class Reentrant(Errors.KafkaError):
+        def __copy__(self) -> Reentrant:
+            seen.append((f.done(), f.cancelled(), f.get_loop() is asyncio.get_running_loop()))
+            return Reentrant(*self.args)
+
+    class Key:
+        def __eq__(self, other: object) -> bool:
+            f.add_done_callback(kept)  # registered while remove_done_callback compares
+            return other is self
+
+        __hash__ = object.__hash__
+
+    def kept(_: Any) -> None:
+        seen.append("kept ran")
+
+    key = Key()
+    f.add_done_callback(key)  # type: ignore[arg-type]
+    assert f.remove_done_callback(key) == 1  # type: ignore[arg-type]
+    records.fail(Reentrant("t[3]: failed"))
+    error = f.exception()
+    assert isinstance(error, Reentrant) and f.exception() is error
+    assert seen == [(True, False, True)]
+    await asyncio.sleep(0)
+    assert seen == [(True, False, True), "kept ran"]
+
+
 async def test_cancel_runs_callbacks_and_the_batch_outcome_no_longer_applies() -> None:
     records = batch()
     f, g = send(records), send(records)
