@@ -43,7 +43,8 @@ fn keep_freed_memory_for_reuse() {
 /// while this module is loaded. The module's objects (frame and record decoders, batch builders,
 /// `RecordFuture`, the arena cache) keep per-object state that nothing has exercised from two
 /// threads at once, and no free-threaded interpreter has run the tests; PyO3's default would
-/// declare the module safe without the GIL.
+/// declare the module safe without the GIL. The per-record classes go further and rely on the
+/// GIL for their state (`py::gil_cell`): the module does not load where it is forced off.
 #[cfg(feature = "python")]
 #[pymodule(gil_used = true)]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
