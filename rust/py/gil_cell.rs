@@ -2,10 +2,10 @@
 //!
 //! PyO3 0.29 guards a mutable class's value with an atomic borrow flag: a borrow costs one
 //! or two locked instructions, paid on every call. The per-record classes (the consumer's
-//! step and run, the producer's send step) are called millions of times a second, always
-//! with the GIL held, so they are frozen and keep their mutable state in a [`GilCell`]: a
-//! `RefCell` whose flag is a plain integer, which is enough while one thread at a time can
-//! reach it. The module keeps the GIL on (it declares `Py_mod_gil = Py_MOD_GIL_USED`) and
+//! step, run and stream; the producer's send step, open-batch table, batches and record
+//! futures) are called millions of times a second, always with the GIL held, so they are
+//! frozen and keep their mutable state in a [`GilCell`]: a `RefCell` whose flag is a plain
+//! integer, which is enough while one thread at a time can reach it. The module keeps the GIL on (it declares `Py_mod_gil = Py_MOD_GIL_USED`) and
 //! refuses to load into an interpreter running without it (see `require_gil`).
 
 use std::cell::{Ref, RefCell, RefMut};
@@ -15,12 +15,14 @@ use pyo3::prelude::*;
 
 pub(super) struct GilCell<T>(RefCell<T>);
 
-// SAFETY: the value is reached only through `borrow`/`borrow_mut`, which take a `Python`
-// token: with the GIL on (the module does not load otherwise) that token means this thread
-// holds it, so no two threads touch the RefCell's flag or value at once, and the flag itself
-// refuses overlapping borrows on one thread (Python code run during a borrow calling back in).
-// No borrow is held across a release of the GIL (`Python::detach`): nothing in these classes
-// releases it. `T: Send` because another thread may take the value over later (or drop it).
+// SAFETY: the flag and the value are reached only through `borrow_mut`, which takes a
+// `Python` token, and `try_borrow_in_gc`, which the collector calls: with the GIL on (the
+// module does not load otherwise) either means this thread holds the GIL, so every access
+// happens under it, and its hand-over from one thread to another orders them as it does the
+// fields of every Python object: no data race. A borrow that meets one already made (Python
+// code run during a borrow calling back in, or another thread that took the GIL meanwhile)
+// is refused by the flag. Nothing here releases the GIL itself (`Python::detach`) during a
+// borrow. `T: Send` because another thread may take the value over later (or drop it).
 unsafe impl<T: Send> Sync for GilCell<T> {}
 
 impl<T> GilCell<T> {
