@@ -9,6 +9,7 @@ same definition)."""
 from __future__ import annotations
 
 import ctypes
+import subprocess
 import sys
 
 from ferrokafka import _native
@@ -59,3 +60,29 @@ def test_the_module_declares_that_it_uses_the_gil() -> None:
     else:
         # Before 3.13 there is no free-threaded CPython and no slot to declare it with.
         assert PY_MOD_GIL not in slots, slots
+
+
+def test_the_module_refuses_an_interpreter_running_without_the_gil() -> None:
+    # What a free-threaded interpreter started with PYTHON_GIL=0 reports (sys._is_gil_enabled,
+    # 3.13+), faked in a fresh process before the import: the per-record classes keep their
+    # state for one thread at a time, so the import must fail, saying why.
+    code = (
+        "import sys\n"
+        "sys._is_gil_enabled = lambda: False\n"
+        "try:\n"
+        "    import ferrokafka._native\n"
+        "except ImportError as exc:\n"
+        "    print('refused:', exc)\n"
+        "else:\n"
+        "    print('loaded')\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert out.stdout.startswith("refused:") and "PYTHON_GIL=0" in out.stdout, out.stdout
+    # With the GIL on, the same check lets it load.
+    on = code.replace("lambda: False", "lambda: True")
+    out = subprocess.run(
+        [sys.executable, "-c", on], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert out.stdout.strip() == "loaded", out.stdout
