@@ -1,7 +1,8 @@
 """The share fetcher against a scripted peer, for answers a real broker does not give on cue:
 a share session the broker lost (INVALID_SHARE_SESSION_EPOCH) is opened again with epoch 0 and
 the records keep coming; the acknowledgements the refused request carried are reported as
-failed to the callback, naming the group."""
+failed to the callback, naming the group; acknowledgements of records from a session that
+ended never ride the ShareFetch that opens the next one (the broker refuses such a request)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 from ferrokafka import AIOKafkaShareConsumer, _native
 from ferrokafka import errors as Errors
 from ferrokafka.share import AcknowledgementCommitFailedError
+from ferrokafka.structs import TopicPartition
 
 from .fake_broker import FakeBroker, share_member_reply, share_partition, share_reply
 
@@ -129,6 +131,81 @@ async def test_a_commit_whose_fetch_never_comes_back_fails_and_stop_is_prompt() 
         assert done, "commit() still waits after stop()"
         with pytest.raises(AcknowledgementCommitFailedError, match=r"t-0.*RequestTimedOut"):
             commit.result()
+    finally:
+        await consumer.stop()
+        await fake.stop()
+
+
+async def test_acknowledgements_of_an_ended_session_do_not_ride_the_fetch_opening_the_next() -> (
+    None
+):
+    # v0 is accepted (implicitly, by the next poll) after its session ended: the fetch ahead
+    # found the session gone. A ShareFetch with epoch 0 may not carry acknowledgements (a real
+    # broker refuses the whole request with INVALID_REQUEST, as this peer does), so v0's
+    # acknowledgement fails, named, and the member goes on fetching in a new session.
+    fetches: list[dict[str, Any]] = []
+    lost = asyncio.Event()
+    sent_v2 = False
+
+    def carries_acks(body: dict[str, Any]) -> bool:
+        return any(p["acknowledgement_batches"] for t in body["topics"] for p in t["partitions"])
+
+    async def handle(key: int, version: int, corr: int, body: dict[str, Any]) -> bytes | None:
+        nonlocal sent_v2
+        member = share_member_reply(key, body, fake.port, GROUP, TOPIC, TOPIC_ID)
+        if member is not None:
+            return _native.encode_response(key, version, corr, member)
+        if key == 78:
+            fetches.append(body)
+            if body["share_session_epoch"] == 0 and carries_acks(body):
+                reply = share_reply(TOPIC_ID, [], Errors.InvalidRequestError.errno)
+            elif len(fetches) == 1:
+                reply = share_reply(TOPIC_ID, [share_partition(0, [b"v0", b"v1"])])
+            elif len(fetches) == 2:
+                lost.set()
+                reply = share_reply(TOPIC_ID, [], Errors.InvalidShareSessionEpochError.errno)
+            elif not sent_v2:
+                sent_v2 = True
+                reply = share_reply(TOPIC_ID, [share_partition(2, [b"v2"])])
+            else:
+                reply = share_reply(TOPIC_ID, [_partition(None)])
+            return _native.encode_response(key, version, corr, reply)
+        if key == 79:
+            return _native.encode_response(key, version, corr, share_reply(TOPIC_ID, []))
+        raise AssertionError(key)
+
+    fake = await FakeBroker(handle).start()
+    answered: list[tuple[Any, Any]] = []
+    consumer: AIOKafkaShareConsumer[bytes, bytes] = AIOKafkaShareConsumer(
+        TOPIC,
+        bootstrap_servers=f"127.0.0.1:{fake.port}",
+        group_id=GROUP,
+        retry_backoff_ms=10,
+        acknowledgement_commit_callback=lambda offsets, exc: answered.append((offsets, exc)),
+    )
+
+    async def next_values() -> list[bytes | None]:
+        for _ in range(200):
+            for records in (await consumer.getmany(timeout_ms=50, max_records=1)).values():
+                return [r.value for r in records]
+        raise AssertionError(f"no record; fetches {fetches}")
+
+    try:
+        await consumer.start()
+        assert await next_values() == [b"v0"]
+        await asyncio.wait_for(lost.wait(), 10)  # the fetch ahead found the session gone
+        await asyncio.sleep(0.1)
+        assert await next_values() == [b"v1"]  # and v0 is accepted now
+        assert await next_values() == [b"v2"]
+        assert not any(f["share_session_epoch"] == 0 and carries_acks(f) for f in fetches)
+        gone = [(offsets, exc) for offsets, exc in answered if exc is not None]
+        assert gone, answered
+        offsets, exc = gone[0]
+        assert isinstance(exc, Errors.ShareSessionNotFoundError) and GROUP in str(exc)
+        # v0, and v1 too when its acceptance came before the new session's first fetch: both
+        # were acquired in the session that ended.
+        assert list(offsets) == [TopicPartition(TOPIC, 0)]
+        assert {0} <= offsets[TopicPartition(TOPIC, 0)] <= {0, 1}
     finally:
         await consumer.stop()
         await fake.stop()

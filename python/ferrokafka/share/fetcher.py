@@ -500,6 +500,23 @@ class ShareFetcher:
         config = self._config
         listed, forgotten = session.changes(wanted)
         acks = self.ledger.take(node, renewals=False, only=wanted)
+        if acks and not session.is_open:
+            # A ShareFetch that opens a session (epoch 0) may not carry acknowledgements: the
+            # broker refuses the whole request (INVALID_REQUEST). The session they belong to
+            # is gone (a lost connection, a session the broker dropped), and the broker
+            # releases what it had acquired, so those records come again with a higher
+            # delivery count; their acknowledgements fail here, and the fetch goes without.
+            # (Reported with the rest of `results` once the fetch is answered.)
+            results.update(
+                _failed(
+                    acks,
+                    Errors.ShareSessionNotFoundError(
+                        f"{self._where(node)}: the share session these records were acquired "
+                        "in has ended; they will be delivered again"
+                    ),
+                )
+            )
+            acks = {}
         if acks:
             self._carrying.add(carrying)
         listed |= acks.keys()
