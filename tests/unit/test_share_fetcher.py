@@ -26,6 +26,20 @@ def _partition(offset: int | None) -> dict[str, Any]:
     return share_partition(offset, [] if offset is None else [b"v%d" % offset])
 
 
+def _recording_consumer(
+    port: int, answered: list[tuple[Any, Any]]
+) -> AIOKafkaShareConsumer[bytes, bytes]:
+    """A share consumer of the peer at ``port`` whose acknowledgement-commit callback appends
+    each ``(offsets, exception)`` to ``answered``."""
+    return AIOKafkaShareConsumer(
+        TOPIC,
+        bootstrap_servers=f"127.0.0.1:{port}",
+        group_id=GROUP,
+        retry_backoff_ms=10,
+        acknowledgement_commit_callback=lambda offsets, exc: answered.append((offsets, exc)),
+    )
+
+
 async def test_a_lost_share_session_is_opened_again() -> None:
     fetches: list[dict[str, Any]] = []
     next_offset = 0
@@ -52,13 +66,7 @@ async def test_a_lost_share_session_is_opened_again() -> None:
 
     fake = await FakeBroker(handle).start()
     answered: list[tuple[Any, Any]] = []
-    consumer: AIOKafkaShareConsumer[bytes, bytes] = AIOKafkaShareConsumer(
-        TOPIC,
-        bootstrap_servers=f"127.0.0.1:{fake.port}",
-        group_id=GROUP,
-        retry_backoff_ms=10,
-        acknowledgement_commit_callback=lambda offsets, exc: answered.append((offsets, exc)),
-    )
+    consumer = _recording_consumer(fake.port, answered)
     try:
         await consumer.start()
         got = []
@@ -176,13 +184,7 @@ async def test_acknowledgements_of_an_ended_session_do_not_ride_the_fetch_openin
 
     fake = await FakeBroker(handle).start()
     answered: list[tuple[Any, Any]] = []
-    consumer: AIOKafkaShareConsumer[bytes, bytes] = AIOKafkaShareConsumer(
-        TOPIC,
-        bootstrap_servers=f"127.0.0.1:{fake.port}",
-        group_id=GROUP,
-        retry_backoff_ms=10,
-        acknowledgement_commit_callback=lambda offsets, exc: answered.append((offsets, exc)),
-    )
+    consumer = _recording_consumer(fake.port, answered)
 
     async def next_values() -> list[bytes | None]:
         for _ in range(200):
