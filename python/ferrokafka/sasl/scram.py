@@ -42,7 +42,7 @@ no two nonces repeat (RFC 5802 asks only for a "random, unique" one)."""
 
 
 # hashlib, hmac and secrets are imported where a login uses them: together they keep about
-# 1 MB resident (OpenSSL's hash bindings), which a process that never logs in with SCRAM
+# 0.6 MB resident (OpenSSL's hash bindings), which a process that never logs in with SCRAM
 # should not carry.
 
 
