@@ -46,6 +46,7 @@ __all__ = [
     "TopicBatches",
     "_FrameDecoder",
     "__version__",
+    "_free_lists",
     "_records_direct_alloc",
     "arena_cache_info",
     "avro_schema_ids",
@@ -448,6 +449,10 @@ def set_arena_cache(limit: int) -> int:
 
 def arena_cache_info() -> tuple[int, int, int, int]:
     """``(limit, cached, hits, misses)`` of the arena cache."""
+
+def _free_lists() -> list[tuple[str, int]]:
+    """How many freed objects each per-record class keeps for reuse now (``ConsumerRecord``,
+    ``RecordFuture``), by class name."""
 
 def _records_direct_alloc() -> bool:
     """Whether ``ConsumerRecord`` objects are allocated directly (the layout check at import

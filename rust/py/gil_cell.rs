@@ -26,7 +26,7 @@ pub(super) struct GilCell<T>(RefCell<T>);
 unsafe impl<T: Send> Sync for GilCell<T> {}
 
 impl<T> GilCell<T> {
-    pub(super) fn new(value: T) -> Self {
+    pub(super) const fn new(value: T) -> Self {
         GilCell(RefCell::new(value))
     }
 

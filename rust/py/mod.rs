@@ -15,6 +15,7 @@ mod avro;
 mod buffers;
 mod columns;
 mod errors;
+mod free_list;
 mod gil_cell;
 mod heap;
 mod open_batches;
@@ -401,6 +402,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<SharedBytes>()?;
     m.add_class::<buffers::ReceiveWindow>()?;
     m.add_class::<records::ConsumerRecord>()?;
+    free_list::install::<records::ConsumerRecord>(m.py())?;
     records::install_members(m.py())?;
     m.add_class::<records::DecodedPartition>()?;
     m.add_class::<record_run::Generation>()?;
@@ -420,6 +422,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(records::encode_batch, m)?)?;
     m.add_class::<producer::BatchRecords>()?;
     m.add_class::<producer::RecordFuture>()?;
+    free_list::install::<producer::RecordFuture>(m.py())?;
+    m.add_function(wrap_pyfunction!(free_list::_free_lists, m)?)?;
     m.add_class::<producer::RecordFutureIter>()?;
     m.add_class::<open_batches::OpenBatches>()?;
     m.add_class::<open_batches::TopicBatches>()?;

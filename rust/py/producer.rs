@@ -17,6 +17,7 @@ use pyo3::types::{PyBytes, PyDict, PyInt, PyString, PyTuple, PyType};
 use pyo3::{PyTraverseError, PyTypeInfo};
 use std::cell::RefMut;
 
+use super::free_list::{FreeList, FreeListed};
 use super::gil_cell::GilCell;
 
 use crate::records::{BatchOptions, Codec, RecordsWriter};
@@ -505,12 +506,21 @@ impl BatchRecords {
 /// `asyncio.Future` for awaiting, callbacks, cancellation and asyncio's functions
 /// (`gather`, `wait`, `wait_for`, `shield`); cancelling it does not unsend the record.
 /// Frozen, its own state in a `GilCell`: `gather` calls eight of its methods per future.
-#[pyclass(module = "ferrokafka._native", frozen, freelist = 1024)]
+/// Freed futures are recycled (see `free_list`).
+#[pyclass(module = "ferrokafka._native", frozen)]
 pub struct RecordFuture {
     batch: Py<BatchRecords>,
     index: i32,
     timestamp: i64,
     state: GilCell<FutureState>,
+}
+
+static FUTURES: FreeList = FreeList::new(1024);
+
+impl FreeListed for RecordFuture {
+    fn free_list() -> &'static FreeList {
+        &FUTURES
+    }
 }
 
 /// A `RecordFuture`'s own state.

@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString, PyTuple, PyType};
 
 use super::errors;
+use super::free_list::{FreeList, FreeListed};
 use crate::records::acquired::AcquiredRange;
 use crate::records::batch::DEFAULT_MAX_DECOMPRESSED_BATCH;
 use crate::records::position::StopAt;
@@ -20,8 +21,9 @@ use crate::records::{decode_records_taking, DecodeOptions, DecodeSummary, Decode
 /// `__slots__`, not a call into Rust; `record.offset` makes its int only when it is read. A
 /// deleted object field is null (`None` here) and reads raise AttributeError, as a dataclass
 /// field does after `del`.
-/// Freed records are recycled (freelist): a consumer loop allocates and drops them at speed.
-#[pyclass(module = "ferrokafka._native", freelist = 4096)]
+/// Freed records are recycled (see `free_list`): a consumer loop allocates and drops them at
+/// speed.
+#[pyclass(module = "ferrokafka._native")]
 pub struct ConsumerRecord {
     topic: Option<Py<PyAny>>,
     partition: i64,
@@ -37,6 +39,14 @@ pub struct ConsumerRecord {
     /// How many times the record has been handed to a share-group member, this time included
     /// (KIP-932); 0 for a record read outside a share group (read back as None).
     delivery_count: i64,
+}
+
+static RECORDS: FreeList = FreeList::new(4096);
+
+impl FreeListed for ConsumerRecord {
+    fn free_list() -> &'static FreeList {
+        &RECORDS
+    }
 }
 
 const FIELDS: [&str; 11] = [

@@ -139,3 +139,51 @@ def test_records_allocated_directly_behave_as_constructed_ones() -> None:
     del records, first, built
     gc.collect()
     assert sys.getrefcount(topic) == before
+
+
+def test_records_and_futures_are_recycled_through_their_free_lists() -> None:
+    """Records and producer futures are made and dropped once per record; freed ones wait in
+    their class's free list (see rust/py/free_list.rs) and are handed out again whole: a
+    recycled object reads back as a fresh one, and the lists never outgrow their bounds."""
+    import asyncio
+    import gc
+
+    from ferrokafka import _native
+    from ferrokafka.structs import TopicPartition
+
+    def held() -> dict[str, int]:
+        return dict(_native._free_lists())
+
+    gc.collect()
+    raw = encode_batch([(5, b"k", b"v%d" % i, []) for i in range(300)], base_offset=7)
+    expected = [(7 + i, b"v%d" % i) for i in range(300)]
+    records = decode_records(raw, "t", 1).records
+    before = held()["ConsumerRecord"]
+    del records
+    freed = held()["ConsumerRecord"]
+    assert freed == min(before + 300, 4096)
+    again = decode_records(raw, "t", 1).records
+    assert held()["ConsumerRecord"] == freed - 300  # taken back from the list
+    for round_ in range(30):  # 9,000 records through the list
+        assert [(r.offset, r.value) for r in again] == expected, round_
+        assert all(r.key == b"k" and r.partition == 1 and r.topic == "t" for r in again)
+        again = decode_records(raw, "t", 1).records
+    keep = [decode_records(raw, "t", 1).records for _ in range(20)]  # 6,000 at once
+    assert held()["ConsumerRecord"] == 0
+    del keep
+    assert held()["ConsumerRecord"] == 4096  # the rest went back to the allocator
+    assert [(r.offset, r.value) for r in again] == expected
+
+    loop = asyncio.new_event_loop()
+    try:
+        for round_ in range(3):
+            batch = _native.BatchRecords(1 << 20)
+            batch.set_loop(loop)
+            futures = [batch.last_future(batch.add(0, None, b"x", []) or 0) for _ in range(2000)]
+            assert all(not f.done() for f in futures), round_
+            batch.resolve(TopicPartition("t", 0), 100, -1, None)
+            assert [f.result().offset for f in futures] == list(range(100, 2100)), round_
+            del futures, batch
+            assert held()["RecordFuture"] == 1024
+    finally:
+        loop.close()
