@@ -14,6 +14,7 @@ mod arrow_input;
 mod avro;
 mod buffers;
 mod columns;
+mod entry;
 mod errors;
 mod free_list;
 mod gil_cell;

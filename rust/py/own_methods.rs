@@ -27,6 +27,7 @@ use pyo3::pyclass::boolean_struct::True;
 use pyo3::types::{PyDict, PyString, PyTuple, PyType};
 use pyo3::{PyClass, PyTraverseError, PyTypeInfo};
 
+use super::entry;
 use super::open_batches::OpenBatches;
 use super::record_run::RecordStream;
 use super::send_step::SendStep;
@@ -355,36 +356,18 @@ unsafe extern "C" fn vectorcall<T: Own>(
     nargsf: usize,
     kwnames: *mut ffi::PyObject,
 ) -> *mut ffi::PyObject {
-    // The interpreter calls the slot with the GIL held, but not through PyO3.
-    // SAFETY: the interpreter is initialized (it is running this slot).
+    let mut out: *mut ffi::PyObject = std::ptr::null_mut();
+    // SAFETY: the interpreter calls the slot with the GIL held. The slot is set on `T` only (a
+    // final class), so `callable` is a live `T`; `args` holds the positional arguments, then
+    // one value per name in `kwnames` (a tuple, or null for none), all borrowed for this call.
+    // On an error `out` stays null, the exception set.
     unsafe {
-        Python::attach_unchecked(|py| vectorcall_attached::<T>(py, callable, args, nargsf, kwnames))
+        entry::enter(&mut |py| {
+            out = call::<T>(py, callable, args, nargsf, kwnames)?;
+            Ok(())
+        });
     }
-}
-
-fn vectorcall_attached<T: Own>(
-    py: Python<'_>,
-    callable: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargsf: usize,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
-    // A panic must not unwind into the interpreter: it becomes a Python exception.
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        // SAFETY: the slot is set on `T` only (a final class), so `callable` is a live `T`;
-        // `args` holds the positional arguments, then one value per name in `kwnames` (a
-        // tuple, or null for none), all borrowed for this call.
-        unsafe { call::<T>(py, callable, args, nargsf, kwnames) }
-    }));
-    let result = outcome.unwrap_or_else(|_| {
-        Err(pyo3::panic::PanicException::new_err(
-            "panic in a client's own method",
-        ))
-    });
-    result.unwrap_or_else(|err| {
-        err.restore(py);
-        std::ptr::null_mut()
-    })
+    out
 }
 
 /// # Safety

@@ -16,6 +16,7 @@ use pyo3::types::PyTuple;
 use pyo3::{PyClass, PyTraverseError, PyTypeInfo};
 use std::cell::RefMut;
 
+use super::entry;
 use super::gil_cell::GilCell;
 
 /// Where a shortcut coroutine is.
@@ -179,20 +180,9 @@ unsafe extern "C" fn send_slot<T: ShortcutClass>(
     arg: *mut ffi::PyObject,
     result: *mut *mut ffi::PyObject,
 ) -> ffi::PySendResult {
-    // The interpreter calls am_send with the GIL held, but not through PyO3: attaching tells
-    // PyO3 so, and references dropped inside are released now rather than queued for later.
-    // SAFETY: the interpreter is initialized (it is running this slot).
-    unsafe { Python::attach_unchecked(|py| send_attached::<T>(py, slf, arg, result)) }
-}
-
-fn send_attached<T: ShortcutClass>(
-    py: Python<'_>,
-    slf: *mut ffi::PyObject,
-    arg: *mut ffi::PyObject,
-    result: *mut *mut ffi::PyObject,
-) -> ffi::PySendResult {
-    // A panic must not unwind into the interpreter: it becomes a Python exception.
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+    let mut status = ffi::PySendResult::PYGEN_ERROR;
+    let mut value: *mut ffi::PyObject = std::ptr::null_mut();
+    let mut body = |py: Python<'_>| -> PyResult<()> {
         // SAFETY: `slf` is a live `T` (the slot is installed on that class only, which is
         // final) and `arg` a live object, both borrowed for this call.
         let (me, arg) = unsafe {
@@ -201,26 +191,22 @@ fn send_attached<T: ShortcutClass>(
                 Bound::from_borrowed_ptr(py, arg),
             )
         };
-        let me = me.get();
-        let mut state = me.running(py)?;
-        state.resume(py, &arg)
-    }));
-    let resumed = outcome.unwrap_or_else(|_| {
-        Err(pyo3::panic::PanicException::new_err(
-            "panic in a shortcut coroutine's send",
-        ))
-    });
-    let (status, value) = match resumed {
-        Ok(Resumed::Yielded(v)) => (ffi::PySendResult::PYGEN_NEXT, v.into_ptr()),
-        Ok(Resumed::Returned(v)) => (ffi::PySendResult::PYGEN_RETURN, v.into_ptr()),
-        Err(err) => {
-            err.restore(py);
-            (ffi::PySendResult::PYGEN_ERROR, std::ptr::null_mut())
-        }
+        let resumed = me.get().running(py)?.resume(py, &arg)?;
+        (status, value) = match resumed {
+            Resumed::Yielded(v) => (ffi::PySendResult::PYGEN_NEXT, v.into_ptr()),
+            Resumed::Returned(v) => (ffi::PySendResult::PYGEN_RETURN, v.into_ptr()),
+        };
+        Ok(())
     };
+    // SAFETY: the interpreter calls am_send with the GIL held.
+    let ok = unsafe { entry::enter(&mut body) };
     // SAFETY: `result` is writable (am_send's contract).
     unsafe { *result = value };
-    status
+    if ok {
+        status
+    } else {
+        ffi::PySendResult::PYGEN_ERROR // the exception is set
+    }
 }
 
 /// `am_await`: the object itself, with no call through PyO3.
