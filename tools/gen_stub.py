@@ -49,8 +49,9 @@ SCALARS = {
     "String": "str",
     "ByteBuf": "bytes",
     "Uuid": "bytes",
-    # A Fetch response's records: ``_native.decode_fetch_response`` (the connection's decoder of
-    # Fetch responses) gives them as views of the received frame.
+    # A Fetch or ShareFetch response's records: ``_native.decode_fetch_response`` and
+    # ``decode_share_fetch_response`` (the connection's decoders of those responses) give them as
+    # views of the received frame.
     "FetchRecords": "SharedBytes",
 }
 

@@ -57,6 +57,7 @@ __all__ = [
     "decode_records",
     "decode_request",
     "decode_response",
+    "decode_share_fetch_response",
     "encode_avro",
     "encode_batch",
     "encode_json",
@@ -172,6 +173,9 @@ def decode_fetch_response(api_version: int, frame: _Bytes) -> tuple[int, FetchRe
     """(correlation_id, body) of a Fetch response frame given without its size prefix, each
     partition's ``records`` a ``SharedBytes`` range of the frame (no copy; of one copy of the
     frame when it is plain ``bytes``)."""
+
+def decode_share_fetch_response(api_version: int, frame: _Bytes) -> tuple[int, ShareFetchResponse]:
+    """``decode_fetch_response`` for a ShareFetch response frame."""
 
 def decode_request(frame: bytes) -> tuple[int, int, int, str | None, dict[str, Any]]:
     """(api_key, api_version, correlation_id, client_id, body) of a request frame without its
@@ -2649,7 +2653,7 @@ class SharePartitionData(TypedDict):
     acknowledge_error_code: int
     acknowledge_error_message: str | None
     current_leader: LeaderIdAndEpoch
-    records: bytes | None
+    records: SharedBytes | None
     acquired_records: list[AcquiredRecords]
 
 @type_check_only

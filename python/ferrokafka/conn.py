@@ -60,6 +60,7 @@ _Resp = TypeVar("_Resp")
 # As plain ints: compared on every request, where an ``ApiKey`` member's lookup costs more.
 _PRODUCE = ApiKey.PRODUCE.value
 _FETCH = ApiKey.FETCH.value
+_SHARE_FETCH = ApiKey.SHARE_FETCH.value
 
 
 def encode_request(
@@ -74,11 +75,13 @@ def encode_request(
 
 
 def decode_response(api_key: int, version: int, frame: Frame) -> Any:
-    """The body of an ``api_key`` response ``frame``, sent at ``version``. A Fetch response has
-    its own native decoder, which leaves each partition's records in the frame (``SharedBytes``
-    views, no copy); every other API goes through the generic one."""
+    """The body of an ``api_key`` response ``frame``, sent at ``version``. Fetch and ShareFetch
+    responses have their own native decoders, which leave each partition's records in the frame
+    (``SharedBytes`` views, no copy); every other API goes through the generic one."""
     if api_key == _FETCH:
         return _native.decode_fetch_response(version, frame)[1]
+    if api_key == _SHARE_FETCH:
+        return _native.decode_share_fetch_response(version, frame)[1]
     return _native.decode_response(api_key, version, frame)[1]
 
 

@@ -280,7 +280,25 @@ fn decode_fetch_response<'py>(
     api_version: i16,
     frame: &Bound<'py, PyAny>,
 ) -> PyResult<(i32, Bound<'py, PyAny>)> {
-    use messages::fetch::{decode_in_frame, FetchRecords};
+    decode_records_in_frame::<messages::fetch::Fetch>(py, api_version, frame)
+}
+
+/// `decode_fetch_response` for a ShareFetch response.
+#[pyfunction]
+fn decode_share_fetch_response<'py>(
+    py: Python<'py>,
+    api_version: i16,
+    frame: &Bound<'py, PyAny>,
+) -> PyResult<(i32, Bound<'py, PyAny>)> {
+    decode_records_in_frame::<messages::share_fetch::ShareFetch>(py, api_version, frame)
+}
+
+fn decode_records_in_frame<'py, A: messages::fetch::RecordsInFrame>(
+    py: Python<'py>,
+    api_version: i16,
+    frame: &Bound<'py, PyAny>,
+) -> PyResult<(i32, Bound<'py, PyAny>)> {
+    use messages::fetch::{decode_in_frame, take_records, FetchRecords};
     let (buffer, base) = match frame.cast::<SharedBytes>() {
         Ok(shared) => {
             let (buffer, base) = shared.get().shared();
@@ -293,11 +311,11 @@ fn decode_fetch_response<'py>(
     };
     let body = &buffer[base..base + as_bytes(frame)?.len()];
     let (corr, mut response) =
-        decode_in_frame(api_version, body).map_err(|e| errors::decode_error(py, e))?;
+        decode_in_frame::<A>(api_version, body).map_err(|e| errors::decode_error(py, e))?;
     // The records go in as views once the rest is converted, partition by partition in the
     // order `take_records` lists them.
-    let mut records = response.take_records().into_iter();
-    let value = pythonize(py, &response).map_err(|e| errors::shape_error("Fetch", e))?;
+    let mut records = take_records::<A>(&mut response).into_iter();
+    let value = pythonize(py, &response).map_err(|e| errors::shape_error(A::NAME, e))?;
     for topic in value.get_item("responses")?.try_iter()? {
         for part in topic?.get_item("partitions")?.try_iter()? {
             let part = part?;
@@ -445,6 +463,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(encode_produce_request, m)?)?;
     m.add_function(wrap_pyfunction!(decode_response, m)?)?;
     m.add_function(wrap_pyfunction!(decode_fetch_response, m)?)?;
+    m.add_function(wrap_pyfunction!(decode_share_fetch_response, m)?)?;
     m.add_function(wrap_pyfunction!(decode_request, m)?)?;
     m.add_function(wrap_pyfunction!(encode_response, m)?)?;
     m.add_function(wrap_pyfunction!(peek_correlation_id, m)?)?;

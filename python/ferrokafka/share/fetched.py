@@ -21,7 +21,7 @@ from ..structs import ConsumerRecord, TopicPartition
 from .ledger import Runs
 
 if TYPE_CHECKING:
-    from .._native import AcquiredRecords
+    from .._native import AcquiredRecords, SharedBytes
 
 __all__ = ["FetchedSharePartition"]
 
@@ -31,7 +31,7 @@ class FetchedSharePartition:
         self,
         tp: TopicPartition,
         node: int,
-        records: bytes,
+        records: bytes | SharedBytes,
         acquired: list[AcquiredRecords],
         decoding: Mapping[str, Any],
     ) -> None:

@@ -36,24 +36,55 @@ impl Api for Fetch {
     /// Copies each partition's records out of the frame: the generic decode's response owns
     /// its values, as every other API's does.
     fn detach(response: &mut FetchResponse, frame: &[u8]) {
-        for p in response
-            .responses
-            .iter_mut()
-            .flat_map(|t| t.partitions.iter_mut())
-        {
-            if let Some(FetchRecords::InFrame(span)) = &p.records {
-                let bytes = ByteBuf::from(frame[span.clone()].to_vec());
-                p.records = Some(FetchRecords::Bytes(bytes));
-            }
-        }
+        detach_records::<Self>(response, frame);
     }
 }
 
-/// A Fetch response frame (without its size prefix) decoded with every partition's records left
-/// in the frame: each is [`FetchRecords::InFrame`], its byte range in `frame`. The consumer's
+impl RecordsInFrame for Fetch {
+    fn records_mut(response: &mut FetchResponse) -> Vec<&mut Option<FetchRecords>> {
+        response
+            .responses
+            .iter_mut()
+            .flat_map(|t| t.partitions.iter_mut())
+            .map(|p| &mut p.records)
+            .collect()
+    }
+}
+
+/// A response whose partitions' records the decoder leaves in the frame (Fetch's and
+/// ShareFetch's: [`FetchRecords`] is their `records` field's type).
+pub trait RecordsInFrame: Api {
+    /// Every partition's records, in order (topics, then their partitions).
+    fn records_mut(response: &mut Self::Response) -> Vec<&mut Option<FetchRecords>>;
+}
+
+/// A response frame (without its size prefix) decoded with every partition's records left in
+/// the frame: each is [`FetchRecords::InFrame`], its byte range in `frame`. The consumers'
 /// path: the records are then read in place, shared with the received frame.
-pub fn decode_in_frame(version: i16, frame: &[u8]) -> Result<(i32, FetchResponse)> {
-    read_response::<Fetch>(version, frame)
+pub fn decode_in_frame<A: RecordsInFrame>(
+    version: i16,
+    frame: &[u8],
+) -> Result<(i32, A::Response)> {
+    read_response::<A>(version, frame)
+}
+
+/// Every partition's records, in order (topics, then their partitions), each taken out of the
+/// response (left None).
+pub fn take_records<A: RecordsInFrame>(response: &mut A::Response) -> Vec<Option<FetchRecords>> {
+    A::records_mut(response)
+        .into_iter()
+        .map(Option::take)
+        .collect()
+}
+
+/// Copies every partition's records still in `frame` out of it ([`Api::detach`]).
+pub(super) fn detach_records<A: RecordsInFrame>(response: &mut A::Response, frame: &[u8]) {
+    for slot in A::records_mut(response) {
+        if let Some(FetchRecords::InFrame(span)) = slot {
+            let bytes = ByteBuf::from(frame[span.clone()].to_vec());
+            *slot = Some(FetchRecords::Bytes(bytes));
+        }
+    }
 }
 
 /// One partition's record batches in a Fetch response (Kafka's nullable `records` bytes).
@@ -65,18 +96,6 @@ pub enum FetchRecords {
     /// The bytes themselves: what is encoded (fake brokers, tests) and what the generic decode
     /// gives ([`Api::detach`]).
     Bytes(ByteBuf),
-}
-
-impl FetchResponse {
-    /// Every partition's records, in order (topics, then their partitions), each taken out of
-    /// the response (left None).
-    pub fn take_records(&mut self) -> Vec<Option<FetchRecords>> {
-        self.responses
-            .iter_mut()
-            .flat_map(|t| t.partitions.iter_mut())
-            .map(|p| p.records.take())
-            .collect()
-    }
 }
 
 impl Wire for Option<FetchRecords> {
@@ -395,9 +414,9 @@ mod tests {
             let sent = response_of(version, &topics);
             let frame = encode_response::<Fetch>(version, 9, &sent).unwrap();
             let body = &frame[4..];
-            let (corr, mut decoded) = decode_in_frame(version, body).unwrap();
+            let (corr, mut decoded) = decode_in_frame::<Fetch>(version, body).unwrap();
             prop_assert_eq!(corr, 9);
-            let records = decoded.take_records();
+            let records = take_records::<Fetch>(&mut decoded);
             let want: Vec<Option<Vec<u8>>> = topics.iter().flatten().cloned().collect();
             prop_assert_eq!(records.len(), want.len());
             for (got, want) in records.iter().zip(&want) {
@@ -412,7 +431,7 @@ mod tests {
             // Taken out, the rest is what was sent without records; the generic decode gives
             // the records as bytes.
             let mut without = sent.clone();
-            without.take_records();
+            take_records::<Fetch>(&mut without);
             prop_assert_eq!(&decoded, &without);
             prop_assert_eq!(decode_response::<Fetch>(version, body).unwrap().1, sent);
         }
@@ -423,7 +442,7 @@ mod tests {
     fn records_left_in_a_frame_are_not_encoded() {
         let sent = response(12, Some(vec![1, 2, 3]), false);
         let frame = encode_response::<Fetch>(12, 1, &sent).unwrap();
-        let (_, decoded) = decode_in_frame(12, &frame[4..]).unwrap();
+        let (_, decoded) = decode_in_frame::<Fetch>(12, &frame[4..]).unwrap();
         let _ = encode_response::<Fetch>(12, 1, &decoded);
     }
 

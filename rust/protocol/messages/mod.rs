@@ -107,7 +107,7 @@ pub trait Api {
     }
 
     /// Make a decoded response independent of the `frame` it was read from: a field the
-    /// decoder leaves in the frame (a Fetch response's records, see
+    /// decoder leaves in the frame (the records of a Fetch or ShareFetch response, see
     /// [`fetch::decode_in_frame`]) is copied out. Nothing to do for every other API.
     fn detach(_response: &mut Self::Response, _frame: &[u8]) {}
 }

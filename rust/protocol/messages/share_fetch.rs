@@ -11,12 +11,12 @@
 //! 2 release, 3 reject, 4 renew.
 //!
 //! A partition's `acquired_records` are the offset ranges this member now holds under lock,
-//! each with its delivery count; `records` stays raw bytes here, as Fetch's: it may hold
+//! each with its delivery count; `records` stays raw bytes here, as Fetch's, and a decode
+//! leaves them in the frame the same way ([`super::fetch::decode_in_frame`]): they may hold
 //! records outside those ranges, which are not the member's.
 
-use serde_bytes::ByteBuf;
-
 use super::common::{AcknowledgementBatch, LeaderIdAndEpoch, NodeEndpoint};
+use super::fetch::{detach_records, FetchRecords, RecordsInFrame};
 use super::Api;
 use crate::kafka_struct;
 use crate::protocol::codec::Uuid;
@@ -31,6 +31,22 @@ impl Api for ShareFetch {
     const FIRST_FLEXIBLE: i16 = 0;
     type Request = ShareFetchRequest;
     type Response = ShareFetchResponse;
+
+    /// Copies each partition's records out of the frame, as Fetch's.
+    fn detach(response: &mut ShareFetchResponse, frame: &[u8]) {
+        detach_records::<Self>(response, frame);
+    }
+}
+
+impl RecordsInFrame for ShareFetch {
+    fn records_mut(response: &mut ShareFetchResponse) -> Vec<&mut Option<FetchRecords>> {
+        response
+            .responses
+            .iter_mut()
+            .flat_map(|t| t.partitions.iter_mut())
+            .map(|p| &mut p.records)
+            .collect()
+    }
 }
 
 kafka_struct! {
@@ -87,7 +103,7 @@ kafka_struct! {
         acknowledge_error_code: i16 [0, _],
         acknowledge_error_message: Option<String> [0, _],
         current_leader: LeaderIdAndEpoch [0, _],
-        records: Option<ByteBuf> [0, _],
+        records: Option<FetchRecords> [0, _],
         acquired_records: Vec<AcquiredRecords> [0, _],
     }
 }
@@ -115,6 +131,7 @@ mod tests {
     use super::super::testing::{assert_round_trip, assert_truncations_fail};
     use super::*;
     use proptest::prelude::*;
+    use serde_bytes::ByteBuf;
 
     fn response(records: Option<Vec<u8>>, count: i16) -> ShareFetchResponse {
         ShareFetchResponse {
@@ -134,7 +151,7 @@ mod tests {
                         leader_id: 1,
                         leader_epoch: 3,
                     },
-                    records: records.map(ByteBuf::from),
+                    records: records.map(|r| FetchRecords::Bytes(ByteBuf::from(r))),
                     acquired_records: vec![AcquiredRecords {
                         first_offset: 10,
                         last_offset: 19,
@@ -191,6 +208,26 @@ mod tests {
             count in 1i16..10,
         ) {
             assert_round_trip::<ShareFetch>(v, &request(v, types, epoch), &response(records, count));
+        }
+    }
+
+    #[test]
+    fn records_are_left_in_the_frame() {
+        use super::super::fetch::{decode_in_frame, take_records};
+        use super::super::{decode_response, encode_response};
+        for v in 1..=2 {
+            let sent = response(Some(vec![5, 6, 7, 8]), 2);
+            let frame = encode_response::<ShareFetch>(v, 4, &sent).unwrap();
+            let body = &frame[4..];
+            let (_, mut decoded) = decode_in_frame::<ShareFetch>(v, body).unwrap();
+            match &take_records::<ShareFetch>(&mut decoded)[..] {
+                [Some(FetchRecords::InFrame(span))] => {
+                    assert_eq!(&body[span.clone()], [5, 6, 7, 8])
+                }
+                other => panic!("{other:?}"),
+            }
+            // The generic decode copies them out: the response is what was sent.
+            assert_eq!(decode_response::<ShareFetch>(v, body).unwrap().1, sent);
         }
     }
 
