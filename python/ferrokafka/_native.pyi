@@ -559,7 +559,8 @@ def split_acquired(
     """Split one partition's decoded records (ascending) by a ShareFetch's acquired ranges
     ``(first, last, delivery count)`` (KIP-932): ``(the held records, each given its
     ``delivery_count``; their offsets as runs (first, last); the acquired offsets without a
-    record, as runs)``. Records outside every range are left out."""
+    record, as runs)``. Records outside every range are left out; when none is, the held list
+    is ``records`` itself."""
 
 def split_acquired_offsets(
     offsets: Sequence[int], acquired: Sequence[tuple[int, int, int]]

@@ -733,22 +733,31 @@ pub fn split_acquired<'py>(
     Vec<(i64, i64)>,
     Vec<(i64, i64)>,
 )> {
+    let mut items = Vec::with_capacity(records.len());
     let mut offsets = Vec::with_capacity(records.len());
     for item in records.iter() {
-        let record = item.cast::<ConsumerRecord>().map_err(|_| {
+        let record = item.cast_into::<ConsumerRecord>().map_err(|_| {
             pyo3::exceptions::PyTypeError::new_err("split_acquired takes a list of ConsumerRecord")
         })?;
         offsets.push(record.borrow().offset);
+        items.push(record);
     }
     let split = crate::records::acquired::split_acquired(&offsets, &acquired_ranges(acquired));
-    let mut held = Vec::with_capacity(split.spans.iter().map(|(s, e, _)| e - s).sum());
+    let held_count: usize = split.spans.iter().map(|(s, e, _)| e - s).sum();
     for &(start, end, count) in &split.spans {
         let count = checked_delivery_count(Some(count))?;
-        for index in start..end {
-            let item = records.get_item(index)?;
-            item.cast::<ConsumerRecord>()?.borrow_mut().delivery_count = count;
-            held.push(item);
+        for record in &items[start..end] {
+            record.borrow_mut().delivery_count = count;
         }
+    }
+    // Every record held (the usual case: the broker acquires whole batches; spans are in order
+    // and do not overlap): the list itself is the answer.
+    if held_count == items.len() {
+        return Ok((records.clone(), split.held, split.gaps));
+    }
+    let mut held = Vec::with_capacity(held_count);
+    for &(start, end, _) in &split.spans {
+        held.extend(items[start..end].iter().cloned());
     }
     Ok((pyo3::types::PyList::new(py, held)?, split.held, split.gaps))
 }

@@ -34,6 +34,18 @@ def test_only_records_in_acquired_ranges_are_held_with_their_counts() -> None:
     assert rs[0].delivery_count is None  # not held: untouched
 
 
+def test_when_every_record_is_held_the_list_itself_comes_back() -> None:
+    rs = records(3, 4, 5, 6)
+    held, runs, gaps = split_acquired(rs, [(5, 9, 2), (3, 4, 1)])
+    assert held is rs  # the usual case: no second list of the same records
+    assert [(r.offset, r.delivery_count) for r in held] == [(3, 1), (4, 1), (5, 2), (6, 2)]
+    assert runs == [(3, 6)] and gaps == [(7, 9)]
+    partly = records(3, 4, 5)
+    held, _, _ = split_acquired(partly, [(4, 5, 1)])
+    assert held is not partly and [r.offset for r in held] == [4, 5]
+    assert [r.offset for r in partly] == [3, 4, 5]  # the caller's list is left as it was
+
+
 def test_acquired_offsets_without_records_are_gap_runs() -> None:
     rs = records(2, 3, 8)  # 0-1 and 4-7 hold no record (control batch, aborted data)
     held, runs, gaps = split_acquired(rs, [(0, 5, 2), (7, 9, 1)])
