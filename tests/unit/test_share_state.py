@@ -1,6 +1,6 @@
 """The share consumer's bookkeeping without a broker: what it holds and owes (the ledger), share
 session epochs and partition changes, a fetched partition handed out in pieces with delivery
-counts and gaps, and its options checked."""
+counts and gaps, how much a fetch asks for, and its options checked."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from ferrokafka.records import encode_batch
 from ferrokafka.share import AcknowledgeType
 from ferrokafka.share.acknowledgements import GAP
 from ferrokafka.share.fetched import FetchedSharePartition
+from ferrokafka.share.fetcher import FetchSize
 from ferrokafka.share.ledger import AckLedger
 from ferrokafka.share.session import ShareSession
 from ferrokafka.structs import ConsumerRecord, TopicPartition
@@ -207,3 +208,25 @@ async def test_calls_before_start_or_subscribe_say_what_is_missing() -> None:
         consumer.acknowledge_offsets(TP, [1], 9)
     await consumer.stop()
     assert await consumer.getmany() == {}
+
+
+def test_fetch_size_grows_while_polls_starve_and_shrinks_when_records_wait() -> None:
+    size = FetchSize(500, fixed=False)
+    size.starved()  # no full fetch yet: no reason to ask for more
+    assert size.records == 500
+    seen = []
+    for _ in range(8):
+        size.answered(size.records)  # full
+        size.starved()
+        seen.append(size.records)
+    assert seen == [1000, 2000, 4000, 8000, 8000, 8000, 8000, 8000]  # 16 times, no more
+    for _ in range(6):
+        size.stale()
+    assert size.records == 500  # never below max_poll_records
+    size.answered(100)  # the broker had fewer: a bigger ask would not have brought more
+    size.starved()
+    assert size.records == 500
+    fixed = FetchSize(500, fixed=True)
+    fixed.answered(500)
+    fixed.starved()
+    assert fixed.records == 500  # share_acquire_mode="record_limit"

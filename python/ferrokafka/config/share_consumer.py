@@ -72,7 +72,7 @@ class ShareConsumerConfig(ConnectionConfig):
 
     max_poll_records: int = field(default=500, metadata=checked(positive))
     """The most records one poll returns, and how many a ShareFetch asks the broker to
-    acquire at first (more, up to 8 times this, while polls wait for fetches; always this with
+    acquire at first (more, up to 16 times this, while polls wait for fetches; always this with
     ``share_acquire_mode="record_limit"``). Default 500. Java: ``max.poll.records``."""
 
     fetch_max_wait_ms: int = field(default=500, metadata=checked(non_negative))
