@@ -739,7 +739,7 @@ pub fn split_acquired<'py>(
         let record = item.cast_into::<ConsumerRecord>().map_err(|_| {
             pyo3::exceptions::PyTypeError::new_err("split_acquired takes a list of ConsumerRecord")
         })?;
-        offsets.push(record.borrow().offset);
+        offsets.push(ConsumerRecord::offset_of(&record));
         items.push(record);
     }
     let split = crate::records::acquired::split_acquired(&offsets, &acquired_ranges(acquired));
