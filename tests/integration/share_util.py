@@ -1,5 +1,5 @@
-"""Share-group test helpers: group configs set through the admin client, and members polled
-until a condition holds."""
+"""Share-group test helpers: group configs set through the admin client, records written with
+current timestamps, and members polled until a condition holds."""
 
 from __future__ import annotations
 
@@ -11,6 +11,25 @@ from typing import Any
 from ferrokafka import AIOKafkaShareConsumer
 from ferrokafka.admin import AIOKafkaAdminClient, ConfigResource, ConfigResourceType
 from ferrokafka.structs import ConsumerRecord
+
+from .produce_util import produce_values
+
+
+async def produce_current(
+    bootstrap_servers: str, topic: str, partitions: int, per_partition: int, **options: Any
+) -> None:
+    """``produce_values`` with timestamps of now. Records a share group redelivers must outlive
+    the test, and the broker's retention check (every 5 minutes) deletes a partition's records
+    stamped long ago, rolling its active segment to do so: a redelivery waiting for a lock to
+    run out would then find nothing."""
+    await produce_values(
+        bootstrap_servers,
+        topic,
+        partitions,
+        per_partition,
+        timestamp=int(time.time() * 1000),
+        **options,
+    )
 
 
 async def configure_share_group(bootstrap_servers: str, group: str, **configs: str) -> None:

@@ -16,8 +16,7 @@ from ferrokafka import errors as Errors
 from ferrokafka.admin import AIOKafkaAdminClient
 from ferrokafka.structs import TopicPartition
 
-from .produce_util import produce_values
-from .share_util import configure_share_group, poll_until, quiet_for
+from .share_util import configure_share_group, poll_until, produce_current, quiet_for
 
 pytestmark = pytest.mark.integration
 
@@ -40,7 +39,7 @@ async def test_share_groups_are_listed_described_moved_and_deleted(
     group = f"share-admin-{topic}"
     tp0, tp1 = TopicPartition(topic, 0), TopicPartition(topic, 1)
     await configure_share_group(bootstrap_servers, group, share_auto_offset_reset="earliest")
-    await produce_values(bootstrap_servers, topic, 2, 10)
+    await produce_current(bootstrap_servers, topic, 2, 10)
     async with AIOKafkaAdminClient(bootstrap_servers=bootstrap_servers) as admin:
         async with AIOKafkaShareConsumer(
             topic, bootstrap_servers=bootstrap_servers, group_id=group, client_id="worker-1"

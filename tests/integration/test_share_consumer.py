@@ -19,8 +19,8 @@ from ferrokafka.share import AcknowledgementCommitFailedError
 from ferrokafka.structs import TopicPartition
 
 from .cancel_util import STOP_WITHIN, Canceller
-from .produce_util import produce, produce_values, value_of
-from .share_util import configure_share_group, poll_until, quiet_for
+from .produce_util import produce, value_of
+from .share_util import configure_share_group, poll_until, produce_current, quiet_for
 
 pytestmark = pytest.mark.integration
 
@@ -46,7 +46,7 @@ async def test_more_members_than_partitions_accept_each_record_once(
     topic = make_topic(partitions=2)
     per_partition = 100_000
     group = await _group(bootstrap_servers, topic)
-    await produce_values(bootstrap_servers, topic, 2, per_partition)
+    await produce_current(bootstrap_servers, topic, 2, per_partition)
     members = [
         AIOKafkaShareConsumer(topic, bootstrap_servers=bootstrap_servers, group_id=group)
         for _ in range(8)
@@ -89,7 +89,7 @@ async def test_release_redelivers_reject_archives_and_the_count_limit_archives(
 ) -> None:
     topic = make_topic(partitions=1)
     group = await _group(bootstrap_servers, topic)
-    await produce_values(bootstrap_servers, topic, 1, 10)
+    await produce_current(bootstrap_servers, topic, 1, 10)
     answered: list[tuple[dict[TopicPartition, set[int]], Any]] = []
     async with AIOKafkaShareConsumer(
         topic,
@@ -133,7 +133,7 @@ async def test_renew_keeps_a_lock_and_a_late_accept_is_refused(
 ) -> None:
     topic = make_topic(partitions=1)
     group = await _group(bootstrap_servers, topic, share_record_lock_duration_ms="15000")
-    await produce_values(bootstrap_servers, topic, 1, 2)
+    await produce_current(bootstrap_servers, topic, 1, 2)
     explicit = {"share_acknowledgement_mode": "explicit", "max_poll_records": 1}
     async with (
         AIOKafkaShareConsumer(
@@ -143,8 +143,7 @@ async def test_renew_keeps_a_lock_and_a_late_accept_is_refused(
     ):
         # (Explicit mode answers for a record before the next poll: RENEW counts.)
         renew = {"on_record": lambda r: slow.acknowledge(r, RENEW)}
-        held = await poll_until(slow, lambda got: len(got) >= 1, **renew)
-        held += await poll_until(slow, lambda got: len(got) >= 1, **renew)
+        held = await poll_until(slow, lambda got: len(got) >= 2, **renew)
         renewed, forgotten = held
         assert slow.acquisition_lock_timeout_ms == 15000
         # For 20 s (past the 15 s lock) the slow member renews one record's lock and lets the
@@ -178,7 +177,7 @@ async def test_arrow_batches_carry_delivery_counts_and_are_acknowledged_whole(
     pytest.importorskip("pyarrow")
     topic = make_topic(partitions=2)
     group = await _group(bootstrap_servers, topic)
-    await produce_values(bootstrap_servers, topic, 2, 50)
+    await produce_current(bootstrap_servers, topic, 2, 50)
     async with AIOKafkaShareConsumer(
         topic,
         bootstrap_servers=bootstrap_servers,
@@ -221,7 +220,7 @@ async def test_arrow_batches_carry_delivery_counts_and_are_acknowledged_whole(
 async def test_every_codec(bootstrap_servers: str, make_topic: Any, compression: str) -> None:
     topic = make_topic(partitions=1)
     group = await _group(bootstrap_servers, topic)
-    await produce_values(bootstrap_servers, topic, 1, 300, compression=compression)
+    await produce_current(bootstrap_servers, topic, 1, 300, compression=compression)
     async with AIOKafkaShareConsumer(
         topic, bootstrap_servers=bootstrap_servers, group_id=group
     ) as consumer:
@@ -303,7 +302,7 @@ async def test_a_cancelled_poll_takes_nothing_and_a_cancelled_commit_still_lands
         waiting.cancel()
         with pytest.raises(asyncio.CancelledError):
             await waiting
-        await produce_values(bootstrap_servers, topic, 1, 20)
+        await produce_current(bootstrap_servers, topic, 1, 20)
         got = await poll_until(consumer, lambda got: len(got) >= 20)
         assert sorted(r.offset for r in got) == list(range(20))
         await asyncio.sleep(1)  # the fetch the last poll started has ended (nothing more)
@@ -331,7 +330,7 @@ async def test_record_limit_acquires_no_more_than_a_poll_and_commit_async(
     ``commit_async()`` is a task whose outcome also reaches the callback."""
     topic = make_topic(partitions=1)
     group = await _group(bootstrap_servers, topic)
-    now = int(time.time() * 1000)  # a current timestamp: retention leaves it alone
+    now = int(time.time() * 1000)  # a current timestamp: see produce_current
     await produce(bootstrap_servers, topic, 0, [(now, None, b"v%d" % i, []) for i in range(20)])
     answered: list[Any] = []
     async with (
@@ -368,7 +367,7 @@ async def test_calls_cancelled_at_random_points_cost_only_themselves(
     topic = make_topic(partitions=2)
     per_partition = 1000
     group = await _group(bootstrap_servers, topic)
-    await produce_values(bootstrap_servers, topic, 2, per_partition)
+    await produce_current(bootstrap_servers, topic, 2, per_partition)
     cancel = Canceller()
     rng = cancel.rng
     handed_out: Counter[tuple[int, int]] = Counter()

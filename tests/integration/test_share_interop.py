@@ -21,8 +21,7 @@ import pytest
 from ferrokafka import AIOKafkaShareConsumer
 from ferrokafka.testing import resolve_kafka
 
-from .produce_util import produce_values
-from .share_util import configure_share_group, poll_until, quiet_for
+from .share_util import configure_share_group, poll_until, produce_current, quiet_for
 
 pytestmark = pytest.mark.integration
 
@@ -36,7 +35,7 @@ async def test_ferrokafka_and_java_members_share_one_group(
     group = f"share-mixed-{topic}"
     per_partition = 20_000
     await configure_share_group(bootstrap_servers, group, share_auto_offset_reset="earliest")
-    await produce_values(bootstrap_servers, topic, 2, per_partition)
+    await produce_current(bootstrap_servers, topic, 2, per_partition)
     java = [
         await asyncio.create_subprocess_exec(
             "java",
@@ -173,7 +172,7 @@ async def test_records_of_a_killed_member_come_back(
         share_auto_offset_reset="earliest",
         share_record_lock_duration_ms="15000",
     )
-    await produce_values(bootstrap_servers, topic, 1, 30)
+    await produce_current(bootstrap_servers, topic, 1, 30)
     holder = await asyncio.create_subprocess_exec(
         sys.executable,
         "-c",
@@ -212,7 +211,7 @@ async def test_records_of_a_killed_member_come_back(
 def test_the_command_line_releases_then_accepts(bootstrap_servers: str, make_topic: Any) -> None:
     topic = make_topic(partitions=1)
     group = f"share-cli-{topic}"
-    asyncio.run(produce_values(bootstrap_servers, topic, 1, 3))
+    asyncio.run(produce_current(bootstrap_servers, topic, 1, 3))
     base = [sys.executable, "-m", "ferrokafka", "share", "consume", "-b", bootstrap_servers]
     base += ["-g", group, "-t", topic, "--format", "json", "--idle-ms", "3000"]
 

@@ -20,7 +20,7 @@ from ferrokafka.records import decode_records, split_acquired
 from ferrokafka.share import AcknowledgeType
 from ferrokafka.structs import TopicPartition
 
-from .produce_util import produce_values
+from .share_util import produce_current
 
 pytestmark = pytest.mark.integration
 
@@ -151,7 +151,7 @@ async def test_a_share_member_joins_acquires_releases_accepts_and_leaves(
         )
         assert opened["acquisition_lock_timeout_ms"] > 0
         assert _acquired(opened, topic) == {}
-        await produce_values(bootstrap_servers, topic, 2, 5)
+        await produce_current(bootstrap_servers, topic, 2, 5)
 
         got: dict[int, list[tuple[int, int, int]]] = {}
         deadline = time.monotonic() + 30
