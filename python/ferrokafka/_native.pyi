@@ -50,6 +50,7 @@ __all__ = [
     "_records_direct_alloc",
     "arena_cache_info",
     "avro_schema_ids",
+    "batch_last_offsets",
     "batch_position",
     "decode_columns",
     "decode_fetch_response",
@@ -567,6 +568,10 @@ def split_acquired_offsets(
 ) -> tuple[list[tuple[int, int, int]], list[tuple[int, int]], list[tuple[int, int]]]:
     """``split_acquired`` over bare offsets (an Arrow batch's ``offset`` column): ``(row spans
     (start, end, delivery count), held runs, gap runs)``."""
+
+def batch_last_offsets(records: _Bytes) -> list[int]:
+    """The last offset of each whole batch in a partition's records bytes, in order (from batch
+    headers only)."""
 
 def batch_position(records: _Bytes, base_offset: int) -> int | None:
     """The byte position where the batch with ``base_offset`` starts in a partition's records

@@ -448,6 +448,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<open_batches::TopicBatches>()?;
     m.add_function(wrap_pyfunction!(records::records_end, m)?)?;
     m.add_function(wrap_pyfunction!(records::batch_position, m)?)?;
+    m.add_function(wrap_pyfunction!(records::batch_last_offsets, m)?)?;
     m.add_class::<columns::ArrowColumns>()?;
     m.add_class::<arrow_input::ArrowRecordChunk>()?;
     m.add_function(wrap_pyfunction!(arrow_input::plan_arrow_records, m)?)?;

@@ -718,6 +718,15 @@ pub fn batch_position(records: &Bound<'_, PyAny>, base_offset: i64) -> PyResult<
     ))
 }
 
+/// The last offset of each whole batch in a partition's records bytes, from the batch headers
+/// alone.
+#[pyfunction]
+pub fn batch_last_offsets(records: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
+    Ok(crate::records::batch_last_offsets(
+        super::buffers::as_bytes(records)?,
+    ))
+}
+
 /// Split one partition's decoded records by a ShareFetch's acquired ranges (KIP-932):
 /// `(held records, each given its delivery count; their offsets as runs (first, last); the
 /// acquired offsets without a record, as runs)`. `acquired` is `(first, last, delivery

@@ -242,25 +242,38 @@ fn control_type(key: &[u8]) -> Option<i16> {
 /// epoch, read from the batch headers alone (no CRC check, no decoding): where the next fetch
 /// of the partition starts. `None` when no whole batch is present.
 pub fn records_end(input: &[u8]) -> Option<(i64, i32)> {
+    whole_batch_headers(input)
+        .last()
+        .map(|header| (header.next_offset(), header.partition_leader_epoch))
+}
+
+/// The last offset of each whole batch in `input`, in order, from the batch headers alone: where
+/// a share consumer's poll that stops inside a batch finishes handing it out (KIP-932, as Java's
+/// share consumer does).
+pub fn batch_last_offsets(input: &[u8]) -> Vec<i64> {
+    whole_batch_headers(input)
+        .map(|header| header.last_offset())
+        .collect()
+}
+
+/// The headers of the whole batches at the start of `input`, in order (a truncated or
+/// impossible length ends them).
+fn whole_batch_headers(input: &[u8]) -> impl Iterator<Item = BatchHeader> + '_ {
     let mut pos = 0usize;
-    let mut end = None;
-    while let Some(rest) = input.get(pos..) {
+    std::iter::from_fn(move || {
+        let rest = input.get(pos..)?;
         if rest.len() < BATCH_HEADER_LEN {
-            break;
+            return None;
         }
         let batch_length = i32::from_be_bytes(rest[8..12].try_into().unwrap_or([0; 4]));
-        let Ok(length) = usize::try_from(batch_length) else {
-            break;
-        };
+        let length = usize::try_from(batch_length).ok()?;
         let total = LENGTH_OFFSET + length;
         if length < BATCH_HEADER_LEN - LENGTH_OFFSET || rest.len() < total {
-            break;
+            return None;
         }
-        let header = BatchHeader::parse(&rest[..total]);
-        end = Some((header.next_offset(), header.partition_leader_epoch));
         pos += total;
-    }
-    end
+        Some(BatchHeader::parse(&rest[..total]))
+    })
 }
 
 /// The byte position where the batch with base offset `base_offset` starts in `input`, from

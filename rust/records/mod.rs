@@ -13,9 +13,9 @@ pub mod position;
 pub mod sizes;
 
 pub use batch::{
-    batch_position, decode_into, decode_records, decode_records_taking, records_end, BatchData,
-    BatchHeader, BatchStart, DecodeOptions, DecodeSummary, DecodedRecords, HeaderSlot,
-    RecordFields, RecordSink, Slot, TakeBatch,
+    batch_last_offsets, batch_position, decode_into, decode_records, decode_records_taking,
+    records_end, BatchData, BatchHeader, BatchStart, DecodeOptions, DecodeSummary, DecodedRecords,
+    HeaderSlot, RecordFields, RecordSink, Slot, TakeBatch,
 };
 pub use builder::{
     build_batch, build_control_batch, finish_batch, BatchOptions, Record, RecordsWriter,

@@ -198,6 +198,7 @@ proptest! {
     fn arbitrary_bytes_never_panic(data in proptest::collection::vec(any::<u8>(), 0..400), check_crcs: bool) {
         let _ = decode_records(&data, &DecodeOptions { check_crcs, ..Default::default() });
         let _ = records_end(&data);
+        let _ = batch_last_offsets(&data);
         let _ = batch_position(&data, 7);
     }
 }
@@ -321,6 +322,11 @@ fn truncated_trailing_batch_stops_cleanly() {
     assert_eq!(records_end(&second[..second.len() - 1]), None);
     assert_eq!(records_end(&second), Some((8, -1)));
     assert_eq!(records_end(&[]), None);
+    assert_eq!(batch_last_offsets(&input), vec![3]);
+    let mut both = input[..input.len() - (second.len() - 7)].to_vec();
+    both.extend_from_slice(&second);
+    assert_eq!(batch_last_offsets(&both), vec![3, 7]);
+    assert_eq!(batch_last_offsets(&[]), Vec::<i64>::new());
     assert_eq!(batch_position(&input, 0), Some(0));
     assert_eq!(
         batch_position(&input, 4),

@@ -141,7 +141,8 @@ async def test_renew_keeps_a_lock_and_a_late_accept_is_refused(
         ) as slow,
         AIOKafkaShareConsumer(topic, bootstrap_servers=bootstrap_servers, group_id=group) as other,
     ):
-        # (Explicit mode answers for a record before the next poll: RENEW counts.)
+        # (Explicit mode answers for a record before the next poll: RENEW counts. The two
+        # records are one batch, which one poll hands out whole.)
         renew = {"on_record": lambda r: slow.acknowledge(r, RENEW)}
         held = await poll_until(slow, lambda got: len(got) >= 2, **renew)
         renewed, forgotten = held
@@ -319,6 +320,32 @@ async def test_a_cancelled_poll_takes_nothing_and_a_cancelled_commit_still_lands
             assert time.monotonic() < deadline
             await asyncio.sleep(0.05)
         assert answered == [({TopicPartition(topic, 0): set(range(20))}, None)]
+        assert await quiet_for(consumer, 1) == []
+
+
+async def test_a_poll_hands_out_whole_record_batches_and_max_records_bounds_it(
+    bootstrap_servers: str, make_topic: Any
+) -> None:
+    """As Java's share consumer: a poll returns ``max_poll_records`` records and the rest of
+    the record batch the last of them is in; ``max_records`` given to a poll is a bound."""
+    topic = make_topic(partitions=1)
+    group = await _group(bootstrap_servers, topic)
+    now = int(time.time() * 1000)
+    values = [(now, None, b"v%d" % i, []) for i in range(20)]
+    assert await produce(bootstrap_servers, topic, 0, values, batch_size=10) == [0, 10]
+    async with AIOKafkaShareConsumer(
+        topic, bootstrap_servers=bootstrap_servers, group_id=group, max_poll_records=3
+    ) as consumer:
+        polls: list[list[int]] = []
+        deadline = time.monotonic() + 30
+        while sum(map(len, polls)) < 20:
+            assert time.monotonic() < deadline, polls
+            bound = 3 if not polls else None
+            data = await consumer.getmany(timeout_ms=200, max_records=bound)
+            offsets = [r.offset for records in data.values() for r in records]
+            if offsets:
+                polls.append(offsets)
+        assert polls == [[0, 1, 2], list(range(3, 10)), list(range(10, 20))]
         assert await quiet_for(consumer, 1) == []
 
 

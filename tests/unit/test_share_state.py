@@ -159,6 +159,48 @@ def test_a_fetched_partition_as_arrow_then_as_records() -> None:
     assert runs == [(0, 2), (4, 4)] and gaps == [(3, 3), (5, 5)]
 
 
+def test_a_poll_finishes_the_record_batch_its_limit_falls_in() -> None:
+    """As Java's share consumer: ``max_poll_records`` records, then the rest of the batch the
+    last of them is in (acknowledgements then cover whole batches); a bound given per call
+    (``whole_batch`` off) is kept."""
+    raw = encode_batch([(1, None, b"a", [])] * 5, base_offset=0) + encode_batch(
+        [(1, None, b"b", [])] * 5, base_offset=5
+    )
+    fetched = _fetched(raw, [(0, 9, 1)])
+    records, runs, _ = fetched.take_records(3, whole_batch=True)
+    assert [r.offset for r in records] == [0, 1, 2, 3, 4] and runs == [(0, 4)]
+    records, runs, _ = fetched.take_records(5, whole_batch=True)  # ends on a batch's end
+    assert [r.offset for r in records] == [5, 6, 7, 8, 9] and not fetched
+    fetched = _fetched(raw, [(0, 9, 1)])
+    records, _, _ = fetched.take_records(3)
+    assert [r.offset for r in records] == [0, 1, 2]
+    # Only acquired records are handed out: 4 and 5-6 are another member's.
+    fetched = _fetched(raw, [(1, 3, 1), (7, 9, 2)])
+    records, _, _ = fetched.take_records(1, whole_batch=True)
+    assert [r.offset for r in records] == [1, 2, 3]
+    records, runs, _ = fetched.take_records(1, whole_batch=True)
+    assert [(r.offset, r.delivery_count) for r in records] == [(7, 2), (8, 2), (9, 2)]
+    assert runs == [(7, 9)]
+
+
+def test_an_arrow_poll_finishes_the_record_batch_its_limit_falls_in() -> None:
+    pytest.importorskip("pyarrow")
+    raw = encode_batch([(1, None, b"a", [])] * 5, base_offset=0) + encode_batch(
+        [(1, None, b"b", [])] * 5, base_offset=5
+    )
+    fetched = _fetched(raw, [(1, 3, 1), (4, 4, 3), (6, 8, 2)])
+    batch, runs, _ = fetched.take_arrow(2, whole_batch=True)
+    assert batch.column("offset").to_pylist() == [1, 2, 3, 4]
+    assert batch.column("deliveryCount").to_pylist() == [1, 1, 1, 3]
+    assert runs == [(1, 4)]
+    batch, runs, _ = fetched.take_arrow(1, whole_batch=True)
+    assert batch.column("offset").to_pylist() == [6, 7, 8] and runs == [(6, 8)]
+    assert not fetched
+    fetched = _fetched(raw, [(0, 9, 1)])
+    batch, _, _ = fetched.take_arrow(6)
+    assert batch.column("offset").to_pylist() == [0, 1, 2, 3, 4, 5]
+
+
 def test_delivery_count_on_records() -> None:
     record: ConsumerRecord[bytes, bytes] = ConsumerRecord(
         "t", 0, 1, 2, 0, None, b"v", None, -1, 1, ()

@@ -71,9 +71,11 @@ class ShareConsumerConfig(ConnectionConfig):
     Default ``"batch_optimized"``. Java: ``share.acquire.mode``."""
 
     max_poll_records: int = field(default=500, metadata=checked(positive))
-    """The most records one poll returns, and how many a ShareFetch asks the broker to
-    acquire at first (more, up to 16 times this, while polls wait for fetches; always this with
-    ``share_acquire_mode="record_limit"``). Default 500. Java: ``max.poll.records``."""
+    """The records one poll returns: this many, then the rest of the record batch the last of
+    them is in, as Java's share consumer does (a poll's ``max_records`` is a bound); and how
+    many a ShareFetch asks the broker to acquire at first (more, up to 16 times this, while
+    polls wait for fetches; always this with ``share_acquire_mode="record_limit"``). Default
+    500. Java: ``max.poll.records``."""
 
     fetch_max_wait_ms: int = field(default=500, metadata=checked(non_negative))
     """Milliseconds a broker may hold a ShareFetch to gather ``fetch_min_bytes``. Default 500.

@@ -308,6 +308,9 @@ class AIOKafkaShareConsumer(Generic[KT, VT]):
         else:
             ledger.accept_unanswered()
         limit = max_records or self._config.max_poll_records
+        # max_poll_records, then the rest of the record batch it ends in, as Java's share
+        # consumer hands out records; a max_records given is a bound.
+        whole = max_records is None
         deadline = None if timeout_ms is None else time.monotonic() + timeout_ms / 1000
         waited = False
         while True:
@@ -315,11 +318,11 @@ class AIOKafkaShareConsumer(Generic[KT, VT]):
             fetcher.raise_if_failed()
             fetcher.data_ready.clear()
             data: dict[TopicPartition, Any] = (
-                fetcher.take_arrow_unsettled(limit)
+                fetcher.take_arrow_unsettled(limit, whole)
                 if payloads is not None
-                else fetcher.take_arrow(limit)
+                else fetcher.take_arrow(limit, whole)
                 if arrow
-                else fetcher.take_records(limit)
+                else fetcher.take_records(limit, whole)
             )
             fetcher.want_more()
             if data:

@@ -11,11 +11,11 @@ offsets.
 from __future__ import annotations
 
 import struct
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .._native import split_acquired, split_acquired_offsets
+from .._native import batch_last_offsets, split_acquired, split_acquired_offsets
 from ..records import decode_columns, decode_records
 from ..structs import ConsumerRecord, TopicPartition
 from .ledger import Runs
@@ -55,6 +55,7 @@ class FetchedSharePartition:
         """``(batch, row offsets, row spans (start, end, delivery count) not yet handed
         out)``, once decoded as Arrow."""
         self._held: Runs | None = None
+        self._batch_ends: list[int] | None = None
         self._gaps_reported = False
         self.acquired_count = sum(last - first + 1 for first, last, _ in self._acquired)
         self.fetched_at = 0.0
@@ -81,6 +82,14 @@ class FetchedSharePartition:
                 out.append((max(lo, first), min(hi, last)))
         return out
 
+    def _batch_end(self, offset: int) -> int:
+        """The last offset of the record batch ``offset`` is in (``offset`` itself when no
+        whole batch holds it)."""
+        if self._batch_ends is None:
+            self._batch_ends = batch_last_offsets(self._raw)
+        at = bisect_left(self._batch_ends, offset)
+        return self._batch_ends[at] if at < len(self._batch_ends) else offset
+
     def _split(self, held: Runs, gaps: Runs) -> Runs:
         self._held = held
         if self._gaps_reported:
@@ -88,9 +97,13 @@ class FetchedSharePartition:
         self._gaps_reported = True
         return gaps
 
-    def take_records(self, limit: int) -> tuple[list[ConsumerRecord[Any, Any]], Runs, Runs]:
+    def take_records(
+        self, limit: int, whole_batch: bool = False
+    ) -> tuple[list[ConsumerRecord[Any, Any]], Runs, Runs]:
         """``(up to limit records, each with its delivery count; their offsets as runs; gap
-        runs newly found)``."""
+        runs newly found)``. With ``whole_batch``, past ``limit`` to the end of the record batch
+        the limit falls in (Java's share consumer hands out records so: acknowledgements then
+        come in whole batches)."""
         gaps: Runs = []
         self._arrow = None
         if self._records is None:
@@ -103,6 +116,9 @@ class FetchedSharePartition:
                 held = held[bisect_left(held, self._next, key=_offset) :]
             self._records = held
         records = self._records
+        if whole_batch and 0 < limit < len(records):
+            end = self._batch_end(records[limit - 1].offset)
+            limit = bisect_right(records, end, limit, key=_offset)
         out = records[:limit]
         del records[:limit]
         if not out:
@@ -112,10 +128,10 @@ class FetchedSharePartition:
         self._handed(out[-1].offset, len(records))
         return out, runs, gaps
 
-    def take_arrow(self, limit: int) -> tuple[Any, Runs, Runs]:
+    def take_arrow(self, limit: int, whole_batch: bool = False) -> tuple[Any, Runs, Runs]:
         """``(an Arrow batch of up to limit rows in Spark's Kafka schema plus deliveryCount
         (int16), its offsets as runs, gap runs newly found)``; the batch is None when nothing
-        is left."""
+        is left. ``whole_batch`` as for ``take_records``."""
         import pyarrow as pa
 
         gaps: Runs = []
@@ -129,6 +145,8 @@ class FetchedSharePartition:
             gaps = self._split(held_runs, gap_runs)
             self._arrow = (batch, offsets, _from_row(spans, bisect_left(offsets, self._next)))
         batch, offsets, spans = self._arrow
+        if whole_batch:
+            limit = self._through_batch_end(offsets, spans, limit)
         pieces = []
         counts = []
         left = limit
@@ -152,6 +170,25 @@ class FetchedSharePartition:
         last = out.column("offset")[-1].as_py()
         self._handed(last, len(spans))
         return out.append_column("deliveryCount", column), self._taken(first, last), gaps
+
+    def _through_batch_end(
+        self, offsets: memoryview, spans: list[tuple[int, int, int]], limit: int
+    ) -> int:
+        """``limit`` rows of ``spans``, and those after them in the record batch the last of
+        them is in."""
+        seen = 0
+        for i, (s, e, _) in enumerate(spans):
+            if seen + e - s < limit:
+                seen += e - s
+                continue
+            row = s + limit - seen - 1
+            end_row = bisect_right(offsets, self._batch_end(offsets[row]), row + 1)
+            for s2, e2, _ in spans[i:]:
+                if s2 >= end_row:
+                    break
+                limit += min(e2, end_row) - max(s2, row + 1)
+            break
+        return limit
 
     def give_back(self, offset: int) -> None:
         """The rows of the last ``take_arrow`` from ``offset`` on were not handed out after

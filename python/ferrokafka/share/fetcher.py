@@ -98,8 +98,9 @@ class FetchSize:
     nothing to hand out after full fetches (fetching holds the application up: one ShareFetch
     a round trip, whose time in the broker grows more slowly than its size; 16 times the
     default is 8,000, what a broker's default of 2,000 record locks per partition lets one
-    member hold of 4 partitions), halved back when fetched records wait long for the application (they sit
-    under locks other members could use). Fixed with ``share_acquire_mode="record_limit"``."""
+    member hold of 4 partitions), halved back when fetched records wait long for the
+    application (they sit under locks other members could use). Fixed with
+    ``share_acquire_mode="record_limit"``."""
 
     def __init__(self, max_poll_records: int, *, fixed: bool) -> None:
         self.floor = max_poll_records
@@ -276,13 +277,15 @@ class ShareFetcher:
                 wake.set()
 
     def take_records(
-        self, max_records: int
+        self, max_records: int, whole_batch: bool = False
     ) -> dict[TopicPartition, list[ConsumerRecord[Any, Any]]]:
+        """Up to ``max_records`` records, by partition; with ``whole_batch``, the rest of the
+        record batch the last of them is in too (``FetchedSharePartition.take_records``)."""
         out: dict[TopicPartition, list[ConsumerRecord[Any, Any]]] = {}
         left = 0 if self._unsettled else max_records
         while self._fresh_head() and left > 0:
             fetched = self._buffer[0]
-            records, runs, gaps = fetched.take_records(left)
+            records, runs, gaps = fetched.take_records(left, whole_batch)
             self.ledger.gaps(fetched.tp, fetched.node, gaps)
             if records:
                 out.setdefault(fetched.tp, []).extend(records)
@@ -292,20 +295,22 @@ class ShareFetcher:
                 self._buffer.popleft()
         return out
 
-    def take_arrow(self, max_records: int) -> dict[TopicPartition, Any]:
-        taken = self._take_arrow(max_records)
+    def take_arrow(self, max_records: int, whole_batch: bool = False) -> dict[TopicPartition, Any]:
+        taken = self._take_arrow(max_records, whole_batch)
         for tp, got in taken.items():
             self.ledger.delivered(tp, got.fetched.node, got.runs)
         return {tp: got.batch for tp, got in taken.items()}
 
-    def take_arrow_unsettled(self, max_records: int) -> dict[TopicPartition, Taken]:
+    def take_arrow_unsettled(
+        self, max_records: int, whole_batch: bool = False
+    ) -> dict[TopicPartition, Taken]:
         """Up to ``max_records`` rows as Arrow batches, one per partition, taken from the
         buffer but not yet handed out: ``settle`` then says what was."""
-        taken = self._take_arrow(max_records)
+        taken = self._take_arrow(max_records, whole_batch)
         self._unsettled = bool(taken)
         return taken
 
-    def _take_arrow(self, max_records: int) -> dict[TopicPartition, Taken]:
+    def _take_arrow(self, max_records: int, whole_batch: bool) -> dict[TopicPartition, Taken]:
         out: dict[TopicPartition, Taken] = {}
         left = 0 if self._unsettled else max_records
         skipped: list[FetchedSharePartition] = []
@@ -314,7 +319,7 @@ class ShareFetcher:
             if fetched.tp in out:  # one batch per partition per poll
                 skipped.append(self._buffer.popleft())
                 continue
-            batch, runs, gaps = fetched.take_arrow(left)
+            batch, runs, gaps = fetched.take_arrow(left, whole_batch)
             self.ledger.gaps(fetched.tp, fetched.node, gaps)
             if batch is not None:
                 out[fetched.tp] = Taken(fetched, batch, runs)
