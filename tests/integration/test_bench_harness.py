@@ -340,6 +340,23 @@ def test_transactions_workload_checks_every_run_read_committed(
         assert line in targets, line
 
 
+@pytest.mark.timeout(120)
+def test_share_fetch_times_a_members_fetches_and_prints_its_table(bootstrap_servers: str) -> None:
+    """``benches/share_fetch.py``, small: one member reads the dataset through a share group
+    and each run gets a row with its ShareFetch count and sizes."""
+    argv = [sys.executable, str(ROOT / "benches" / "share_fetch.py"), "--bootstrap"]
+    argv += [bootstrap_servers, "--records", "20000", "--runs", "2", "--max-fetch-factor", "2"]
+    proc = subprocess.run(argv, cwd=ROOT / "benches", capture_output=True, text=True, timeout=110)
+    assert proc.returncode == 0, f"exit {proc.returncode}:\n{proc.stdout}\n{proc.stderr[-4000:]}"
+    assert "up to 2 x max_poll_records" in proc.stdout
+    rows = [line.split(" | ") for line in proc.stdout.splitlines() if line.startswith("| ")][1:]
+    assert [row[0] for row in rows] == ["| 1", "| 2"]
+    for row in rows:
+        fetches, records = int(row[4]), int(row[6].rstrip(" |").replace(",", ""))
+        # 20,000 records in 4,032-record batches: whole batches, at least 5 fetches.
+        assert fetches >= 5 and 0 < records <= 4032 * 4, row
+
+
 @pytest.mark.timeout(300)
 def test_consume_tls_reads_through_both_listeners_and_prints_its_table() -> None:
     """``benches/consume_tls.py``, small: every client reads the dataset over TLS and over
