@@ -87,7 +87,8 @@ pub(super) fn detach_records<A: RecordsInFrame>(response: &mut A::Response, fram
     }
 }
 
-/// One partition's record batches in a Fetch response (Kafka's nullable `records` bytes).
+/// One partition's record batches in a Fetch or ShareFetch response (Kafka's nullable `records`
+/// bytes).
 #[derive(Debug, Clone, PartialEq)]
 pub enum FetchRecords {
     /// Where they lie in the frame that was decoded (byte offsets from its first byte): what
