@@ -54,6 +54,7 @@ __all__ = [
     "batch_position",
     "decode_columns",
     "decode_fetch_response",
+    "decode_held_records",
     "decode_json",
     "decode_records",
     "decode_request",
@@ -562,6 +563,31 @@ def split_acquired(
     ``delivery_count``; their offsets as runs (first, last); the acquired offsets without a
     record, as runs)``. Records outside every range are left out; when none is, the held list
     is ``records`` itself."""
+
+def decode_held_records(
+    records: _Bytes,
+    topic: str,
+    partition: int,
+    acquired: Sequence[tuple[int, int, int]],
+    *,
+    check_crcs: bool = True,
+    start_offset: int = 0,
+    max_decompressed_batch: int = ...,
+    key_deserializer: Callable[[bytes | None], Any] | None = None,
+    value_deserializer: Callable[[bytes | None], Any] | None = None,
+) -> tuple[
+    list[ConsumerRecord[Any, Any]],
+    list[tuple[int, int]],
+    list[tuple[int, int]],
+    tuple[int, Exception] | None,
+]:
+    """Decode one partition's records bytes from a ShareFetch, making records only for the
+    offsets in ``acquired`` (``(first, last, delivery count)`` ranges, KIP-932), each with its
+    ``delivery_count``, from ``start_offset`` on: ``(records, their offsets as runs, the
+    acquired offsets without a record as runs, refused)``. ``refused`` is None, or ``(offset,
+    exception)`` when a deserializer raised an ``Exception`` for the acquired record at
+    ``offset`` (``topic``, ``partition`` and ``offset`` attributes set on it): the records and
+    runs then stop before it. Raises ``CorruptRecordException`` as ``decode_records`` does."""
 
 def split_acquired_offsets(
     offsets: Sequence[int], acquired: Sequence[tuple[int, int, int]]

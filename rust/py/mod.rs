@@ -437,6 +437,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(records::decode_records, m)?)?;
     m.add_function(wrap_pyfunction!(records::_records_direct_alloc, m)?)?;
     m.add_function(wrap_pyfunction!(records::split_acquired, m)?)?;
+    m.add_function(wrap_pyfunction!(records::decode_held_records, m)?)?;
     m.add_function(wrap_pyfunction!(records::split_acquired_offsets, m)?)?;
     m.add_function(wrap_pyfunction!(records::encode_batch, m)?)?;
     m.add_class::<producer::BatchRecords>()?;

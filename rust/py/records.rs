@@ -527,10 +527,8 @@ fn deserializer_error(
     partition: i32,
     offset: i64,
 ) -> PyErr {
+    let err = deserializer_refused(py, err, topic, partition, offset);
     let value = err.value(py);
-    let _ = value.setattr("topic", topic);
-    let _ = value.setattr("partition", partition);
-    let _ = value.setattr("offset", offset);
     if value.hasattr("add_note").unwrap_or(false) {
         let note = format!(
             "ferrokafka: the {part} deserializer failed on topic {topic:?} partition {partition} \
@@ -542,6 +540,22 @@ fn deserializer_error(
     err
 }
 
+/// A deserializer's own exception given `topic`, `partition` and `offset` attributes (best
+/// effort).
+fn deserializer_refused(
+    py: Python<'_>,
+    err: PyErr,
+    topic: &str,
+    partition: i32,
+    offset: i64,
+) -> PyErr {
+    let value = err.value(py);
+    let _ = value.setattr("topic", topic);
+    let _ = value.setattr("partition", partition);
+    let _ = value.setattr("offset", offset);
+    err
+}
+
 fn deserialize<'py>(
     value: Bound<'py, PyAny>,
     with: Option<&Bound<'py, PyAny>>,
@@ -549,6 +563,97 @@ fn deserialize<'py>(
     match with {
         Some(f) => f.call1((value,)),
         None => Ok(value),
+    }
+}
+
+/// What the records of one decode are made with: the decode, and the objects its records
+/// share (the topic, an empty headers tuple, each batch's checksum).
+struct RecordMaker<'a, 'py> {
+    py: Python<'py>,
+    d: &'a DecodedRecords,
+    input: &'a [u8],
+    made: Made,
+    topic: Py<PyAny>,
+    partition: i64,
+    empty: Bound<'py, PyTuple>,
+    checksum: IntCache,
+    record_type: Bound<'py, PyType>,
+    key_deserializer: Option<&'a Bound<'py, PyAny>>,
+    value_deserializer: Option<&'a Bound<'py, PyAny>>,
+}
+
+/// Why a record was not made.
+enum Unmade {
+    /// The key's or value's deserializer raised.
+    Refused(&'static str, PyErr),
+    Failed(PyErr),
+}
+
+impl From<PyErr> for Unmade {
+    fn from(err: PyErr) -> Self {
+        Unmade::Failed(err)
+    }
+}
+
+impl<'py> RecordMaker<'_, 'py> {
+    /// Record `i` of the decode (each record is made at most once: a compressed batch's
+    /// objects are moved into it).
+    fn make(&mut self, i: usize, delivery_count: i64) -> Result<Bound<'py, PyAny>, Unmade> {
+        let (py, d, input) = (self.py, self.d, self.input);
+        let headers = if d.header_starts[i] == d.header_starts[i + 1] {
+            self.empty.clone()
+        } else {
+            let items: Vec<Bound<'py, PyTuple>> = d
+                .header_range(i)
+                .map(|j| {
+                    let h = d.headers[j];
+                    let (key, value) = if h.key.buffer == Slot::TAKEN {
+                        match self.made.headers[j].take() {
+                            Some((k, v)) => (
+                                k.into_bound(py),
+                                v.map_or_else(|| py.None().into_bound(py), |v| v.into_bound(py)),
+                            ),
+                            None => unreachable!("a taken header's objects are made with it"),
+                        }
+                    } else {
+                        let key = std::str::from_utf8(d.bytes(input, h.key)).unwrap_or_default();
+                        (
+                            PyString::new(py, key).into_any(),
+                            slot_bytes(py, d, input, h.value),
+                        )
+                    };
+                    PyTuple::new(py, [key, value])
+                })
+                .collect::<PyResult<_>>()?;
+            PyTuple::new(py, items)?
+        };
+        let key = d.keys[i];
+        let value = d.values[i];
+        let key_obj = deserialize(
+            field(py, d, input, key, &mut self.made.keys, i),
+            self.key_deserializer,
+        )
+        .map_err(|e| Unmade::Refused("key", e))?;
+        let value_obj = deserialize(
+            field(py, d, input, value, &mut self.made.values, i),
+            self.value_deserializer,
+        )
+        .map_err(|e| Unmade::Refused("value", e))?;
+        let record = ConsumerRecord {
+            topic: Some(self.topic.clone_ref(py)),
+            partition: self.partition,
+            offset: d.offsets[i],
+            timestamp: d.timestamps[i],
+            timestamp_type: i64::from(d.timestamp_types[i]),
+            key: Some(key_obj.unbind()),
+            value: Some(value_obj.unbind()),
+            checksum: Some(self.checksum.get(py, i64::from(d.checksums[i]))?),
+            serialized_key_size: key.map_or(-1, |s| i64::from(s.len)),
+            serialized_value_size: value.map_or(-1, |s| i64::from(s.len)),
+            headers: Some(headers.into_any().unbind()),
+            delivery_count,
+        };
+        Ok(new_record(py, &self.record_type, record)?)
     }
 }
 
@@ -578,77 +683,133 @@ pub fn decode_records<'py>(
         start_offset,
         max_decompressed_batch,
     };
-    let (d, mut made) = decode_taking(py, input, topic_name, partition, &opts)?;
-    let empty = PyTuple::empty(py);
+    let (d, made) = decode_taking(py, input, topic_name, partition, &opts)?;
+    let mut maker = RecordMaker {
+        py,
+        d: &d,
+        input,
+        made,
+        topic: topic.clone().into_any().unbind(),
+        partition: i64::from(partition),
+        empty: PyTuple::empty(py),
+        // Every record of a batch shares the batch's CRC: one int object per batch.
+        checksum: IntCache(None),
+        record_type: py.get_type::<ConsumerRecord>(),
+        key_deserializer: key_deserializer.as_ref(),
+        value_deserializer: value_deserializer.as_ref(),
+    };
     let mut out: Vec<Bound<'py, PyAny>> = Vec::with_capacity(d.len());
-    let topic_obj = topic.clone().into_any().unbind();
-    // Every record of a batch shares the batch's CRC: one int object per batch.
-    let mut checksum = IntCache(None);
-    let record_type = py.get_type::<ConsumerRecord>();
     for i in 0..d.len() {
-        let headers = if d.header_starts[i] == d.header_starts[i + 1] {
-            empty.clone()
-        } else {
-            let items: Vec<Bound<'py, PyTuple>> = d
-                .header_range(i)
-                .map(|j| {
-                    let h = d.headers[j];
-                    let (key, value) = if h.key.buffer == Slot::TAKEN {
-                        match made.headers[j].take() {
-                            Some((k, v)) => (
-                                k.into_bound(py),
-                                v.map_or_else(|| py.None().into_bound(py), |v| v.into_bound(py)),
-                            ),
-                            None => unreachable!("a taken header's objects are made with it"),
-                        }
-                    } else {
-                        let key = std::str::from_utf8(d.bytes(input, h.key)).unwrap_or_default();
-                        (
-                            PyString::new(py, key).into_any(),
-                            slot_bytes(py, &d, input, h.value),
-                        )
-                    };
-                    PyTuple::new(py, [key, value])
-                })
-                .collect::<PyResult<_>>()?;
-            PyTuple::new(py, items)?
-        };
-        let key = d.keys[i];
-        let value = d.values[i];
-        let key_obj = match deserialize(
-            field(py, &d, input, key, &mut made.keys, i),
-            key_deserializer.as_ref(),
-        ) {
-            Ok(k) => k,
-            Err(e) => return stop_at(py, out, &d, i, "key", e, topic_name, partition),
-        };
-        let value_obj = match deserialize(
-            field(py, &d, input, value, &mut made.values, i),
-            value_deserializer.as_ref(),
-        ) {
-            Ok(v) => v,
-            Err(e) => return stop_at(py, out, &d, i, "value", e, topic_name, partition),
-        };
-        let record = ConsumerRecord {
-            topic: Some(topic_obj.clone_ref(py)),
-            partition: i64::from(partition),
-            offset: d.offsets[i],
-            timestamp: d.timestamps[i],
-            timestamp_type: i64::from(d.timestamp_types[i]),
-            key: Some(key_obj.unbind()),
-            value: Some(value_obj.unbind()),
-            checksum: Some(checksum.get(py, i64::from(d.checksums[i]))?),
-            serialized_key_size: key.map_or(-1, |s| i64::from(s.len)),
-            serialized_value_size: value.map_or(-1, |s| i64::from(s.len)),
-            headers: Some(headers.into_any().unbind()),
-            delivery_count: 0,
-        };
-        out.push(new_record(py, &record_type, record)?);
+        match maker.make(i, 0) {
+            Ok(record) => out.push(record),
+            Err(Unmade::Refused(part, e)) => {
+                return stop_at(py, out, &d, i, part, e, topic_name, partition)
+            }
+            Err(Unmade::Failed(e)) => return Err(e),
+        }
     }
     Ok(DecodedPartition::new(
         pyo3::types::PyList::new(py, out)?.into_any().unbind(),
         &d,
     ))
+}
+
+/// Decode one partition's records bytes from a ShareFetch, making records only for the offsets
+/// the member acquired (KIP-932), each with its delivery count; records from `start_offset` on.
+/// `acquired` is `(first, last, delivery count)` per range. Returns `(records, their offsets
+/// as runs, the acquired offsets without a record as runs, refused)`; `refused` is None, or
+/// `(offset, exception)` when a deserializer raised (an `Exception`) for the acquired record
+/// at `offset`: the records and runs then stop before it, and the offsets after it are left for
+/// a decode from `offset + 1`.
+#[pyfunction]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+#[pyo3(signature = (records, topic, partition, acquired, *, check_crcs = true, start_offset = 0, max_decompressed_batch = DEFAULT_MAX_DECOMPRESSED_BATCH, key_deserializer = None, value_deserializer = None))]
+pub fn decode_held_records<'py>(
+    py: Python<'py>,
+    records: &Bound<'py, PyAny>,
+    topic: &Bound<'py, PyString>,
+    partition: i32,
+    acquired: Vec<(i64, i64, u16)>,
+    check_crcs: bool,
+    start_offset: i64,
+    max_decompressed_batch: usize,
+    key_deserializer: Option<Bound<'py, PyAny>>,
+    value_deserializer: Option<Bound<'py, PyAny>>,
+) -> PyResult<(
+    Bound<'py, pyo3::types::PyList>,
+    Vec<(i64, i64)>,
+    Vec<(i64, i64)>,
+    Option<(i64, Py<PyAny>)>,
+)> {
+    let input = super::buffers::as_bytes(records)?;
+    let topic_name = topic.to_str()?;
+    let opts = DecodeOptions {
+        check_crcs,
+        start_offset,
+        max_decompressed_batch,
+        ..Default::default()
+    };
+    let (d, made) = decode_taking(py, input, topic_name, partition, &opts)?;
+    let ranges: Vec<AcquiredRange> = acquired_ranges(acquired)
+        .into_iter()
+        .filter(|r| r.last >= start_offset)
+        .map(|r| AcquiredRange {
+            first: r.first.max(start_offset),
+            ..r
+        })
+        .collect();
+    let mut split = crate::records::acquired::split_acquired(&d.offsets, &ranges);
+    let mut maker = RecordMaker {
+        py,
+        d: &d,
+        input,
+        made,
+        topic: topic.clone().into_any().unbind(),
+        partition: i64::from(partition),
+        empty: PyTuple::empty(py),
+        checksum: IntCache(None),
+        record_type: py.get_type::<ConsumerRecord>(),
+        key_deserializer: key_deserializer.as_ref(),
+        value_deserializer: value_deserializer.as_ref(),
+    };
+    let held_count: usize = split.spans.iter().map(|(s, e, _)| e - s).sum();
+    let mut out: Vec<Bound<'py, PyAny>> = Vec::with_capacity(held_count);
+    let mut refused = None;
+    'spans: for &(start, end, count) in &split.spans {
+        let count = checked_delivery_count(Some(count))?;
+        for i in start..end {
+            match maker.make(i, count) {
+                Ok(record) => out.push(record),
+                Err(Unmade::Refused(_, e))
+                    if e.is_instance_of::<pyo3::exceptions::PyException>(py) =>
+                {
+                    let offset = d.offsets[i];
+                    let e = deserializer_refused(py, e, topic_name, partition, offset);
+                    refused = Some((offset, e.into_value(py).into_any()));
+                    break 'spans;
+                }
+                Err(Unmade::Refused(_, e) | Unmade::Failed(e)) => return Err(e),
+            }
+        }
+    }
+    if let Some((offset, _)) = refused {
+        split.held = runs_below(split.held, offset);
+        split.gaps = runs_below(split.gaps, offset);
+    }
+    Ok((
+        pyo3::types::PyList::new(py, out)?,
+        split.held,
+        split.gaps,
+        refused,
+    ))
+}
+
+/// `runs` cut off before `offset`.
+fn runs_below(runs: Vec<(i64, i64)>, offset: i64) -> Vec<(i64, i64)> {
+    runs.into_iter()
+        .filter(|&(first, _)| first < offset)
+        .map(|(first, last)| (first, last.min(offset - 1)))
+        .collect()
 }
 
 /// Encode one record batch (producer side and tests). `records` are

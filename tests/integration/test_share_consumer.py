@@ -3,7 +3,8 @@ topic's records (more members than partitions, each record accepted once), RELEA
 redelivers with a higher delivery count, REJECT archives, the delivery count limit archives,
 RENEW keeps a lock past its duration, an acknowledgement after the lock ran out is refused
 per partition, explicit mode refuses a poll with records unanswered, Arrow batches carry the
-delivery count, and every codec decodes."""
+delivery count, a record its deserializer refuses is released and raised (the others handed
+out once), and every codec decodes."""
 
 from __future__ import annotations
 
@@ -321,6 +322,45 @@ async def test_a_cancelled_poll_takes_nothing_and_a_cancelled_commit_still_lands
             await asyncio.sleep(0.05)
         assert answered == [({TopicPartition(topic, 0): set(range(20))}, None)]
         assert await quiet_for(consumer, 1) == []
+
+
+async def test_a_record_its_deserializer_refuses_is_released_and_raised_and_none_is_lost(
+    bootstrap_servers: str, make_topic: Any
+) -> None:
+    # As Java's share consumer: the records before the refused one are handed out; the poll
+    # that comes to it first raises the deserializer's error and releases the record (it comes
+    # again, one delivery more, until the delivery count limit archives it); the records after
+    # it are handed out by the next polls, each once.
+    topic = make_topic(partitions=1)
+    group = await _group(bootstrap_servers, topic)
+    await produce_current(bootstrap_servers, topic, 1, 10)
+    bad = value_of(0, 4)
+
+    def value_deserializer(value: bytes) -> bytes:
+        if value == bad:
+            raise ValueError("unreadable")
+        return value
+
+    got: list[tuple[int, int]] = []
+    refused: list[tuple[int, int]] = []
+    async with AIOKafkaShareConsumer(
+        topic,
+        bootstrap_servers=bootstrap_servers,
+        group_id=group,
+        value_deserializer=value_deserializer,
+    ) as consumer:
+        deadline = time.monotonic() + 30
+        while len(got) < 9 or len(refused) < 5:
+            assert time.monotonic() < deadline, (got, refused)
+            try:
+                data = await consumer.getmany(timeout_ms=200)
+            except ValueError as exc:
+                refused.append((exc.partition, exc.offset))  # type: ignore[attr-defined]
+                continue
+            got += [(r.offset, r.delivery_count) for rs in data.values() for r in rs]
+        assert await quiet_for(consumer, 2) == []
+    assert sorted(got) == [(o, 1) for o in range(10) if o != 4]
+    assert refused == [(0, 4)] * 5  # the broker's delivery count limit (5) archives it
 
 
 async def test_a_poll_hands_out_whole_record_batches_and_max_records_bounds_it(

@@ -130,6 +130,37 @@ def test_offsets_without_records_are_gaps_reported_once() -> None:
     assert fetched.take_records(5)[2] == []  # gaps are reported once
 
 
+def test_a_record_its_deserializer_refuses_stops_the_records_before_it() -> None:
+    raw = encode_batch([(1, None, b"v%d" % i, []) for i in range(10)], base_offset=100)
+
+    def value_deserializer(value: bytes) -> str:
+        if value in (b"v4", b"v5"):
+            raise ValueError(value)
+        return value.decode()
+
+    fetched = FetchedSharePartition(
+        TP,
+        1,
+        raw,
+        [{"first_offset": 100, "last_offset": 111, "delivery_count": 2}],
+        {"check_crcs": True, "key_deserializer": None, "value_deserializer": value_deserializer},
+    )
+    records, runs, gaps = fetched.take_records(500)
+    # Nothing after the refused record is handed out, or taken for a gap.
+    assert [r.value for r in records] == ["v0", "v1", "v2", "v3"] and runs == [(100, 103)]
+    assert gaps == [] and fetched.unhanded() == [(104, 111)]
+    offset, error = fetched.refused() or (None, None)
+    assert offset == 104 and isinstance(error, ValueError)
+    assert (error.topic, error.partition, error.offset) == (TP.topic, TP.partition, 104)  # type: ignore[attr-defined]
+    assert fetched.take_records(500) == ([], [], [])  # it stays at the refused record
+    fetched.skip_refused()
+    assert fetched.take_records(500) == ([], [], []) and fetched.refused() is not None
+    fetched.skip_refused()
+    records, runs, gaps = fetched.take_records(500)
+    assert [(r.offset, r.delivery_count) for r in records] == [(o, 2) for o in range(106, 110)]
+    assert runs == [(106, 109)] and gaps == [(110, 111)] and not fetched
+
+
 def test_a_fetched_partition_as_arrow_then_as_records() -> None:
     pa = pytest.importorskip("pyarrow")
     raw = encode_batch([(1, None, b"v%d" % i, []) for i in range(6)], base_offset=0)

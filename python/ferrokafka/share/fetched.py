@@ -2,10 +2,12 @@
 
 The records bytes are decoded when the application asks for them, in the form it asks for
 (``ConsumerRecord``s or an Arrow batch), and only the records inside the acquired ranges are
-handed out, each with its delivery count (the split is the Rust core's). What was handed out,
-the acquired offsets without a record (reported once, at the first decode, to be acknowledged
-as gaps) and what is left when the consumer closes (to be released) come out as runs of
-offsets.
+handed out, each with its delivery count (records are made in Rust for those only). What was
+handed out, the acquired offsets without a record (reported once, to be acknowledged as gaps)
+and what is left when the consumer closes (to be released) come out as runs of offsets. A
+record its deserializer refuses stops the decode: the records before it are handed out, then
+the poll that comes to it raises (``ShareFetcher`` releases it), and the decode goes on after
+it.
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .._native import batch_last_offsets, split_acquired, split_acquired_offsets
-from ..records import decode_columns, decode_records
+from .._native import batch_last_offsets, decode_held_records, split_acquired_offsets
+from ..records import decode_columns
 from ..structs import ConsumerRecord, TopicPartition
 from .ledger import Runs
 
@@ -56,7 +58,11 @@ class FetchedSharePartition:
         out)``, once decoded as Arrow."""
         self._held: Runs | None = None
         self._batch_ends: list[int] | None = None
-        self._gaps_reported = False
+        self._gaps_to = self._next
+        """Gaps below this offset were reported."""
+        self._refused: tuple[int, Exception] | None = None
+        """A deserializer refused the record at this offset: the records before it are
+        handed out first; then the poll that comes to it raises the error (``refused``)."""
         self.acquired_count = sum(last - first + 1 for first, last, _ in self._acquired)
         self.fetched_at = 0.0
         """When the response came (``time.monotonic()``; set by the fetcher)."""
@@ -72,7 +78,10 @@ class FetchedSharePartition:
         return max(0, self._last - self._next + 1)
 
     def _handed(self, last_offset: int | None, rest: int) -> None:
-        self._next = last_offset + 1 if rest and last_offset is not None else self._last + 1
+        if rest and last_offset is not None:
+            self._next = last_offset + 1
+        else:
+            self._next = self._last + 1 if self._refused is None else self._refused[0]
 
     def _taken(self, first: int, last: int) -> Runs:
         """The held runs within ``first..=last``."""
@@ -90,12 +99,13 @@ class FetchedSharePartition:
         at = bisect_left(self._batch_ends, offset)
         return self._batch_ends[at] if at < len(self._batch_ends) else offset
 
-    def _split(self, held: Runs, gaps: Runs) -> Runs:
+    def _split(self, held: Runs, gaps: Runs, through: int) -> Runs:
+        """Keep a decode's held runs; its gap runs not reported yet (the decode covered the
+        offsets below ``through``)."""
         self._held = held
-        if self._gaps_reported:
-            return []
-        self._gaps_reported = True
-        return gaps
+        start = self._gaps_to
+        self._gaps_to = max(start, through)
+        return [(max(lo, start), hi) for lo, hi in gaps if hi >= start]
 
     def take_records(
         self, limit: int, whole_batch: bool = False
@@ -107,13 +117,17 @@ class FetchedSharePartition:
         gaps: Runs = []
         self._arrow = None
         if self._records is None:
-            decoded = decode_records(
-                self._raw, self.tp.topic, self.tp.partition, **self._decoding
-            ).records
-            held, held_runs, gap_runs = split_acquired(decoded, self._acquired)
-            gaps = self._split(held_runs, gap_runs)
-            if held and held[0].offset < self._next:  # partly handed out as Arrow before
-                held = held[bisect_left(held, self._next, key=_offset) :]
+            held, held_runs, gap_runs, refused = decode_held_records(
+                self._raw,
+                self.tp.topic,
+                self.tp.partition,
+                self._acquired,
+                start_offset=self._next,
+                **self._decoding,
+            )
+            self._refused = refused
+            through = self._last + 1 if refused is None else refused[0]
+            gaps = self._split(held_runs, gap_runs, through)
             self._records = held
         records = self._records
         if whole_batch and 0 < limit < len(records):
@@ -142,7 +156,7 @@ class FetchedSharePartition:
             ).records.to_pyarrow()
             offsets = _int64_view(batch.column("offset"))
             spans, held_runs, gap_runs = _spans(offsets, self._acquired)
-            gaps = self._split(held_runs, gap_runs)
+            gaps = self._split(held_runs, gap_runs, self._last + 1)
             self._arrow = (batch, offsets, _from_row(spans, bisect_left(offsets, self._next)))
         batch, offsets, spans = self._arrow
         if whole_batch:
@@ -200,11 +214,31 @@ class FetchedSharePartition:
             spans = _spans(offsets, self._acquired)[0]
             self._arrow = (batch, offsets, _from_row(spans, bisect_left(offsets, offset)))
 
+    def refused(self) -> tuple[int, Exception] | None:
+        """``(offset, the deserializer's exception)`` when the next record to hand out is one
+        a deserializer refused."""
+        refused = self._refused
+        return refused if refused is not None and self._next >= refused[0] else None
+
+    def skip_refused(self) -> None:
+        """Go past the refused record (released by the caller): the records after it are
+        decoded from there."""
+        if self._refused is not None:
+            self._next = self._refused[0] + 1
+            self._refused = None
+            self._records = None
+
     def unhanded(self) -> Runs:
         """The acquired offsets not handed out, as runs (gaps left out once reported)."""
-        if self._held is not None:
-            return self._taken(self._next, self._last)
-        return [(max(lo, self._next), hi) for lo, hi, _ in self._acquired if hi >= self._next]
+        if self._held is None:
+            return self._acquired_from(self._next)
+        runs = self._taken(self._next, self._last)
+        if self._refused is not None:  # not decoded past the refused record
+            runs += self._acquired_from(max(self._next, self._refused[0]))
+        return runs
+
+    def _acquired_from(self, offset: int) -> Runs:
+        return [(max(lo, offset), hi) for lo, hi, _ in self._acquired if hi >= offset]
 
 
 def _int64_view(column: Any) -> memoryview:

@@ -285,6 +285,11 @@ class ShareFetcher:
         left = 0 if self._unsettled else max_records
         while self._fresh_head() and left > 0:
             fetched = self._buffer[0]
+            refused = fetched.refused()
+            if refused is not None:
+                if out:
+                    break  # the next poll raises it
+                self._refuse(fetched, *refused)
             records, runs, gaps = fetched.take_records(left, whole_batch)
             self.ledger.gaps(fetched.tp, fetched.node, gaps)
             if records:
@@ -294,6 +299,23 @@ class ShareFetcher:
             if not fetched:
                 self._buffer.popleft()
         return out
+
+    def _refuse(self, fetched: FetchedSharePartition, offset: int, error: Exception) -> None:
+        """A poll came to a record its deserializer refused, first of the poll: it is released
+        (delivered again, its delivery count one higher, until the broker's delivery limit
+        archives it) and the poll raises the deserializer's error, as Java's share consumer
+        does; the records after it stay acquired for the next polls."""
+        fetched.skip_refused()
+        self.ledger.release_unhanded(fetched.tp, fetched.node, [(offset, offset)])
+        if not fetched:
+            self._buffer.popleft()
+        if hasattr(error, "add_note"):
+            error.add_note(
+                f"ferrokafka: the deserializer failed on topic {fetched.tp.topic!r} partition "
+                f"{fetched.tp.partition} offset {offset}; the record was released: delivered "
+                "again, its delivery count one higher (the delivery count limit archives it)"
+            )
+        raise error
 
     def take_arrow(self, max_records: int, whole_batch: bool = False) -> dict[TopicPartition, Any]:
         taken = self._take_arrow(max_records, whole_batch)
