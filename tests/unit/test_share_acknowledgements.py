@@ -112,3 +112,24 @@ def test_runs_and_single_offsets_agree_with_a_plain_model() -> None:
         assert not acks.has_renewals()
         assert expand(acks.take(renewals=False)) == {o: t for o, t in model.items() if t != RENEW}
         assert not acks
+
+
+def test_records_accepted_one_by_one_stay_one_run() -> None:
+    # getone() accepts the record before it at each call: each new offset continues the last
+    # run (kept as one, not carved against every earlier one: a call costs the same at the
+    # thousandth record as at the first), and one that overlaps earlier runs still replaces
+    # what they said.
+    acks = PartitionAcknowledgements()
+    for offset in range(10_000):
+        acks.add_range(offset, offset, AcknowledgeType.ACCEPT)
+    acks.add_range(10_001, 10_001, AcknowledgeType.ACCEPT)
+    assert len(acks._runs) == 2 and len(acks) == 10_001
+    acks.add_range(5, 6, AcknowledgeType.RELEASE)
+    said = {}
+    for batch in acks.take():
+        types = batch["acknowledge_types"]
+        for i, offset in enumerate(range(batch["first_offset"], batch["last_offset"] + 1)):
+            said[offset] = types[0] if len(types) == 1 else types[i]
+    assert said == {o: 2 if o in (5, 6) else 1 for o in [*range(10_000), 10_001]}
+    acks.add_range(3, 3, AcknowledgeType.ACCEPT)  # after a take, from anywhere again
+    assert acks.take() == [{"first_offset": 3, "last_offset": 3, "acknowledge_types": [1]}]

@@ -55,6 +55,8 @@ class PartitionAcknowledgements:
         """How many of ``_types`` are RENEW."""
         self._runs: list[tuple[int, int, int]] = []
         """``(first, last, type)``, disjoint from each other and from ``_types``."""
+        self._runs_below = -1
+        """No run reaches this offset or past it (a bound: runs carved since may end lower)."""
 
     def __len__(self) -> int:
         return len(self._types) + sum(last - first + 1 for first, last, _ in self._runs)
@@ -79,8 +81,20 @@ class PartitionAcknowledgements:
         if last < first:
             raise ValueError(f"empty range {first}..{last}")
         _check(first, type_)
-        self._carve(first, last)
-        self._runs.append((first, last, int(type_)))
+        type_ = int(type_)
+        runs = self._runs
+        if runs and first >= self._runs_below and not self._types:
+            # After every run (a poll's records accepted in order, or getone's one by one):
+            # nothing to carve, and a run that this one continues grows instead.
+            lo, hi, t = runs[-1]
+            if hi + 1 == first and t == type_:
+                runs[-1] = (lo, last, t)
+            else:
+                runs.append((first, last, type_))
+        else:
+            self._carve(first, last)
+            self._runs.append((first, last, type_))
+        self._runs_below = max(self._runs_below, last + 1)
 
     def _carve(self, first: int, last: int) -> None:
         """Forget what was given for ``first..=last`` (a later word replaces it)."""
@@ -153,6 +167,7 @@ class PartitionAcknowledgements:
         if renewals is None:
             self._types.clear()
             self._runs.clear()
+            self._runs_below = -1
             self._renewing = 0
         else:
             self._types = {o: t for o, t in self._types.items() if not _wanted(t, renewals)}
