@@ -2,7 +2,10 @@
 a share session the broker lost (INVALID_SHARE_SESSION_EPOCH) is opened again with epoch 0 and
 the records keep coming; the acknowledgements the refused request carried are reported as
 failed to the callback, naming the group; acknowledgements of records from a session that
-ended never ride the ShareFetch that opens the next one (the broker refuses such a request)."""
+ended never ride the ShareFetch that opens the next one (the broker refuses such a request); a
+starting poll sends what the broker can work on while the application works through its
+records (the acknowledgements of a partition handed out whole, the next fetch when it will
+leave little buffered)."""
 
 from __future__ import annotations
 
@@ -10,12 +13,18 @@ import asyncio
 from typing import Any
 
 import pytest
-from ferrokafka import AIOKafkaShareConsumer, _native
+from ferrokafka import AcknowledgeType, AIOKafkaShareConsumer, _native
 from ferrokafka import errors as Errors
 from ferrokafka.share import AcknowledgementCommitFailedError
 from ferrokafka.structs import TopicPartition
 
-from .fake_broker import FakeBroker, share_member_reply, share_partition, share_reply
+from .fake_broker import (
+    FakeBroker,
+    metadata_reply,
+    share_member_reply,
+    share_partition,
+    share_reply,
+)
 
 TOPIC, GROUP = "t", "sg"
 TOPIC_ID = bytes(range(1, 17))
@@ -208,6 +217,131 @@ async def test_acknowledgements_of_an_ended_session_do_not_ride_the_fetch_openin
         # were acquired in the session that ended.
         assert list(offsets) == [TopicPartition(TOPIC, 0)]
         assert {0} <= offsets[TopicPartition(TOPIC, 0)] <= {0, 1}
+    finally:
+        await consumer.stop()
+        await fake.stop()
+
+
+def _two_partitions(key: int, body: dict[str, Any], port: int) -> dict[str, Any] | None:
+    """``share_member_reply`` with the topic's partitions 0 and 1 assigned to the member."""
+    if key == 3:
+        return metadata_reply(port, TOPIC, 2, topic_id=TOPIC_ID)
+    reply = share_member_reply(key, body, port, GROUP, TOPIC, TOPIC_ID)
+    if key == 76 and reply is not None:
+        reply["assignment"] = {"topic_partitions": [{"topic_id": TOPIC_ID, "partitions": [0, 1]}]}
+    return reply
+
+
+def _answer(partition: int, first: int, count: int) -> dict[str, Any]:
+    return {
+        **share_partition(first, [b"v%d" % (first + i) for i in range(count)]),
+        "partition_index": partition,
+    }
+
+
+def _acks(body: dict[str, Any]) -> dict[int, list[tuple[int, int, list[int]]]]:
+    """Partition -> the acknowledgement batches a request carries."""
+    return {
+        p["partition_index"]: [
+            (b["first_offset"], b["last_offset"], b["acknowledge_types"])
+            for b in p["acknowledgement_batches"]
+        ]
+        for t in body["topics"]
+        for p in t["partitions"]
+        if p["acknowledgement_batches"]
+    }
+
+
+async def _scripted(
+    first_fetch: list[dict[str, Any]], requests: list[tuple[int, dict[str, Any]]]
+) -> FakeBroker:
+    """A peer whose first ShareFetch answers ``first_fetch`` and the others nothing (after a
+    little while); every ShareFetch and ShareAcknowledge is kept in ``requests``."""
+
+    async def handle(key: int, version: int, corr: int, body: dict[str, Any]) -> bytes | None:
+        member = _two_partitions(key, body, fake.port)
+        if member is not None:
+            return _native.encode_response(key, version, corr, member)
+        assert key in (78, 79), key
+        requests.append((key, body))
+        fetches = [b for k, b in requests if k == 78]
+        if key == 78 and len(fetches) == 1:
+            return _native.encode_response(key, version, corr, share_reply(TOPIC_ID, first_fetch))
+        await asyncio.sleep(0.02)
+        return _native.encode_response(key, version, corr, share_reply(TOPIC_ID, []))
+
+    fake = await FakeBroker(handle).start()
+    return fake
+
+
+async def _first_poll(consumer: AIOKafkaShareConsumer[bytes, bytes], n: int) -> list[int]:
+    for _ in range(200):
+        data = await consumer.getmany(timeout_ms=50, max_records=n)
+        if data:
+            return [r.offset for records in data.values() for r in records]
+    raise AssertionError("no records")
+
+
+async def test_acknowledgements_of_a_partition_handed_out_whole_go_at_the_next_poll() -> None:
+    # Both partitions come in one fetch; the first poll hands out one of them. The next poll
+    # accepts it and, since the other is still buffered (no fetch is about to go), sends the
+    # acknowledgements in a ShareAcknowledge as it starts, before it hands out the other:
+    # the broker stores them while the application works, and the partition is free for the
+    # next fetch.
+    requests: list[tuple[int, dict[str, Any]]] = []
+    fake = await _scripted([_answer(0, 0, 200), _answer(1, 0, 200)], requests)
+    consumer: AIOKafkaShareConsumer[bytes, bytes] = AIOKafkaShareConsumer(
+        TOPIC, bootstrap_servers=f"127.0.0.1:{fake.port}", group_id=GROUP
+    )
+    try:
+        await consumer.start()
+        first = await consumer.getmany(timeout_ms=5_000, max_records=200)
+        while not first:
+            first = await consumer.getmany(timeout_ms=5_000, max_records=200)
+        [(tp, records)] = first.items()
+        assert [r.offset for r in records] == list(range(200))
+        second = await consumer.getmany(max_records=200)
+        assert [len(rs) for rs in second.values()] == [200] and tp not in second
+        assert consumer._fetcher._carrying  # on its way before the application had the poll
+        for _ in range(100):
+            if any(k == 79 for k, _ in requests):
+                break
+            await asyncio.sleep(0.01)
+        kinds = [(k, _acks(b)) for k, b in requests]
+        sent = (79, {tp.partition: [(0, 199, [AcknowledgeType.ACCEPT])]})
+        assert sent in kinds, kinds
+        assert all(not acks for _, acks in kinds[: kinds.index(sent)])  # none carried before
+    finally:
+        await consumer.stop()
+        await fake.stop()
+
+
+async def test_a_poll_that_leaves_little_buffered_fetches_before_it_hands_out() -> None:
+    # Only partition 0 comes in the first fetch, 600 records. The first poll takes 100 (500
+    # stay buffered, as many as a fetch asks for: no fetch yet). The second takes the other
+    # 500, and partition 1 is free to acquire: the next ShareFetch goes as the poll starts (not
+    # waiting for records, carrying the first poll's acknowledgements), so it is in flight by
+    # the time the application has the poll's records.
+    requests: list[tuple[int, dict[str, Any]]] = []
+    fake = await _scripted([_answer(0, 0, 600)], requests)
+    consumer: AIOKafkaShareConsumer[bytes, bytes] = AIOKafkaShareConsumer(
+        TOPIC, bootstrap_servers=f"127.0.0.1:{fake.port}", group_id=GROUP
+    )
+    try:
+        await consumer.start()
+        assert await _first_poll(consumer, 100) == list(range(100))
+        assert not consumer._fetcher._fetching
+        fetches = len([k for k, _ in requests if k == 78])
+        second = await consumer.getmany(max_records=500)
+        assert [r.offset for rs in second.values() for r in rs] == list(range(100, 600))
+        assert 1 in consumer._fetcher._fetching  # node 1's ShareFetch is in flight
+        for _ in range(100):
+            if len([k for k, _ in requests if k == 78]) > fetches:
+                break
+            await asyncio.sleep(0.01)
+        ahead = [b for k, b in requests if k == 78][fetches]
+        assert ahead["max_wait_ms"] == 0
+        assert _acks(ahead) == {0: [(0, 99, [AcknowledgeType.ACCEPT])]}
     finally:
         await consumer.stop()
         await fake.stop()

@@ -316,6 +316,13 @@ class AIOKafkaShareConsumer(Generic[KT, VT]):
         while True:
             self._member.raise_if_failed()
             fetcher.raise_if_failed()
+            if fetcher.poll_starting(limit) or waited:
+                # Before taking anything (a poll cancelled here has taken nothing): the
+                # requests asked for go out, and after a wait, those that waited for the
+                # fetch's answer (the application keeps the loop until its next poll).
+                await asyncio.sleep(0)
+                if self._closed:
+                    return {}
             fetcher.data_ready.clear()
             data: dict[TopicPartition, Any] = (
                 fetcher.take_arrow_unsettled(limit, whole)

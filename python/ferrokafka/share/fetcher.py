@@ -77,6 +77,10 @@ _LOCK_MARGIN = 0.9
 """Records are handed out only within this share of their lock's duration (the lock started on
 the broker, before the response arrived)."""
 _MAX_FETCH_FACTOR = 16
+_EARLY_FOR = 100
+"""Polls of fewer records (``getone``'s one) send nothing as they start (``poll_starting``):
+the application is back before a broker would have answered, and the look at the buffer and
+the ledger would cost more than it gains."""
 _WAITED_LONG = 0.25
 """Fetched records still waiting for the application after this share of their lock's
 duration have waited long: the next fetches ask for fewer (``FetchSize.stale``)."""
@@ -147,6 +151,10 @@ class ShareFetcher:
         self._routines: dict[int, asyncio.Task[None]] = {}
         self._wake: dict[int, asyncio.Event] = {}
         self._want: set[int] = set()
+        self._ahead: set[int] = set()
+        """Nodes a starting poll asked to fetch from at once (``poll_starting``)."""
+        self._acking: set[int] = set()
+        """Nodes with a ShareAcknowledge ``poll_starting`` sent in flight."""
         self._buffer: deque[FetchedSharePartition] = deque()
         self._requests: set[asyncio.Task[Any]] = set()
         self._fetching: set[int] = set()
@@ -406,6 +414,62 @@ class ShareFetcher:
             self._buffer.popleft()
         return False
 
+    def poll_starting(self, limit: int) -> bool:
+        """A poll starts (the last poll's records accepted, in implicit mode): ask now for
+        what the broker can work on while the application works through this poll's
+        records. Whether a request was asked for (the poll then gives the loop a turn for it
+        to go out before it takes records). Not for polls of fewer than ``_EARLY_FOR`` records.
+
+        A broker whose buffered records this poll will take most of (up to ``limit``) is
+        fetched from now, if any of its partitions is free to acquire: one with nothing
+        buffered and no acknowledgement pending (a broker does not acquire a partition's next
+        records in the request that acknowledges its last ones, nor past its limit of locks
+        per partition). Otherwise, acknowledgements for partitions whose fetched records were
+        all handed out go now, in a ShareAcknowledge, so that the broker has stored them
+        before the next fetch comes: unless nothing is buffered and no fetch is on its way,
+        when the fetch the poll waits for carries them."""
+        if limit < _EARLY_FOR:
+            return False
+        asked = False
+        for node, wake in self._wake.items():
+            session = self._sessions.get(node)
+            if session is None or not session.is_open:
+                continue
+            waiting = 0
+            held: set[TopicPartition] = set()
+            for fetched in self._buffer:
+                if fetched.node == node and fetched:
+                    waiting += fetched.remaining()
+                    held.add(fetched.tp)
+            pending = set(self.ledger.pending_partitions(node))
+            fetching = node in self._fetching
+            if (
+                waiting
+                and not fetching
+                and (waiting - limit) * 2 <= self._fetch_size.records
+                and self._fetchable(node) - held - pending
+            ):
+                self._ahead.add(node)
+                wake.set()
+                asked = True
+                continue
+            done = pending - held
+            if done and node not in self._acking and (waiting or fetching):
+                acks = self.ledger.take(node, renewals=False, only=done)
+                if acks:
+                    self._acking.add(node)
+                    self._spawn(self._acknowledge_ahead(node, acks))
+                    asked = True
+        return asked
+
+    async def _acknowledge_ahead(
+        self, node: int, acks: dict[TopicPartition, list[AcknowledgementBatch]]
+    ) -> None:
+        try:
+            await self._acknowledge(node, acks, renewals=False)
+        finally:
+            self._acking.discard(node)
+
     def _stocked(self, node: int) -> bool:
         """Whether enough of ``node``'s records wait to be handed out that its next fetch can
         wait: half a fetch. (The next fetch goes while the application works through the other
@@ -463,8 +527,10 @@ class ShareFetcher:
                 if riders and not wanted:
                     self._settle_riders(node, {})
                     riders = False
-                if wanted and ((node in self._want and not self._stocked(node)) or riders):
+                ahead = node in self._ahead
+                if wanted and ((node in self._want and not self._stocked(node)) or ahead or riders):
                     self._want.discard(node)
+                    self._ahead.discard(node)
                     got = await self._share_fetch(node, session, wanted)
                     if not got and self.polls_waiting:
                         self._want.add(node)  # a poll is still waiting: fetch again
