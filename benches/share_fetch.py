@@ -2,9 +2,10 @@
 one-member rows.
 
 Each run is a new share group (``share.auto.offset.reset=earliest``) whose one member reads the
-topic through ``await consumer.getmany(timeout_ms=1000)`` in a loop (implicit acknowledgement)
-until it has every record. records/s and CPU run from the first record to the last, as in W9;
-each ShareFetch is timed as the client sees it, from the request handed to the connection to
+topic through ``await consumer.getmany(timeout_ms=1000)`` in a loop (implicit acknowledgement;
+``--idiom getone``: ``await consumer.getone()``, a record at a time) until it has every
+record. records/s and CPU run from the first record to the last, as in W9; each ShareFetch is
+timed as the client sees it, from the request handed to the connection to
 the response decoded (the program wraps the consumer's internal client ``send`` to do so), and
 counted with the records it acquired. The topic is W9's dataset (1,000,000 records of 100 B in
 4 partitions, record batches of 4,032; ``--records`` for fewer), written once.
@@ -13,7 +14,7 @@ counted with the records it acquired. The topic is W9's dataset (1,000,000 recor
 a release build:
 
     .venv/bin/python benches/share_fetch.py [--bootstrap H:P] [--runs N] [--records N]
-        [--max-fetch-factor F]
+        [--max-fetch-factor F] [--idiom getmany|getone]
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ def acquired(response: Any) -> int:
     )
 
 
-async def run(bootstrap: str, topic: str, records: int) -> dict[str, float]:
+async def run(bootstrap: str, topic: str, records: int, idiom: str) -> dict[str, float]:
     group = f"share-fetch-{uuid.uuid4().hex[:8]}"
     await configure_group(bootstrap, group)
     consumer: AIOKafkaShareConsumer[bytes, bytes] = AIOKafkaShareConsumer(
@@ -67,7 +68,11 @@ async def run(bootstrap: str, topic: str, records: int) -> dict[str, float]:
     first = cpu_first = 0.0
     try:
         while got < records:
-            n = sum(map(len, (await consumer.getmany(timeout_ms=1000)).values()))
+            if idiom == "getone":
+                await consumer.getone()
+                n = 1
+            else:
+                n = sum(map(len, (await consumer.getmany(timeout_ms=1000)).values()))
             if n and not got:
                 first, cpu_first = time.perf_counter(), time.process_time()
             got += n
@@ -93,9 +98,9 @@ async def main_async(args: argparse.Namespace) -> None:
         topic = f"share-fetch-{uuid.uuid4().hex[:8]}"
         b.kafka.create_topic(topic, partitions=ds.partitions)
         await write_dataset(b.bootstrap, topic, ds)
-        rows = [await run(b.bootstrap, topic, ds.records) for _ in range(args.runs)]
+        rows = [await run(b.bootstrap, topic, ds.records, args.idiom) for _ in range(args.runs)]
     print(
-        f"\n# One share member, getmany(), {ds.describe()}, fetches up to "
+        f"\n# One share member, {args.idiom}(), {ds.describe()}, fetches up to "
         f"{args.max_fetch_factor} x max_poll_records\n"
     )
     print("| run | records/s | wall s | CPU s | ShareFetches | median ms | median records |")
@@ -113,6 +118,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--records", type=int, default=W9_DATASET.records)
     parser.add_argument("--max-fetch-factor", type=int, default=share_fetcher._MAX_FETCH_FACTOR)
+    parser.add_argument("--idiom", choices=["getmany", "getone"], default="getmany")
     asyncio.run(main_async(parser.parse_args()))
 
 

@@ -343,7 +343,8 @@ def test_transactions_workload_checks_every_run_read_committed(
 @pytest.mark.timeout(120)
 def test_share_fetch_times_a_members_fetches_and_prints_its_table(bootstrap_servers: str) -> None:
     """``benches/share_fetch.py``, small: one member reads the dataset through a share group
-    and each run gets a row with its ShareFetch count and sizes."""
+    (``getmany()``, then ``getone()``) and each run gets a row with its ShareFetch count and
+    sizes."""
     argv = [sys.executable, str(ROOT / "benches" / "share_fetch.py"), "--bootstrap"]
     argv += [bootstrap_servers, "--records", "20000", "--runs", "2", "--max-fetch-factor", "2"]
     proc = subprocess.run(argv, cwd=ROOT / "benches", capture_output=True, text=True, timeout=110)
@@ -355,6 +356,13 @@ def test_share_fetch_times_a_members_fetches_and_prints_its_table(bootstrap_serv
         fetches, records = int(row[4]), int(row[6].rstrip(" |").replace(",", ""))
         # 20,000 records in 4,032-record batches: whole batches, at least 5 fetches.
         assert fetches >= 5 and 0 < records <= 4032 * 4, row
+    # The getone() idiom: a record a call.
+    argv += ["--idiom", "getone"]
+    proc = subprocess.run(argv, cwd=ROOT / "benches", capture_output=True, text=True, timeout=110)
+    assert proc.returncode == 0, f"exit {proc.returncode}:\n{proc.stdout}\n{proc.stderr[-4000:]}"
+    assert "One share member, getone()" in proc.stdout
+    rows = [line.split(" | ") for line in proc.stdout.splitlines() if line.startswith("| ")][1:]
+    assert [row[0] for row in rows] == ["| 1", "| 2"] and all(int(row[4]) >= 5 for row in rows)
 
 
 @pytest.mark.timeout(300)
