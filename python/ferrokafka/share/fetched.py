@@ -150,6 +150,7 @@ class FetchedSharePartition:
 
         gaps: Runs = []
         self._records = None
+        self._refused = None  # deserializers do not run on Arrow: it is handed out as it is
         if self._arrow is None:
             batch = decode_columns(
                 self._raw, self.tp.topic, self.tp.partition, check_crcs=self._decoding["check_crcs"]
