@@ -345,3 +345,57 @@ async def test_a_poll_that_leaves_little_buffered_fetches_before_it_hands_out() 
     finally:
         await consumer.stop()
         await fake.stop()
+
+
+async def test_getone_hands_out_every_record_once_in_order_and_accepts_each() -> None:
+    # getone() takes a decoded record straight from the buffer; the record before it is
+    # accepted at each call, and every acknowledgement reaches the broker.
+    requests: list[tuple[int, dict[str, Any]]] = []
+    fake = await _scripted([_answer(0, 0, 600), _answer(1, 0, 600)], requests)
+    consumer: AIOKafkaShareConsumer[bytes, bytes] = AIOKafkaShareConsumer(
+        TOPIC, bootstrap_servers=f"127.0.0.1:{fake.port}", group_id=GROUP
+    )
+    try:
+        await consumer.start()
+        got = [await asyncio.wait_for(consumer.getone(), 5) for _ in range(1200)]
+        assert sorted((r.partition, r.offset) for r in got) == [
+            (p, o) for p in (0, 1) for o in range(600)
+        ]
+        for p in (0, 1):
+            mine = [r.offset for r in got if r.partition == p]
+            assert mine == list(range(600)) and all(r.delivery_count == 1 for r in got)
+        await consumer.commit()
+        accepted = {
+            (p, o)
+            for _, body in requests
+            for p, batches in _acks(body).items()
+            for first, last, types in batches
+            if types == [AcknowledgeType.ACCEPT]
+            for o in range(first, last + 1)
+        }
+        assert accepted == {(p, o) for p in (0, 1) for o in range(600)}
+    finally:
+        await consumer.stop()
+        await fake.stop()
+
+
+async def test_getone_in_explicit_mode_refuses_until_the_last_record_is_answered() -> None:
+    requests: list[tuple[int, dict[str, Any]]] = []
+    fake = await _scripted([_answer(0, 0, 3)], requests)
+    consumer: AIOKafkaShareConsumer[bytes, bytes] = AIOKafkaShareConsumer(
+        TOPIC,
+        bootstrap_servers=f"127.0.0.1:{fake.port}",
+        group_id=GROUP,
+        share_acknowledgement_mode="explicit",
+    )
+    try:
+        await consumer.start()
+        first = await asyncio.wait_for(consumer.getone(), 5)
+        assert first.offset == 0
+        with pytest.raises(Errors.IllegalStateError, match="not acknowledged"):
+            await consumer.getone()
+        consumer.acknowledge(first, AcknowledgeType.RELEASE)
+        assert (await asyncio.wait_for(consumer.getone(), 5)).offset == 1
+    finally:
+        await consumer.stop()
+        await fake.stop()

@@ -256,12 +256,33 @@ class AIOKafkaShareConsumer(Generic[KT, VT]):
     async def getone(self) -> ConsumerRecord[KT, VT]:
         """The next record (waits for one). Raises ``ConsumerStoppedError`` after ``stop()``."""
         while True:
+            if not self._closed and self._started and self._subscription:
+                one = self._take_one()
+                if one is not None:
+                    return one
             data = await self._poll(None, 1, False)
             for records in data.values():
                 record: ConsumerRecord[KT, VT] = records[0]
                 return record
             if self._closed:
                 raise Errors.ConsumerStoppedError()
+
+    def _take_one(self) -> ConsumerRecord[KT, VT] | None:
+        """``getone``'s fast path, what ``_poll`` does for one record without its general
+        steps: None when they are needed (nothing decoded is buffered, a failure to raise,
+        explicit mode with the last record unanswered)."""
+        fetcher = self._fetcher
+        if self._member.failure is not None:
+            return None
+        ledger = fetcher.ledger
+        if not self._config.explicit:
+            ledger.accept_unanswered()
+        elif ledger.unanswered():
+            return None
+        if fetcher.turn_due:
+            return None  # the general path gives the loop its turn first
+        record: ConsumerRecord[KT, VT] | None = fetcher.take_one()
+        return record
 
     def __aiter__(self) -> AsyncIterator[ConsumerRecord[KT, VT]]:
         return self._iterate()
@@ -316,7 +337,8 @@ class AIOKafkaShareConsumer(Generic[KT, VT]):
         while True:
             self._member.raise_if_failed()
             fetcher.raise_if_failed()
-            if fetcher.poll_starting(limit) or waited:
+            turn, fetcher.turn_due = fetcher.turn_due, False
+            if fetcher.poll_starting(limit) or waited or turn:
                 # Before taking anything (a poll cancelled here has taken nothing): the
                 # requests asked for go out, and after a wait, those that waited for the
                 # fetch's answer (the application keeps the loop until its next poll).

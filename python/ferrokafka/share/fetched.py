@@ -52,7 +52,8 @@ class FetchedSharePartition:
         """Offsets below this were handed out (or are gaps)."""
         self._last = max((last for _, last, _ in self._acquired), default=-1)
         self._records: list[ConsumerRecord[Any, Any]] | None = None
-        """The held records not yet handed out, once decoded as records."""
+        """The held records, once decoded as records; those from ``_at`` on not handed out."""
+        self._at = 0
         self._arrow: tuple[Any, memoryview, list[tuple[int, int, int]]] | None = None
         """``(batch, row offsets, row spans (start, end, delivery count) not yet handed
         out)``, once decoded as Arrow."""
@@ -129,18 +130,31 @@ class FetchedSharePartition:
             through = self._last + 1 if refused is None else refused[0]
             gaps = self._split(held_runs, gap_runs, through)
             self._records = held
-        records = self._records
-        if whole_batch and 0 < limit < len(records):
-            end = self._batch_end(records[limit - 1].offset)
-            limit = bisect_right(records, end, limit, key=_offset)
-        out = records[:limit]
-        del records[:limit]
+            self._at = 0
+        records, at = self._records, self._at
+        end = at + limit
+        if whole_batch and at < end < len(records):
+            last = self._batch_end(records[end - 1].offset)
+            end = bisect_right(records, last, end, key=_offset)
+        out = records[at:end]
+        self._at = at = at + len(out)
         if not out:
             self._handed(None, 0)
             return out, [], gaps
         runs = self._taken(out[0].offset, out[-1].offset)
-        self._handed(out[-1].offset, len(records))
+        self._handed(out[-1].offset, len(records) - at)
         return out, runs, gaps
+
+    def take_one(self) -> ConsumerRecord[Any, Any] | None:
+        """The next record, when it is decoded already (``getone``'s fast path); None
+        otherwise (``take_records`` then does what is needed)."""
+        records, at = self._records, self._at
+        if records is None or at >= len(records):
+            return None
+        record = records[at]
+        self._at = at + 1
+        self._handed(record.offset, len(records) - at - 1)
+        return record
 
     def take_arrow(self, limit: int, whole_batch: bool = False) -> tuple[Any, Runs, Runs]:
         """``(an Arrow batch of up to limit rows in Spark's Kafka schema plus deliveryCount

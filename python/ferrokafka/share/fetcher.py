@@ -81,6 +81,8 @@ _EARLY_FOR = 100
 """Polls of fewer records (``getone``'s one) send nothing as they start (``poll_starting``):
 the application is back before a broker would have answered, and the look at the buffer and
 the ledger would cost more than it gains."""
+_ONE_CHECK = 256
+"""``take_one`` looks whether a fetch should go every this many records."""
 _WAITED_LONG = 0.25
 """Fetched records still waiting for the application after this share of their lock's
 duration have waited long: the next fetches ask for fewer (``FetchSize.stale``)."""
@@ -151,6 +153,9 @@ class ShareFetcher:
         self._routines: dict[int, asyncio.Task[None]] = {}
         self._wake: dict[int, asyncio.Event] = {}
         self._want: set[int] = set()
+        self._taken_one = 0
+        self.turn_due = False
+        """A fetch ``take_one`` asked for waits for the loop to turn."""
         self._ahead: set[int] = set()
         """Nodes a starting poll asked to fetch from at once (``poll_starting``)."""
         self._acking: set[int] = set()
@@ -307,6 +312,32 @@ class ShareFetcher:
             if not fetched:
                 self._buffer.popleft()
         return out
+
+    def take_one(self) -> ConsumerRecord[Any, Any] | None:
+        """``getone``'s fast path: the next record of the buffer's first partition, when it is
+        decoded already and its partition has not waited long; None otherwise, or when there
+        is a failure to raise (the poll's general path then runs). Every ``_ONE_CHECK``
+        records, and when a partition is done, a broker with too little buffered is asked to
+        fetch (``turn_due``: ``getone`` gives the loop a turn for it)."""
+        buffer = self._buffer
+        if not buffer or self._unsettled or self._failure is not None or self._errors:
+            return None
+        fetched = buffer[0]
+        now = time.monotonic()
+        if now >= fetched.expires_at or now - fetched.fetched_at > fetched.lock_s * _WAITED_LONG:
+            return None
+        record = fetched.take_one()
+        if record is None:
+            return None
+        self.ledger.delivered_one(fetched.tp, fetched.node, record.offset)
+        self._taken_one += 1
+        if not fetched:
+            buffer.popleft()
+        elif self._taken_one % _ONE_CHECK:
+            return record
+        self.want_more()
+        self.turn_due = any(n in self._want and n not in self._fetching for n in self._wake)
+        return record
 
     def _refuse(self, fetched: FetchedSharePartition, offset: int, error: Exception) -> None:
         """A poll came to a record its deserializer refused, first of the poll: it is released
