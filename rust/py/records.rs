@@ -595,7 +595,34 @@ impl From<PyErr> for Unmade {
     }
 }
 
-impl<'py> RecordMaker<'_, 'py> {
+impl<'a, 'py> RecordMaker<'a, 'py> {
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'py>,
+        d: &'a DecodedRecords,
+        input: &'a [u8],
+        made: Made,
+        topic: &Bound<'py, PyString>,
+        partition: i32,
+        key_deserializer: Option<&'a Bound<'py, PyAny>>,
+        value_deserializer: Option<&'a Bound<'py, PyAny>>,
+    ) -> Self {
+        RecordMaker {
+            py,
+            d,
+            input,
+            made,
+            topic: topic.clone().into_any().unbind(),
+            partition: i64::from(partition),
+            empty: PyTuple::empty(py),
+            // Every record of a batch shares the batch's CRC: one int object per batch.
+            checksum: IntCache(None),
+            record_type: py.get_type::<ConsumerRecord>(),
+            key_deserializer,
+            value_deserializer,
+        }
+    }
+
     /// Record `i` of the decode (each record is made at most once: a compressed batch's
     /// objects are moved into it).
     fn make(&mut self, i: usize, delivery_count: i64) -> Result<Bound<'py, PyAny>, Unmade> {
@@ -684,20 +711,16 @@ pub fn decode_records<'py>(
         max_decompressed_batch,
     };
     let (d, made) = decode_taking(py, input, topic_name, partition, &opts)?;
-    let mut maker = RecordMaker {
+    let mut maker = RecordMaker::new(
         py,
-        d: &d,
+        &d,
         input,
         made,
-        topic: topic.clone().into_any().unbind(),
-        partition: i64::from(partition),
-        empty: PyTuple::empty(py),
-        // Every record of a batch shares the batch's CRC: one int object per batch.
-        checksum: IntCache(None),
-        record_type: py.get_type::<ConsumerRecord>(),
-        key_deserializer: key_deserializer.as_ref(),
-        value_deserializer: value_deserializer.as_ref(),
-    };
+        topic,
+        partition,
+        key_deserializer.as_ref(),
+        value_deserializer.as_ref(),
+    );
     let mut out: Vec<Bound<'py, PyAny>> = Vec::with_capacity(d.len());
     for i in 0..d.len() {
         match maker.make(i, 0) {
@@ -759,19 +782,16 @@ pub fn decode_held_records<'py>(
         })
         .collect();
     let mut split = crate::records::acquired::split_acquired(&d.offsets, &ranges);
-    let mut maker = RecordMaker {
+    let mut maker = RecordMaker::new(
         py,
-        d: &d,
+        &d,
         input,
         made,
-        topic: topic.clone().into_any().unbind(),
-        partition: i64::from(partition),
-        empty: PyTuple::empty(py),
-        checksum: IntCache(None),
-        record_type: py.get_type::<ConsumerRecord>(),
-        key_deserializer: key_deserializer.as_ref(),
-        value_deserializer: value_deserializer.as_ref(),
-    };
+        topic,
+        partition,
+        key_deserializer.as_ref(),
+        value_deserializer.as_ref(),
+    );
     let held_count: usize = split.spans.iter().map(|(s, e, _)| e - s).sum();
     let mut out: Vec<Bound<'py, PyAny>> = Vec::with_capacity(held_count);
     let mut refused = None;
